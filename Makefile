@@ -1,0 +1,77 @@
+# The two commands a newcomer needs: `make demo` and `make check`.
+# Everything here drives CMake + Ninja; build trees live under build/.
+
+BUILD        ?= build
+FUZZ_SECONDS ?= 20
+JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
+CMAKE_GEN    := -G Ninja
+CTEST_ARGS   ?= --output-on-failure -j $(JOBS)
+
+.PHONY: all bootstrap build asan check test test-asan fuzz fuzz-build demo \
+	format format-check tidy spell clean
+
+all: build
+
+bootstrap:
+	@bash scripts/bootstrap.sh
+
+$(BUILD)/plain/build.ninja:
+	cmake -S . -B $(BUILD)/plain $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug
+
+$(BUILD)/asan/build.ninja:
+	cmake -S . -B $(BUILD)/asan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
+		-DULNET_ASAN=ON -DULNET_UBSAN=ON
+
+$(BUILD)/fuzz/build.ninja:
+	CC=clang cmake -S . -B $(BUILD)/fuzz $(CMAKE_GEN) \
+		-DCMAKE_BUILD_TYPE=RelWithDebInfo -DULNET_FUZZ=ON
+
+build: $(BUILD)/plain/build.ninja
+	cmake --build $(BUILD)/plain
+
+asan: $(BUILD)/asan/build.ninja
+	cmake --build $(BUILD)/asan
+
+test: build
+	ctest --test-dir $(BUILD)/plain $(CTEST_ARGS)
+
+test-asan: asan
+	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	ctest --test-dir $(BUILD)/asan $(CTEST_ARGS)
+
+fuzz-build: $(BUILD)/fuzz/build.ninja
+	cmake --build $(BUILD)/fuzz
+
+# Run every fuzz target for FUZZ_SECONDS on a scratch copy of its seeds.
+fuzz: fuzz-build
+	@bash scripts/run-fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
+
+# make check: bootstrap, then the tests plain and under ASan+UBSan, then a
+# short fuzz run of every target when clang is present.
+check: bootstrap
+	$(MAKE) test
+	$(MAKE) test-asan
+	@if command -v clang >/dev/null 2>&1; then \
+		$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS); \
+	else \
+		echo "check: clang not found, fuzz run skipped"; \
+	fi
+
+demo: bootstrap build
+	@bash scripts/demo.sh $(BUILD)/plain
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+format-check:
+	clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
+
+tidy: build
+	clang-tidy -p $(BUILD)/plain --quiet $$(git ls-files 'src/*.c' 'tools/*.c')
+
+spell:
+	codespell
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,56 @@
+/*
+ * ulnet — definitions every public header shares: the export macro and the
+ * error table.
+ *
+ * Every ulnet function that can fail returns 0 or a negative errno. The
+ * errno values ulnet uses, with their names and the text ulnet_strerror()
+ * gives, come from the one table below.
+ */
+#ifndef ULNET_COMMON_H
+#define ULNET_COMMON_H
+
+#include <errno.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(ULNET_BUILDING)
+#define ULNET_EXTERN __attribute__((visibility("default")))
+#else
+#define ULNET_EXTERN
+#endif
+
+/* XX(errno name, text) */
+#define ULNET_ERRNO_MAP(XX)                                                   \
+	XX(EINVAL, "invalid argument")                                        \
+	XX(ENOMEM, "out of memory")                                           \
+	XX(EPROTO, "protocol error")                                          \
+	XX(EMSGSIZE, "message too long")                                      \
+	XX(ENOMSG, "incomplete message: more bytes needed")                   \
+	XX(EOVERFLOW, "value does not fit")                                   \
+	XX(ERANGE, "value out of range")                                      \
+	XX(ENOENT, "no such object")                                          \
+	XX(EEXIST, "object exists")                                           \
+	XX(ENOSPC, "no space left in buffer")                                 \
+	XX(E2BIG, "too many items")                                           \
+	XX(EPROTONOSUPPORT, "protocol version not supported")                 \
+	XX(EHOSTUNREACH, "host unreachable")                                  \
+	XX(ETIMEDOUT, "timed out")                                            \
+	XX(ECONNREFUSED, "connection refused")                                \
+	XX(ECONNRESET, "connection reset")                                    \
+	XX(ESHUTDOWN, "instance shut down")                                   \
+	XX(ECANCELED, "operation canceled")
+
+/*
+ * Text for a negative (or positive) errno from the table, or "unknown
+ * error" for any other value. Never NULL; callable from any thread.
+ */
+ULNET_EXTERN const char *ulnet_strerror(int err);
+/* Name of the errno ("EINVAL"), or "UNKNOWN". */
+ULNET_EXTERN const char *ulnet_err_name(int err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* ULNET_COMMON_H */

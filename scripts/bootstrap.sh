@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Install, idempotently, the Debian packages ulnet needs to build and test.
+# Safe to run again: it installs only what is missing and never prompts.
+set -euo pipefail
+
+packages=(
+	cmake ninja-build pkg-config gcc clang libclang-rt-14-dev
+	libyaml-dev libcmocka-dev tshark iproute2 python3
+	clang-format clang-tidy codespell
+)
+
+missing=()
+for p in "${packages[@]}"; do
+	if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed'; then
+		missing+=("$p")
+	fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+	echo "bootstrap: all ${#packages[@]} packages present"
+	exit 0
+fi
+
+echo "bootstrap: installing ${missing[*]}"
+sudo=()
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		sudo=(sudo -n)
+	else
+		echo "bootstrap: not root and no sudo; install by hand: ${missing[*]}" >&2
+		exit 1
+	fi
+fi
+export DEBIAN_FRONTEND=noninteractive
+# tshark asks whether non-root users may capture; answer no, silently.
+echo "wireshark-common wireshark-common/install-setuid boolean false" |
+	"${sudo[@]}" debconf-set-selections 2>/dev/null || true
+"${sudo[@]}" apt-get update -qq
+"${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -1,0 +1,26 @@
+/* Error context; see err.h. */
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "util/err.h"
+
+int ul_err_set(struct ul_err *err, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return code;
+	err->code = code;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void ul_err_clear(struct ul_err *err)
+{
+	if (!err)
+		return;
+	err->code = 0;
+	err->msg[0] = '\0';
+}
