@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Run each libFuzzer target in BUILD_DIR for SECONDS, starting from its seed
-# corpus (tests/fuzz/corpus/<name>/) copied to a scratch directory, so the
-# checked-in seeds never change. Any crash fails the run; the reproducer is
+# corpus, which tests/fuzz/make_seeds.py writes from the wire vectors and
+# tests/fuzz/nid_seeds.txt into a scratch directory. Any crash fails the run; the reproducer is
 # kept in build/fuzz/artifacts/.
 set -euo pipefail
 build=${1:?usage: run-fuzz.sh BUILD_DIR SECONDS}
@@ -16,9 +16,7 @@ for target in "$build"/tests/fuzz/fuzz_*; do
 	name=${name#fuzz_}
 	work=$(mktemp -d)
 	trap 'rm -rf "$work"' EXIT
-	if [ -d "$top/tests/fuzz/corpus/$name" ]; then
-		cp -r "$top/tests/fuzz/corpus/$name/." "$work/"
-	fi
+	python3 "$top/tests/fuzz/make_seeds.py" "$name" "$work"
 	dict=()
 	[ -f "$top/tests/fuzz/$name.dict" ] && dict=(-dict="$top/tests/fuzz/$name.dict")
 	echo "fuzz: $name for ${seconds}s"

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# make demo: what ulnet can show today, with no root and no network.
+# It grows with the project; for now it is the offline half of ulnetctl:
+# the nidlist parser and the socklnd frame decoder, run on the wire
+# vectors that were checked against Wireshark's LNet dissector.
+set -euo pipefail
+build=${1:-build/plain}
+top=$(cd "$(dirname "$0")/.." && pwd)
+ctl="$build/tools/ulnetctl/ulnetctl"
+
+run() {
+	echo
+	echo "\$ ulnetctl $*"
+	"$ctl" "$@" || echo "(exit status $?)"
+}
+
+echo "== ulnet demo =="
+echo "ulnet is LNet in user space. This build has the NID library, nidlists"
+echo "and the socklnd wire codec; the runtime (real multi-rail nodes) is not"
+echo "built yet, so this demo shows the offline tools."
+
+echo
+echo "-- nidlists: LNet's syntax for ranges of NIDs (ip2nets, fault rules)"
+run debug nidlist '192.168.[1-2].[10-20/5]@tcp 10.0.0.*@o2ib1'
+run debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.15@tcp
+run debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.16@tcp
+run debug nidlist '[1-100]@gni *@tcp' 57@gni
+run debug nidlist '10.0.0.[1-5/0]@tcp'
+
+echo
+echo "-- the socklnd wire: the first connection of the test vectors, decoded"
+echo "   (acceptor request, V3 hellos, PUT/ACK, GET/REPLY, ping, push)"
+echo
+echo "\$ ulnetctl debug decode tests/vectors/frames.txt | head -80"
+"$ctl" debug decode "$top/tests/vectors/frames.txt" | head -80
+
+echo
+echo "-- a corrupt frame is refused with the reason (ksock type 0xc2):"
+printf 'c2 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n' >"${TMPDIR:-/tmp}/ulnet-demo-$$.hex"
+trap 'rm -f "${TMPDIR:-/tmp}/ulnet-demo-$$.hex"' EXIT
+run debug decode "${TMPDIR:-/tmp}/ulnet-demo-$$.hex"
+echo
+echo "== done: 'make check' runs the tests; README.md says what comes next =="

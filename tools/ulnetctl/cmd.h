@@ -1,0 +1,28 @@
+/*
+ * ulnetctl command tables: nouns with verbs, one help text each, in the
+ * shape of lnetctl's command_t tables so "help", "--list-commands" and the
+ * error texts read the same.
+ */
+#ifndef ULNETCTL_CMD_H
+#define ULNETCTL_CMD_H
+
+/* A handler gets argv from its own word on ("nidlist", args...). */
+typedef int (*ulnetctl_fn)(int argc, char **argv);
+
+struct ulnetctl_cmd {
+	const char *name;
+	ulnetctl_fn fn;				/* NULL for a noun */
+	const struct ulnetctl_cmd *sub;		/* verbs of a noun, NULL-ended */
+	const char *help;			/* ends in "\n", like lnetctl's */
+};
+
+/* Status lnetctl gives a bad parameter: -EINVAL, printed as 234. */
+#define ULNETCTL_RC_BAD_PARAM (-22)
+
+extern const struct ulnetctl_cmd ulnetctl_debug_cmds[];
+
+/* Print "<noun> <verb>: <help>" for one verb, or every verb when verb is NULL. */
+void ulnetctl_print_help(const struct ulnetctl_cmd *verbs, const char *noun,
+			 const char *verb);
+
+#endif /* ULNETCTL_CMD_H */
