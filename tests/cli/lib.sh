@@ -1,0 +1,72 @@
+# Shared by the tests/cli scripts: run ulnetctl, compare stdout, stderr and
+# the exit status with what lnetctl gives, count, and clean up.
+# ctest sets ULNETCTL (the binary) and ULNET_SRC (the source tree).
+set -u
+: "${ULNETCTL:?ULNETCTL must name the ulnetctl binary}"
+: "${ULNET_SRC:?ULNET_SRC must name the source tree}"
+EXPECTED="$ULNET_SRC/tests/cli/expected"
+VECTORS="$ULNET_SRC/tests/vectors"
+
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-cli-$$-XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+passed=0
+failed=0
+
+# expect NAME STATUS STDOUT STDERR -- COMMAND...
+# STDOUT and STDERR are the exact texts (a trailing newline is implied
+# when the text is not empty); "@file" means the contents of
+# tests/cli/expected/file; a STDERR of "*" is not compared.
+expect() {
+	local name=$1 want_rc=$2 want_out=$3 want_err=$4
+	shift 5
+	local rc=0
+	"$@" >"$TMP/out" 2>"$TMP/err" </dev/null || rc=$?
+	check_result "$name" "$want_rc" "$want_out" "$want_err" "$rc"
+}
+
+# expect_stdin NAME STATUS STDOUT STDERR INPUT -- COMMAND...
+expect_stdin() {
+	local name=$1 want_rc=$2 want_out=$3 want_err=$4 input=$5
+	shift 6
+	local rc=0
+	printf '%s' "$input" | "$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	check_result "$name" "$want_rc" "$want_out" "$want_err" "$rc"
+}
+
+want_file() {
+	case $1 in
+	@*) cp "$EXPECTED/${1#@}" "$2" ;;
+	"" | "*") : >"$2" ;;
+	*) printf '%s\n' "$1" >"$2" ;;
+	esac
+}
+
+check_result() {
+	local name=$1 want_rc=$2 want_out=$3 want_err=$4 rc=$5 ok=1
+	want_file "$want_out" "$TMP/want_out"
+	want_file "$want_err" "$TMP/want_err"
+	if [ "$rc" != "$want_rc" ]; then
+		echo "FAIL $name: exit status $rc, want $want_rc"
+		ok=0
+	fi
+	if ! diff -u "$TMP/want_out" "$TMP/out" >"$TMP/diff"; then
+		echo "FAIL $name: stdout differs:"
+		cat "$TMP/diff"
+		ok=0
+	fi
+	if [ "$want_err" != "*" ] && ! diff -u "$TMP/want_err" "$TMP/err" >"$TMP/diff"; then
+		echo "FAIL $name: stderr differs:"
+		cat "$TMP/diff"
+		ok=0
+	fi
+	if [ $ok = 1 ]; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+	fi
+}
+
+finish() {
+	echo "$passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+}
