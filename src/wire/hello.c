@@ -213,6 +213,8 @@ static int rest_v4(const uint8_t *p, struct ul_wire_hello *h,
 	return UL_WIRE_HELLO_V4_SIZE - UL_WIRE_MAGICVERSION_SIZE;
 }
 
+#undef F
+
 int ul_wire_hello_rest_decode(const struct ul_wire_hello_start *hs,
 			      const void *buf, size_t len,
 			      struct ul_wire_hello *hello, struct ul_err *err)

@@ -424,7 +424,8 @@ struct ul_wire_ping_ni {
 	uint32_t status;   /* UL_WIRE_NI_STATUS_*; entry 0: sequence */
 	uint32_t msg_size; /* 64-bit entry 0 with LARGE_ADDR: total
 				 * size; else 0. Not on the wire for large */
-	bool is_large;	   /* a lnet_ni_large_status entry */
+	bool is_large;	   /* a lnet_ni_large_status entry; encode
+			    * ignores it: the NID's form decides */
 };
 
 struct ul_wire_ping_info {
@@ -447,7 +448,8 @@ struct ul_wire_ping_info {
  * LARGE_ADDR ns_msg_size that is not a multiple of 4, is smaller than the
  * 64-bit entries, or is not tiled exactly by large entries, a large entry
  * with a 4-byte or oversized address or the ANY NID, a 64-bit NID with no
- * struct form, or more metadata entries than the bytes hold.
+ * struct form, or a metadata count above 4096. Bytes after pi->size
+ * (a larger buffer) are not looked at.
  */
 int ul_wire_ping_info_check(const void *buf, size_t len,
 			    struct ul_wire_ping_info *pi, struct ul_err *err);
