@@ -35,7 +35,7 @@ enum ulnet_lnd_type {
 	ULNET_LND_GNIIP = 14,	/* gip */
 	ULNET_LND_PTL4 = 15,	/* ptlf */
 	ULNET_LND_KFI = 16,	/* kfi */
-	ULNET_LND_TOFU = 17,	/* tofu */
+	ULNET_LND_TOFU = 17,	/* no name in LNet's table: prints <17:num> */
 	ULNET_LND_EFA = 18,	/* efa */
 	ULNET_LND_BXI3 = 19,	/* bxi3f */
 };
@@ -108,7 +108,9 @@ ULNET_EXTERN void ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid);
  * Parse a NID string. Accepts every form LNet's libcfs_strnid() accepts:
  * "<address>@<net>", an address without "@" meaning tcp, "0@lo", IPv4 and
  * IPv6 addresses on tcp/efa, IPv4 on o2ib/gip, decimal numbers on gni,
- * ptlf, kfi, bxi3f, host names are NOT resolved. Returns 0 and fills *nid,
+ * ptlf, kfi, bxi3f, host names are NOT resolved. As in LNet, tcp/efa
+ * refuse 127.0.0.1, ::1 and fe80::/10 (127.0.0.2 is fine). Departures from
+ * LNet are listed in src/nid/nid.c. Returns 0 and fills *nid,
  * or -EINVAL and, when errbuf is not NULL, writes a reason that quotes the
  * bad part into errbuf (always NUL-terminated, truncated to errlen).
  * *nid is written only on success.
