@@ -47,9 +47,11 @@ fuzz-build: $(BUILD)/fuzz/build.ninja
 fuzz: fuzz-build
 	@bash scripts/run-fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
-# make check: bootstrap, then the tests plain and under ASan+UBSan, then a
-# short fuzz run of every target when clang is present.
+# make check: bootstrap, the formatting referee, then the tests plain and
+# under ASan+UBSan, then a short fuzz run of every target when clang is
+# present.
 check: bootstrap
+	$(MAKE) format-check
 	$(MAKE) test
 	$(MAKE) test-asan
 	@if command -v clang >/dev/null 2>&1; then \
@@ -65,7 +67,8 @@ format:
 	clang-format -i $$(git ls-files '*.c' '*.h')
 
 format-check:
-	clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h')
+	@clang-format --dry-run -Werror $$(git ls-files '*.c' '*.h') && \
+		echo "format-check: every C file is as .clang-format wants"
 
 tidy: build
 	clang-tidy -p $(BUILD)/plain --quiet $$(git ls-files 'src/*.c' 'tools/*.c')

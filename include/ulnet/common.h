@@ -22,24 +22,24 @@ extern "C" {
 #endif
 
 /* XX(errno name, text) */
-#define ULNET_ERRNO_MAP(XX)                                                   \
-	XX(EINVAL, "invalid argument")                                        \
-	XX(ENOMEM, "out of memory")                                           \
-	XX(EPROTO, "protocol error")                                          \
-	XX(EMSGSIZE, "message too long")                                      \
-	XX(ENOMSG, "incomplete message: more bytes needed")                   \
-	XX(EOVERFLOW, "value does not fit")                                   \
-	XX(ERANGE, "value out of range")                                      \
-	XX(ENOENT, "no such object")                                          \
-	XX(EEXIST, "object exists")                                           \
-	XX(ENOSPC, "no space left in buffer")                                 \
-	XX(E2BIG, "too many items")                                           \
-	XX(EPROTONOSUPPORT, "protocol version not supported")                 \
-	XX(EHOSTUNREACH, "host unreachable")                                  \
-	XX(ETIMEDOUT, "timed out")                                            \
-	XX(ECONNREFUSED, "connection refused")                                \
-	XX(ECONNRESET, "connection reset")                                    \
-	XX(ESHUTDOWN, "instance shut down")                                   \
+#define ULNET_ERRNO_MAP(XX)                                                    \
+	XX(EINVAL, "invalid argument")                                         \
+	XX(ENOMEM, "out of memory")                                            \
+	XX(EPROTO, "protocol error")                                           \
+	XX(EMSGSIZE, "message too long")                                       \
+	XX(ENOMSG, "incomplete message: more bytes needed")                    \
+	XX(EOVERFLOW, "value does not fit")                                    \
+	XX(ERANGE, "value out of range")                                       \
+	XX(ENOENT, "no such object")                                           \
+	XX(EEXIST, "object exists")                                            \
+	XX(ENOSPC, "no space left in buffer")                                  \
+	XX(E2BIG, "too many items")                                            \
+	XX(EPROTONOSUPPORT, "protocol version not supported")                  \
+	XX(EHOSTUNREACH, "host unreachable")                                   \
+	XX(ETIMEDOUT, "timed out")                                             \
+	XX(ECONNREFUSED, "connection refused")                                 \
+	XX(ECONNRESET, "connection reset")                                     \
+	XX(ESHUTDOWN, "instance shut down")                                    \
 	XX(ECANCELED, "operation canceled")
 
 /*

@@ -28,16 +28,16 @@ extern "C" {
 
 /* LND type numbers; a number is never reused (LNet's nidstr.h). */
 enum ulnet_lnd_type {
-	ULNET_LND_SOCK = 2,	/* tcp */
-	ULNET_LND_O2IB = 5,	/* o2ib */
-	ULNET_LND_LO = 9,	/* lo: the only NID is 0@lo */
-	ULNET_LND_GNI = 13,	/* gni */
-	ULNET_LND_GNIIP = 14,	/* gip */
-	ULNET_LND_PTL4 = 15,	/* ptlf */
-	ULNET_LND_KFI = 16,	/* kfi */
-	ULNET_LND_TOFU = 17,	/* no name in LNet's table: prints <17:num> */
-	ULNET_LND_EFA = 18,	/* efa */
-	ULNET_LND_BXI3 = 19,	/* bxi3f */
+	ULNET_LND_SOCK = 2,   /* tcp */
+	ULNET_LND_O2IB = 5,   /* o2ib */
+	ULNET_LND_LO = 9,     /* lo: the only NID is 0@lo */
+	ULNET_LND_GNI = 13,   /* gni */
+	ULNET_LND_GNIIP = 14, /* gip */
+	ULNET_LND_PTL4 = 15,  /* ptlf */
+	ULNET_LND_KFI = 16,   /* kfi */
+	ULNET_LND_TOFU = 17,  /* no name in LNet's table: prints <17:num> */
+	ULNET_LND_EFA = 18,   /* efa */
+	ULNET_LND_BXI3 = 19,  /* bxi3f */
 };
 
 /* Longest string ulnet_nid_format() or ulnet_net_format() writes, with NUL. */
@@ -51,10 +51,10 @@ enum ulnet_lnd_type {
 #define ULNET_NET_ANY UINT32_C(0xffffffff)
 
 struct ulnet_nid {
-	uint8_t nid_size;	/* address length - 4: 0 (IPv4, numeric), 12 (IPv6) */
-	uint8_t nid_type;	/* LND type (enum ulnet_lnd_type), 0xff for ANY */
-	uint16_t nid_num;	/* network number: tcp3 -> 3 */
-	uint32_t nid_addr[4];	/* address, host-order words; IPv4 198.18.0.1
+	uint8_t nid_size; /* address length - 4: 0 (IPv4, numeric), 12 (IPv6) */
+	uint8_t nid_type; /* LND type (enum ulnet_lnd_type), 0xff for ANY */
+	uint16_t nid_num; /* network number: tcp3 -> 3 */
+	uint32_t nid_addr[4]; /* address, host-order words; IPv4 198.18.0.1
 				 * is nid_addr[0] == 0xc6120001; unused words 0 */
 };
 
@@ -100,8 +100,7 @@ ULNET_EXTERN int ulnet_nid_cmp(const struct ulnet_nid *a,
  * *nid4 alone) for a NID with no 64-bit form (an IPv6 address). The ANY
  * NID maps to ULNET_NID4_ANY and back.
  */
-ULNET_EXTERN int ulnet_nid_to_nid4(const struct ulnet_nid *nid,
-				   uint64_t *nid4);
+ULNET_EXTERN int ulnet_nid_to_nid4(const struct ulnet_nid *nid, uint64_t *nid4);
 ULNET_EXTERN void ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid);
 
 /*
@@ -130,8 +129,8 @@ ULNET_EXTERN char *ulnet_nid_format(const struct ulnet_nid *nid, char *buf,
  * Parse a net name: "tcp", "tcp0", "o2ib3", "lo". Returns 0 and sets *net,
  * or -EINVAL with a reason in errbuf as ulnet_nid_parse() does.
  */
-ULNET_EXTERN int ulnet_net_parse(const char *str, uint32_t *net,
-				 char *errbuf, size_t errlen);
+ULNET_EXTERN int ulnet_net_parse(const char *str, uint32_t *net, char *errbuf,
+				 size_t errlen);
 /* Canonical net name ("tcp", "tcp1", "o2ib3"); returns buf. */
 ULNET_EXTERN char *ulnet_net_format(uint32_t net, char *buf, size_t len);
 

@@ -75,8 +75,9 @@ static int put_token(const char *s, size_t n, unsigned char *out, size_t cap,
 	if (*len + n / 2 > cap)
 		return -ENOSPC;
 	for (i = 0; i < n; i += 2)
-		out[(*len)++] = (unsigned char)(hexval((unsigned char)s[i]) << 4 |
-						hexval((unsigned char)s[i + 1]));
+		out[(*len)++] =
+			(unsigned char)(hexval((unsigned char)s[i]) << 4 |
+					hexval((unsigned char)s[i + 1]));
 	return 1;
 }
 
@@ -97,7 +98,7 @@ int ul_hexline_parse(const char *line, unsigned char *out, size_t cap)
 	while (*s) {
 		n = toklen(s);
 		if (offset_form && n != 2)
-			break;	/* the ASCII column, if any */
+			break; /* the ASCII column, if any */
 		rc = put_token(s, n, out, cap, &len);
 		if (rc < 0)
 			return rc;
@@ -122,8 +123,8 @@ void ul_hexframe_fini(struct ul_hexframe *f)
 	ul_hexframe_init(f);
 }
 
-static int frame_append(struct ul_hexframe *f, const unsigned char *b,
-			size_t n, struct ul_err *err)
+static int frame_append(struct ul_hexframe *f, const unsigned char *b, size_t n,
+			struct ul_err *err)
 {
 	if (f->len + n > UL_HEXFRAME_MAX)
 		return ul_err_set(err, -EMSGSIZE,

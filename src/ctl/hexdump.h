@@ -26,8 +26,8 @@
 #define UL_HEXFRAME_MAX (4u << 20)
 
 struct ul_hexframe {
-	unsigned char *data;	/* owned; freed by ul_hexframe_fini() */
-	size_t len;		/* bytes in data */
+	unsigned char *data; /* owned; freed by ul_hexframe_fini() */
+	size_t len;	     /* bytes in data */
 	size_t cap;
 	unsigned int first_line; /* 1-based input line the frame starts on */
 };

@@ -108,8 +108,9 @@ static int do_hello(struct ul_decode_state *st, struct ul_yemit *y,
 	unit_start(y, st, line, off, (size_t)rc);
 	ul_yemit_str(y, "hello");
 	ul_yemit_map_start(y);
-	kv_hex(y, "kshm_magic", h.version == UL_WIRE_PROTO_V1 ?
-					UL_WIRE_TCP_MAGIC : UL_WIRE_PROTO_MAGIC);
+	kv_hex(y, "kshm_magic",
+	       h.version == UL_WIRE_PROTO_V1 ? UL_WIRE_TCP_MAGIC
+					     : UL_WIRE_PROTO_MAGIC);
 	ul_yemit_kv(y, "kshm_version", "%u", h.version);
 	kv_order(y, h.is_swapped);
 	kv_nid(y, "kshm_src_nid", &h.src_nid);
@@ -280,9 +281,10 @@ static int do_ksock(struct ul_decode_state *st, struct ul_yemit *y,
 	rc = ul_wire_ksock_msg_frame(b, n, st->version, st->is_swapped, &size,
 				     err);
 	if (rc == -ENOMSG)
-		return ul_err_set(err, rc,
-				  "ksock message: %zu bytes present, it needs %zu",
-				  n, size);
+		return ul_err_set(
+			err, rc,
+			"ksock message: %zu bytes present, it needs %zu", n,
+			size);
 	if (rc < 0)
 		return rc;
 	rc = ul_wire_ksock_msg_decode(b, size, st->version, st->is_swapped, &m,
@@ -331,9 +333,10 @@ static int decode_unit(struct ul_decode_state *st, struct ul_yemit *y,
 	uint32_t le, be;
 
 	if (n < 4)
-		return ul_err_set(err, -ENOMSG,
-				  "%zu trailing bytes are too few to tell what they are",
-				  n);
+		return ul_err_set(
+			err, -ENOMSG,
+			"%zu trailing bytes are too few to tell what they are",
+			n);
 	le = ul_get_le32(b);
 	be = ul_get_be32(b);
 	if (le == UL_WIRE_ACCEPTOR_MAGIC || be == UL_WIRE_ACCEPTOR_MAGIC)
@@ -358,9 +361,10 @@ int ul_decode_frame(struct ul_decode_state *st, struct ul_yemit *y,
 
 		if (rc < 0) {
 			if (rc == -ENOMSG)
-				return ul_err_set(err, -EPROTO,
-						  "frame %u, offset %zu: truncated: %s",
-						  st->frame, off, uerr.msg);
+				return ul_err_set(
+					err, -EPROTO,
+					"frame %u, offset %zu: truncated: %s",
+					st->frame, off, uerr.msg);
 			return ul_err_set(err, rc, "frame %u, offset %zu: %s",
 					  st->frame, off, uerr.msg);
 		}

@@ -19,10 +19,10 @@
 #include "util/err.h"
 
 struct ul_decode_state {
-	uint32_t version;	/* of the last hello seen; 3 until then */
-	bool is_swapped;	/* byte order of the last hello seen */
-	unsigned int frame;	/* frames decoded so far */
-	unsigned int units;	/* units emitted so far */
+	uint32_t version;   /* of the last hello seen; 3 until then */
+	bool is_swapped;    /* byte order of the last hello seen */
+	unsigned int frame; /* frames decoded so far */
+	unsigned int units; /* units emitted so far */
 };
 
 void ul_decode_state_init(struct ul_decode_state *st);

@@ -105,16 +105,17 @@ void ul_yemit_str(struct ul_yemit *y, const char *s)
 
 	if (y->failed)
 		return;
-	if (!yaml_scalar_event_initialize(&ev, NULL, NULL,
-					  (yaml_char_t *)s, (int)strlen(s), 1,
-					  1, YAML_PLAIN_SCALAR_STYLE)) {
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
+					  (int)strlen(s), 1, 1,
+					  YAML_PLAIN_SCALAR_STYLE)) {
 		y->failed = true;
 		return;
 	}
 	emit(y, &ev);
 }
 
-static void vstrf(struct ul_yemit *y, const char *fmt, va_list ap)
+__attribute__((format(printf, 2, 0))) static void
+vstrf(struct ul_yemit *y, const char *fmt, va_list ap)
 {
 	char buf[SCALAR_MAX];
 

@@ -17,8 +17,8 @@
 
 struct ul_yemit {
 	yaml_emitter_t em;
-	bool failed;		/* a libyaml call failed; the rest are skipped */
-	bool doc_markers;	/* print "---" and "..." */
+	bool failed;	  /* a libyaml call failed; the rest are skipped */
+	bool doc_markers; /* print "---" and "..." */
 };
 
 /* Start a stream and one document on out. Returns 0 or -ENOMEM. */

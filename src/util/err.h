@@ -9,8 +9,8 @@
 #define UL_ERR_MSG_SIZE 256
 
 struct ul_err {
-	int code;			/* negative errno, 0 when nothing failed */
-	char msg[UL_ERR_MSG_SIZE];	/* NUL-terminated, may be truncated */
+	int code;		   /* negative errno, 0 when nothing failed */
+	char msg[UL_ERR_MSG_SIZE]; /* NUL-terminated, may be truncated */
 };
 
 /* Record code and a printf-style message; returns code (negative errno). */

@@ -6,8 +6,8 @@ const char *ulnet_strerror(int err)
 	if (err < 0)
 		err = -err;
 	switch (err) {
-#define XX(name, text)                                                        \
-	case name:                                                            \
+#define XX(name, text)                                                         \
+	case name:                                                             \
 		return text;
 		ULNET_ERRNO_MAP(XX)
 #undef XX
@@ -21,8 +21,8 @@ const char *ulnet_err_name(int err)
 	if (err < 0)
 		err = -err;
 	switch (err) {
-#define XX(name, text)                                                        \
-	case name:                                                            \
+#define XX(name, text)                                                         \
+	case name:                                                             \
 		return #name;
 		ULNET_ERRNO_MAP(XX)
 #undef XX

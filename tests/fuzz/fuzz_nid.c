@@ -102,7 +102,8 @@ static void check_descr(const char *s, const char *nidstr)
 	if (strcmp(pa, pb) != 0)
 		abort();
 	if (ulnet_nid_parse(nidstr, &nid, NULL, 0) == 0 &&
-	    (ul_nid_descr_match_nid(a, &nid) != ul_nid_descr_match_nid(b, &nid) ||
+	    (ul_nid_descr_match_nid(a, &nid) !=
+		     ul_nid_descr_match_nid(b, &nid) ||
 	     ul_nid_descr_match_net(a, ulnet_nid_net(&nid)) !=
 		     ul_nid_descr_match_net(b, ulnet_nid_net(&nid))))
 		abort();
@@ -117,8 +118,8 @@ static void check_nidrange(const char *s)
 	struct ulnet_nid out[UL_NIDRANGE_MAX_PER_PEER];
 	size_t i, count = 0;
 
-	if (ul_nidrange_expand(s, out, UL_NIDRANGE_MAX_PER_PEER, &count,
-			       NULL) < 0)
+	if (ul_nidrange_expand(s, out, UL_NIDRANGE_MAX_PER_PEER, &count, NULL) <
+	    0)
 		return;
 	if (count > UL_NIDRANGE_MAX_PER_PEER)
 		abort();

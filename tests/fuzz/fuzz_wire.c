@@ -33,8 +33,8 @@ static bool hello_same(const struct ul_wire_hello *a,
 	    !ulnet_nid_same(&a->dst_nid, &b->dst_nid) ||
 	    a->src_pid != b->src_pid || a->dst_pid != b->dst_pid ||
 	    a->src_incarnation != b->src_incarnation ||
-	    a->dst_incarnation != b->dst_incarnation ||
-	    a->ctype != b->ctype || a->nips != b->nips)
+	    a->dst_incarnation != b->dst_incarnation || a->ctype != b->ctype ||
+	    a->nips != b->nips)
 		return false;
 	for (i = 0; i < a->nips && i < UL_WIRE_INTERFACES_NUM; i++)
 		if (a->ips[i] != b->ips[i])
@@ -95,12 +95,11 @@ static void check_msgs(const uint8_t *d, size_t n, uint32_t version,
 			return;
 		if ((size_t)rc != sz)
 			abort();
-		if (m.ksh.type == UL_WIRE_KSOCK_LNET &&
-		    m.hdr.payload_length) {
+		if (m.ksh.type == UL_WIRE_KSOCK_LNET && m.hdr.payload_length) {
 			struct ul_wire_ping_info pi;
 
-			ul_wire_ping_info_check(m.payload,
-						m.hdr.payload_length, &pi, NULL);
+			ul_wire_ping_info_check(m.payload, m.hdr.payload_length,
+						&pi, NULL);
 		}
 		if (ul_wire_ksock_msg_encode(&m, version, swapped, out,
 					     sizeof(out), NULL) != rc)

@@ -13,8 +13,8 @@
 
 struct line_case {
 	const char *line;
-	int nbytes;		/* expected result */
-	const char *bytes;	/* expected bytes, as a hex run */
+	int nbytes;	   /* expected result */
+	const char *bytes; /* expected bytes, as a hex run */
 };
 
 static const struct line_case line_cases[] = {
@@ -54,7 +54,8 @@ static void hexline_cases(void **state)
 		for (j = 0; j < n; j++)
 			sprintf(hex + 2 * j, "%02x", out[j]);
 		if (strcmp(hex, c->bytes) != 0)
-			fail_msg("row %zu: bytes %s, want %s", i, hex, c->bytes);
+			fail_msg("row %zu: bytes %s, want %s", i, hex,
+				 c->bytes);
 	}
 }
 
@@ -69,8 +70,9 @@ static void hexline_reports_overflow(void **state)
 
 static void hexframe_splits_on_non_hex_lines(void **state)
 {
-	const char *text = "=== 1 first ===\nhex:\n  0000  00 71\n  0002  ce ac\n"
-			   "fields:\n  0 4 u32le x 0x1\n\nc0 00\n\n\n";
+	const char *text =
+		"=== 1 first ===\nhex:\n  0000  00 71\n  0002  ce ac\n"
+		"fields:\n  0 4 u32le x 0x1\n\nc0 00\n\n\n";
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
 	struct ul_hexframe f;
 	unsigned int line = 0;

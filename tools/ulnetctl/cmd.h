@@ -11,9 +11,9 @@ typedef int (*ulnetctl_fn)(int argc, char **argv);
 
 struct ulnetctl_cmd {
 	const char *name;
-	ulnetctl_fn fn;				/* NULL for a noun */
-	const struct ulnetctl_cmd *sub;		/* verbs of a noun, NULL-ended */
-	const char *help;			/* ends in "\n", like lnetctl's */
+	ulnetctl_fn fn;			/* NULL for a noun */
+	const struct ulnetctl_cmd *sub; /* verbs of a noun, NULL-ended */
+	const char *help;		/* ends in "\n", like lnetctl's */
 };
 
 /* Status lnetctl gives a bad parameter: -EINVAL, printed as 234. */

@@ -61,7 +61,8 @@ static int debug_nidlist(int argc, char **argv)
 		struct ulnet_nid nid;
 
 		if (ulnet_nid_parse(argv[2], &nid, NULL, 0) < 0) {
-			fprintf(stderr, "Invalid nid for matching %s\n", argv[2]);
+			fprintf(stderr, "Invalid nid for matching %s\n",
+				argv[2]);
 			ul_nidlist_free(nl);
 			return ULNETCTL_RC_BAD_PARAM;
 		}
@@ -103,7 +104,8 @@ static int debug_decode(int argc, char **argv)
 const struct ulnetctl_cmd ulnetctl_debug_cmds[] = {
 	{ "nidlist", debug_nidlist, NULL,
 	  "debug nidlist parsing\n"
-	  "\t<nidlist>: the nidlist to parse, e.g. \"192.168.1.[1-10]@tcp *@o2ib\"\n"
+	  "\t<nidlist>: the nidlist to parse, e.g. \"192.168.1.[1-10]@tcp "
+	  "*@o2ib\"\n"
 	  "\t<nid>: optional NID to match against the list\n" },
 	{ "decode", debug_decode, NULL,
 	  "decode socklnd frames given as hex and print their fields as YAML\n"

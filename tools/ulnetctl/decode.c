@@ -32,8 +32,8 @@ void ulnetctl_decode_error(int code, const char *fmt, ...)
 		fprintf(stderr, "debug:\n");
 		error_tree_open = true;
 	}
-	fprintf(stderr, "    - decode:\n          errno: %d\n          descr: ",
-		code);
+	fprintf(stderr,
+		"    - decode:\n          errno: %d\n          descr: ", code);
 	va_start(ap, fmt);
 	vfprintf(stderr, fmt, ap);
 	va_end(ap);

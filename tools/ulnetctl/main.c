@@ -55,7 +55,8 @@ static const struct ulnetctl_cmd *find(const struct ulnetctl_cmd *table,
 
 static int not_a_command(const char *word)
 {
-	fprintf(stderr, "%s: '%s' is not a valid command. See '%s --list-commands'.\n",
+	fprintf(stderr,
+		"%s: '%s' is not a valid command. See '%s --list-commands'.\n",
 		prog, word, prog);
 	return -1;
 }
@@ -81,7 +82,8 @@ static void usage(void)
 {
 	printf("usage: %s [COMMAND] [OPTIONS]... [ARGS]\n", prog);
 	printf("Without any parameters, interactive mode is invoked\n");
-	printf("Try '%s help <COMMAND>', or '%s --list-commands' for a list of commands.\n",
+	printf("Try '%s help <COMMAND>', or '%s --list-commands' for a list of "
+	       "commands.\n",
 	       prog, prog);
 }
 
@@ -176,7 +178,8 @@ static int run_lines(void)
 			words[n++] = tok;
 		if (n == 0)
 			continue;
-		if (strcmp(words[0], "quit") == 0 || strcmp(words[0], "exit") == 0)
+		if (strcmp(words[0], "quit") == 0 ||
+		    strcmp(words[0], "exit") == 0)
 			break;
 		rc = dispatch(n, words);
 		if (rc != 0 && !tty && !ignore_errors)
