@@ -2,7 +2,7 @@
 # ulnetctl debug decode: the wire vectors decode to the expected YAML in
 # every accepted input form; bad frames give cYAML errors and status 234
 # while the good frames around them still decode.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 expect decode_all_vectors 0 @decode-frames.yaml "" -- \
 	"$ULNETCTL" debug decode "$VECTORS/frames.txt"

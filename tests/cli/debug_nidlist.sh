@@ -3,7 +3,7 @@
 # (reference/lnetctl.md §14.3). The expected texts in the first block are
 # LNet's own answers for the same arguments; the second block is where
 # ulnet departs on purpose (docs/design-notes.md says why).
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 # n NAME NIDLIST [NID] -- expected stdout lines follow on stdin
 same() {

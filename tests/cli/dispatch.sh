@@ -2,7 +2,7 @@
 # ulnetctl command dispatch follows lnetctl (reference/lnetctl.md §1, §3):
 # unknown words exit 255, a noun alone prints its help and exits 234, -h
 # exits 1, script mode stops at the first failing command.
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/lib.bash"
 
 debug_help='debug nidlist: debug nidlist parsing
 	<nidlist>: the nidlist to parse, e.g. "192.168.1.[1-10]@tcp *@o2ib"

@@ -1,4 +1,4 @@
-# Shared by the tests/cli scripts: run ulnetctl, compare stdout, stderr and
+# Sourced by the tests/cli/*.sh scripts (not a test itself): run ulnetctl, compare stdout, stderr and
 # the exit status with what lnetctl gives, count, and clean up.
 # ctest sets ULNETCTL (the binary) and ULNET_SRC (the source tree).
 set -u
