@@ -47,13 +47,15 @@ fuzz-build: $(BUILD)/fuzz/build.ninja
 fuzz: fuzz-build
 	@bash scripts/run-fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
-# make check: bootstrap, the formatting referee, then the tests plain and
-# under ASan+UBSan, then a short fuzz run of every target when clang is
-# present.
+# make check: bootstrap, the formatting referee and codespell, the tests
+# plain and under ASan+UBSan, clang-tidy (warnings are errors), then a
+# short fuzz run of every target when clang is present.
 check: bootstrap
 	$(MAKE) format-check
+	$(MAKE) spell
 	$(MAKE) test
 	$(MAKE) test-asan
+	$(MAKE) tidy
 	@if command -v clang >/dev/null 2>&1; then \
 		$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS); \
 	else \
@@ -71,10 +73,11 @@ format-check:
 		echo "format-check: every C file is as .clang-format wants"
 
 tidy: build
-	clang-tidy -p $(BUILD)/plain --quiet $$(git ls-files 'src/*.c' 'tools/*.c')
+	@clang-tidy -p $(BUILD)/plain --quiet $$(git ls-files 'src/*.c' 'tools/*.c') \
+		2>/dev/null && echo "tidy: no clang-tidy warnings"
 
 spell:
-	codespell
+	@codespell && echo "spell: codespell found nothing"
 
 clean:
 	rm -rf $(BUILD)

@@ -74,10 +74,13 @@ static int put_token(const char *s, size_t n, unsigned char *out, size_t cap,
 		return 0;
 	if (*len + n / 2 > cap)
 		return -ENOSPC;
-	for (i = 0; i < n; i += 2)
-		out[(*len)++] =
-			(unsigned char)(hexval((unsigned char)s[i]) << 4 |
-					hexval((unsigned char)s[i + 1]));
+	for (i = 0; i < n; i += 2) {
+		/* all_hex() said both digits are hex: neither value is -1. */
+		unsigned int hi = (unsigned int)hexval((unsigned char)s[i]);
+		unsigned int lo = (unsigned int)hexval((unsigned char)s[i + 1]);
+
+		out[(*len)++] = (unsigned char)(hi << 4 | lo);
+	}
 	return 1;
 }
 

@@ -211,7 +211,7 @@ static void emit_ping_info(struct ul_yemit *y, const uint8_t *p, size_t n)
 		rc = ul_wire_ping_info_decode(p, n, &pi, nis, count, &perr);
 	ul_yemit_str(y, "ping info");
 	ul_yemit_map_start(y);
-	if (rc < 0) {
+	if (rc < 0 || !nis) {
 		ul_yemit_kv(y, "invalid", "%s", perr.msg);
 		ul_yemit_map_end(y);
 		free(nis);

@@ -231,7 +231,6 @@ int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
 	case UL_ADDR_KIND_IP46:
 		if (ul_ip_pton(str, len, &family, bytes) != 0)
 			break;
-		ok = true;
 		for (i = 0; i < (family == AF_INET ? 1 : 4); i++) {
 			uint32_t w;
 

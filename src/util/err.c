@@ -4,17 +4,16 @@
 
 #include "util/err.h"
 
-int ul_err_set(struct ul_err *err, int code, const char *fmt, ...)
+void ul_err_fmt(struct ul_err *err, int code, const char *fmt, ...)
 {
 	va_list ap;
 
 	if (!err)
-		return code;
+		return;
 	err->code = code;
 	va_start(ap, fmt);
 	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
-	return code;
 }
 
 void ul_err_clear(struct ul_err *err)

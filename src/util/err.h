@@ -13,9 +13,16 @@ struct ul_err {
 	char msg[UL_ERR_MSG_SIZE]; /* NUL-terminated, may be truncated */
 };
 
-/* Record code and a printf-style message; returns code (negative errno). */
-int ul_err_set(struct ul_err *err, int code, const char *fmt, ...)
+/* Record code and a printf-style message in err (which may be NULL). */
+void ul_err_fmt(struct ul_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/*
+ * Record a failure and evaluate to its code, for "return ul_err_set(...)".
+ * A macro so that callers (and static analysers) see the code come back;
+ * code is evaluated twice, so pass a constant or a plain variable.
+ */
+#define ul_err_set(err, code, ...)                                             \
+	(ul_err_fmt((err), (code), __VA_ARGS__), (code))
 /* Forget any recorded failure. */
 void ul_err_clear(struct ul_err *err);
 

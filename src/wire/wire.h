@@ -39,7 +39,7 @@
  *
  * Which checks are decode errors and which are left to callers is listed
  * above each decoder. In short: everything that makes the bytes
- * unparseable or that wire.md §10 answers with "close" without needing
+ * unparsable or that wire.md §10 answers with "close" without needing
  * connection or node state is a decode error; everything that needs state
  * (which NIDs are ours, outstanding zero-copy cookies, races, portals and
  * match entries, handles) is the caller's.
