@@ -8,9 +8,21 @@ build=${1:-build/plain}
 top=$(cd "$(dirname "$0")/.." && pwd)
 ctl="$build/tools/ulnetctl/ulnetctl"
 
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-demo-XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+
+# Show the command as it would be typed (quoted where the shell needs it),
+# then run it.
 run() {
+	local shown="" a
+	for a in "$@"; do
+		case $a in
+		*[][*?\ ]*) shown+=" '$a'" ;;
+		*) shown+=" $a" ;;
+		esac
+	done
 	echo
-	echo "\$ ulnetctl $*"
+	echo "\$ ulnetctl$shown"
 	"$ctl" "$@" || echo "(exit status $?)"
 }
 
@@ -32,12 +44,13 @@ echo "-- the socklnd wire: the first connection of the test vectors, decoded"
 echo "   (acceptor request, V3 hellos, PUT/ACK, GET/REPLY, ping, push)"
 echo
 echo "\$ ulnetctl debug decode tests/vectors/frames.txt | head -80"
-"$ctl" debug decode "$top/tests/vectors/frames.txt" | head -80
+"$ctl" debug decode "$top/tests/vectors/frames.txt" >"$tmp/decoded.yaml"
+head -80 "$tmp/decoded.yaml"
+echo "... ($(wc -l <"$tmp/decoded.yaml") lines in all)"
 
 echo
 echo "-- a corrupt frame is refused with the reason (ksock type 0xc2):"
-printf 'c2 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n' >"${TMPDIR:-/tmp}/ulnet-demo-$$.hex"
-trap 'rm -f "${TMPDIR:-/tmp}/ulnet-demo-$$.hex"' EXIT
-run debug decode "${TMPDIR:-/tmp}/ulnet-demo-$$.hex"
+printf 'c2 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n' >"$tmp/bad.hex"
+run debug decode "$tmp/bad.hex"
 echo
 echo "== done: 'make check' runs the tests; README.md says what comes next =="
