@@ -4,10 +4,16 @@
 set -euo pipefail
 
 packages=(
-	cmake ninja-build pkg-config gcc clang libclang-rt-14-dev
+	cmake ninja-build pkg-config gcc clang
 	libyaml-dev libcmocka-dev tshark iproute2 python3
 	clang-format clang-tidy codespell
 )
+# libFuzzer's runtime comes with the clang runtime package of the clang
+# version the distribution ships (libclang-rt-14-dev on Debian 12).
+if command -v clang >/dev/null 2>&1; then
+	clang_major=$(clang -dumpversion | cut -d. -f1)
+	packages+=("libclang-rt-${clang_major}-dev")
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -37,3 +43,8 @@ echo "wireshark-common wireshark-common/install-setuid boolean false" |
 	"${sudo[@]}" debconf-set-selections 2>/dev/null || true
 "${sudo[@]}" apt-get update -qq
 "${sudo[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+# clang was missing before: now that it is here, add its runtime too.
+if [ -z "${clang_major:-}" ] && command -v clang >/dev/null 2>&1; then
+	"${sudo[@]}" apt-get install -y -qq --no-install-recommends \
+		"libclang-rt-$(clang -dumpversion | cut -d. -f1)-dev"
+fi

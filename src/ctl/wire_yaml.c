@@ -121,11 +121,7 @@ static int do_hello(struct ul_decode_state *st, struct ul_yemit *y,
 	kv_hex(y, "kshm_src_incarnation", h.src_incarnation);
 	if (h.version != UL_WIRE_PROTO_V1)
 		kv_hex(y, "kshm_dst_incarnation", h.dst_incarnation);
-	if (h.ctype == UL_WIRE_CONN_NONE)
-		ul_yemit_kv(y, "kshm_ctype", "NONE");
-	else
-		kv_named(y, "kshm_ctype", ul_wire_conn_type_name(h.ctype),
-			 h.ctype);
+	kv_named(y, "kshm_ctype", ul_wire_conn_type_name(h.ctype), h.ctype);
 	ul_yemit_kv(y, "kshm_nips", "%u", h.nips);
 	if (h.nips) {
 		ul_yemit_str(y, "kshm_ips");

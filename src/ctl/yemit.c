@@ -41,7 +41,11 @@ int ul_yemit_open(struct ul_yemit *y, FILE *out, int indent, bool doc_markers)
 	yaml_document_start_event_initialize(&ev, NULL, NULL, NULL,
 					     !doc_markers);
 	emit(y, &ev);
-	return y->failed ? -ENOMEM : 0;
+	if (y->failed) {
+		yaml_emitter_delete(&y->em);
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 int ul_yemit_close(struct ul_yemit *y)

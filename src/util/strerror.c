@@ -1,10 +1,17 @@
 /* ulnet_strerror() and ulnet_err_name(), generated from ULNET_ERRNO_MAP. */
+#include <limits.h>
+
 #include "ulnet/common.h"
+
+/* |err| without overflow: INT_MIN has no positive int. */
+static int magnitude(int err)
+{
+	return err == INT_MIN ? 0 : (err < 0 ? -err : err);
+}
 
 const char *ulnet_strerror(int err)
 {
-	if (err < 0)
-		err = -err;
+	err = magnitude(err);
 	switch (err) {
 #define XX(name, text)                                                         \
 	case name:                                                             \
@@ -18,8 +25,7 @@ const char *ulnet_strerror(int err)
 
 const char *ulnet_err_name(int err)
 {
-	if (err < 0)
-		err = -err;
+	err = magnitude(err);
 	switch (err) {
 #define XX(name, text)                                                         \
 	case name:                                                             \

@@ -144,6 +144,38 @@ expect missing_file 234 "" "debug:
 	"$ULNETCTL" debug decode "$TMP/nope"
 expect too_many_arguments 234 "" "Too many arguments" -- \
 	"$ULNETCTL" debug decode a b
-expect_stdin empty_input_prints_nothing 0 "" "" "" -- "$ULNETCTL" debug decode
+expect_stdin empty_input_is_an_error 234 "" 'debug:
+    - decode:
+          errno: -61
+          descr: no frame found: the input holds no hex' "" -- "$ULNETCTL" debug decode
+
+# A line that is not hex is named, the rest of its frame skipped, and the
+# next frame still decoded.
+expect_stdin odd_digits_named 234 "$(printf '%s\n' "$noop_yaml" | sed 's/frame: 3/frame: 1/; s/line: 5/line: 4/')" 'debug:
+    - decode:
+          errno: -22
+          descr: line 1: '"'"'0'"'"' has an odd number of hex digits' \
+	"c0 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 0
+00 00 00
+
+c0 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 01 00 00 00 00 00 00 00
+" -- "$ULNETCTL" debug decode
+expect_stdin garbage_is_refused 234 "" 'debug:
+    - decode:
+          errno: -22
+          descr: line 1: '"'"'hello'"'"' is not hex' "hello world
+" -- "$ULNETCTL" debug decode
+
+# Output that cannot be written is a failure, not a silent success.
+if [ -w /dev/full ]; then
+	rc=0
+	"$ULNETCTL" debug decode "$VECTORS/frames.txt" >/dev/full 2>"$TMP/err" || rc=$?
+	if [ $rc -ne 0 ] && grep -q 'cannot write' "$TMP/err"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL write_error_reported: status $rc"; cat "$TMP/err"
+		failed=$((failed + 1))
+	fi
+fi
 
 finish

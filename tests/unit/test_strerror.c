@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <limits.h>
 
 #include <cmocka.h>
 
@@ -23,6 +24,8 @@ static void strerror_unknown_value_is_never_null(void **state)
 	(void)state;
 	assert_string_equal(ulnet_strerror(-4095), "unknown error");
 	assert_string_equal(ulnet_err_name(0), "UNKNOWN");
+	assert_string_equal(ulnet_strerror(INT_MIN), "unknown error");
+	assert_string_equal(ulnet_err_name(INT_MIN), "UNKNOWN");
 }
 
 int main(void)

@@ -78,6 +78,7 @@ static int debug_nidlist(int argc, char **argv)
 
 static int debug_decode(int argc, char **argv)
 {
+	struct ul_cyaml_errs errs;
 	FILE *in = stdin;
 	int rc;
 
@@ -85,17 +86,20 @@ static int debug_decode(int argc, char **argv)
 		fprintf(stderr, "Too many arguments\n");
 		return ULNETCTL_RC_BAD_PARAM;
 	}
+	ul_cyaml_errs_init(&errs, stderr);
 	if (argc == 2 && strcmp(argv[1], "-") != 0) {
 		in = fopen(argv[1], "r");
 		if (!in) {
+			char descr[512];
 			int e = errno;
 
-			ulnetctl_decode_error(-e, "cannot open '%s': %s",
-					      argv[1], strerror(e));
+			snprintf(descr, sizeof(descr), "cannot open '%s': %s",
+				 argv[1], strerror(e));
+			ul_cyaml_err_add(&errs, "debug", "decode", -e, descr);
 			return ULNETCTL_RC_BAD_PARAM;
 		}
 	}
-	rc = ulnetctl_decode_stream(in, stdout);
+	rc = ulnetctl_decode_stream(in, stdout, &errs);
 	if (in != stdin)
 		fclose(in);
 	return rc;

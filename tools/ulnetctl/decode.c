@@ -10,7 +10,6 @@
  * stderr, and a frame with no good unit prints nothing.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,24 +20,6 @@
 
 #include "cmd.h"
 #include "decode.h"
-
-static bool error_tree_open;
-
-void ulnetctl_decode_error(int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!error_tree_open) {
-		fprintf(stderr, "debug:\n");
-		error_tree_open = true;
-	}
-	fprintf(stderr,
-		"    - decode:\n          errno: %d\n          descr: ", code);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
 
 /* Decode one frame and print its units; 0 or the decoder's errno. */
 static int decode_one(struct ul_decode_state *st, const struct ul_hexframe *f,
@@ -65,36 +46,57 @@ static int decode_one(struct ul_decode_state *st, const struct ul_hexframe *f,
 	ul_yemit_seq_end(&y);
 	if (ul_yemit_close(&y) < 0 && rc == 0)
 		rc = ul_err_set(err, -EIO, "cannot render the YAML output");
-	fclose(mem);
-	if (st->units > units)
-		fwrite(text, 1, size, out);
-	fflush(out);
+	if (fclose(mem) != 0 && rc == 0)
+		rc = ul_err_set(err, -ENOMEM, "out of memory");
+	if (st->units > units && fwrite(text, 1, size, out) != size && rc == 0)
+		rc = ul_err_set(err, -EIO, "cannot write the output");
 	free(text);
 	return rc;
 }
 
-int ulnetctl_decode_stream(FILE *in, FILE *out)
+int ulnetctl_decode_stream(FILE *in, FILE *out, struct ul_cyaml_errs *errs)
 {
 	struct ul_decode_state st;
+	struct ul_hexreader r;
 	struct ul_hexframe f;
-	struct ul_err err = { 0 };
-	unsigned int line = 0;
+	unsigned int frames = 0;
 	bool any_bad = false;
+	char descr[UL_ERR_MSG_SIZE + 32];
 	int rc;
 
 	ul_decode_state_init(&st);
+	ul_hexreader_init(&r, in);
 	ul_hexframe_init(&f);
-	while ((rc = ul_hexframe_read(in, &f, &line, &err)) > 0) {
+	for (;;) {
+		struct ul_err err = { 0 };
+
+		rc = ul_hexreader_next(&r, &f, &err);
+		if (rc == 0)
+			break;
+		if (rc < 0) {
+			ul_cyaml_err_add(errs, "debug", "decode", err.code,
+					 err.msg);
+			any_bad = true;
+			if (rc == -ENOMEM || rc == -EIO)
+				break;
+			continue;
+		}
+		frames++;
 		if (decode_one(&st, &f, out, &err) < 0) {
-			ulnetctl_decode_error(err.code, "%s (input line %u)",
-					      err.msg, f.first_line);
+			fflush(out);
+			snprintf(descr, sizeof(descr), "%s (input line %u)",
+				 err.msg, f.first_line);
+			ul_cyaml_err_add(errs, "debug", "decode", err.code,
+					 descr);
 			any_bad = true;
 		}
 	}
-	if (rc < 0) {
-		ulnetctl_decode_error(err.code, "%s", err.msg);
+	if (frames == 0 && !any_bad) {
+		ul_cyaml_err_add(errs, "debug", "decode", -ENODATA,
+				 "no frame found: the input holds no hex");
 		any_bad = true;
 	}
 	ul_hexframe_fini(&f);
+	ul_hexreader_fini(&r);
 	return any_bad ? ULNETCTL_RC_BAD_PARAM : 0;
 }

@@ -4,10 +4,12 @@
 
 #include <stdio.h>
 
-/* Decode every frame of in to out; 0, or -EINVAL if any frame was bad. */
-int ulnetctl_decode_stream(FILE *in, FILE *out);
-/* One item of the cYAML error tree "debug: - decode:" on stderr. */
-void ulnetctl_decode_error(int code, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+#include "ctl/cyaml_err.h"
+
+/*
+ * Decode every frame of in to out, errors into errs. Returns 0, or -EINVAL
+ * if any frame was bad or no frame was found at all.
+ */
+int ulnetctl_decode_stream(FILE *in, FILE *out, struct ul_cyaml_errs *errs);
 
 #endif /* ULNETCTL_DECODE_H */

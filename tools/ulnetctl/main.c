@@ -10,6 +10,7 @@
  * status, unless "ignore_errors" was given. The status of a command is its
  * int result truncated to 8 bits, as lnetctl's is.
  */
+#include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -172,12 +173,23 @@ static int run_lines(void)
 		}
 		if (getline(&line, &cap, stdin) < 0)
 			break;
-		for (tok = strtok_r(line, " \t\r\n", &save);
-		     tok && n < MAX_LINE_WORDS;
-		     tok = strtok_r(NULL, " \t\r\n", &save))
+		for (tok = strtok_r(line, " \t\r\n", &save); tok;
+		     tok = strtok_r(NULL, " \t\r\n", &save)) {
+			if (n == MAX_LINE_WORDS)
+				break;
 			words[n++] = tok;
+		}
 		if (n == 0)
 			continue;
+		if (tok) {
+			fprintf(stderr,
+				"%s: more than %d words in one command\n", prog,
+				MAX_LINE_WORDS);
+			rc = -E2BIG;
+			if (!tty && !ignore_errors)
+				break;
+			continue;
+		}
 		if (strcmp(words[0], "quit") == 0 ||
 		    strcmp(words[0], "exit") == 0)
 			break;
@@ -198,6 +210,12 @@ int main(int argc, char **argv)
 		rc = run_lines();
 	else
 		rc = dispatch(argc - 1, argv + 1);
-	fflush(stdout);
+	/* Output that never arrived (a full disk, a closed pipe) is a failure. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "%s: cannot write output: %s\n", prog,
+			strerror(errno));
+		if (rc == 0)
+			rc = -EIO;
+	}
 	return rc & 0xff;
 }
