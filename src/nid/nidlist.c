@@ -234,9 +234,10 @@ int ul_nidlist_parse(const char *str, struct ul_nidlist **out,
 				  UL_NIDLIST_MAX_LEN);
 	nl = calloc(1, sizeof(*nl));
 	copy = strndup(str, len);
-	rc = ul_err_set(err, -ENOMEM, "out of memory");
-	if (!nl || !copy)
+	if (!nl || !copy) {
+		rc = ul_err_set(err, -ENOMEM, "out of memory");
 		goto free_all;
+	}
 	/* Only ' ' separates items, as in LNet (a tab does not). */
 	rc = 0;
 	for (p = copy; rc == 0 && (tok = strsep(&p, " ")) != NULL;)

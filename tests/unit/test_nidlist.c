@@ -135,6 +135,19 @@ static void nidlist_rejects_zero_stride(void **state)
 	assert_non_null(strstr(err.msg, "stride 0"));
 }
 
+static void nidlist_parse_success_leaves_err_clear(void **state)
+{
+	struct ul_nidlist *nl = NULL;
+	struct ul_err err;
+
+	(void)state;
+	ul_err_clear(&err);
+	assert_int_equal(ul_nidlist_parse("1.2.3.4@tcp *@gni", &nl, &err), 0);
+	assert_int_equal(err.code, 0);
+	assert_string_equal(err.msg, "");
+	ul_nidlist_free(nl);
+}
+
 static void nidlist_error_quotes_offending_part(void **state)
 {
 	static const struct {
@@ -487,6 +500,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(nidlist_prints_lnet_canonical_form),
 		cmocka_unit_test(nidlist_rejects_zero_stride),
+		cmocka_unit_test(nidlist_parse_success_leaves_err_clear),
 		cmocka_unit_test(nidlist_error_quotes_offending_part),
 		cmocka_unit_test(nidlist_match_table),
 		cmocka_unit_test(nidlist_format_is_snprintf_like),
