@@ -79,9 +79,18 @@ static inline uint32_t ulnet_nid_net(const struct ulnet_nid *nid)
 	return ulnet_net_make(nid->nid_type, nid->nid_num);
 }
 
-/* True for the ANY NID (LNET_ANY_NID). */
+/*
+ * The ANY NID is the wildcard "no particular NID" (LNET_ANY_NID; wire.md
+ * §3.2: 20 bytes of 0xff). ulnet_nid_is_any() makes LNET_NID_IS_ANY's test
+ * (lnet-types.h): nid_type == ULNET_LND_ANY, whatever the other fields
+ * hold. No LND has type 0xff, so LNet takes every such NID for ANY, and so
+ * does everything here: it prints as "<?>" and converts to ULNET_NID4_ANY
+ * even when it is not byte for byte the NID ulnet_nid_set_any() writes
+ * (ulnet_nid_same() tells them apart). nid must not be NULL (LNet's test
+ * also reads NULL as ANY).
+ */
 ULNET_EXTERN bool ulnet_nid_is_any(const struct ulnet_nid *nid);
-/* Set *nid to the ANY NID. */
+/* Set every byte of *nid to 0xff: LNET_ANY_NID. */
 ULNET_EXTERN void ulnet_nid_set_any(struct ulnet_nid *nid);
 /* True when both NIDs are the same (every field equal). */
 ULNET_EXTERN bool ulnet_nid_same(const struct ulnet_nid *a,
@@ -95,13 +104,28 @@ ULNET_EXTERN int ulnet_nid_cmp(const struct ulnet_nid *a,
 			       const struct ulnet_nid *b);
 
 /*
- * The 64-bit form: bits 55..48 type, 47..32 net number, 31..0 address.
- * ulnet_nid_to_nid4() returns 0 and sets *nid4, or -EOVERFLOW (and leaves
- * *nid4 alone) for a NID with no 64-bit form (an IPv6 address). The ANY
- * NID maps to ULNET_NID4_ANY and back.
+ * The 64-bit form (lnet_nid_t, wire.md §3.1): bits 63..56 zero, 55..48
+ * type, 47..32 net number, 31..0 address; ULNET_NID4_ANY (all ones) is
+ * the ANY NID. These two are the only conversion in ulnet; the wire codec
+ * wraps them.
+ *
+ * ulnet_nid_to_nid4(): a NID that ulnet_nid_is_any() gives ULNET_NID4_ANY;
+ * a NID with nid_size 0 and nid_addr[1..3] all 0 gives (type << 48) |
+ * (num << 32) | nid_addr[0]; any other NID (an IPv6 address, or stray
+ * address words) has no 64-bit form. Returns 0 and sets *nid4, or
+ * -EOVERFLOW and leaves *nid4 alone.
+ *
+ * ulnet_nid_from_nid4(): ULNET_NID4_ANY gives the ANY NID (all 0xff); any
+ * other value with bits 63..56 all zero gives nid_size 0, its type, net
+ * number and nid_addr[0], and nid_addr[1..3] zero. Returns 0 and fills
+ * *nid, or -EINVAL and leaves *nid alone for a non-zero top byte (LNet
+ * drops those bits; here a value that cannot come back bit for bit is
+ * refused). A value of type 0xff gives a NID that ulnet_nid_is_any(), as
+ * in LNet, so it converts back to ULNET_NID4_ANY; every other accepted
+ * value converts back to itself.
  */
 ULNET_EXTERN int ulnet_nid_to_nid4(const struct ulnet_nid *nid, uint64_t *nid4);
-ULNET_EXTERN void ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid);
+ULNET_EXTERN int ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid);
 
 /*
  * Parse a NID string. Accepts every form LNet's libcfs_strnid() accepts:

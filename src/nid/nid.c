@@ -406,7 +406,12 @@ char *ulnet_nid_format(const struct ulnet_nid *nid, char *buf, size_t len)
 
 bool ulnet_nid_is_any(const struct ulnet_nid *nid)
 {
-	/* LNET_NID_IS_ANY looks at the type alone. */
+	/*
+	 * LNET_NID_IS_ANY (lnet-types.h) compares nid_type alone, and
+	 * libcfs_nidstr_r() and lnet_nid_to_nid4() go by it: no LND has
+	 * type 0xff, so a NID of that type is the wildcard whatever its
+	 * other fields hold. LNET_ANY_NID itself is every byte 0xff.
+	 */
 	return nid->nid_type == ULNET_LND_ANY;
 }
 
@@ -443,21 +448,30 @@ int ulnet_nid_to_nid4(const struct ulnet_nid *nid, uint64_t *nid4)
 		*nid4 = ULNET_NID4_ANY;
 		return 0;
 	}
-	if (nid->nid_size != 0)
+	/* Only a 4-byte address fits; words 1..3 set would be dropped. */
+	if (nid->nid_size != 0 || nid->nid_addr[1] || nid->nid_addr[2] ||
+	    nid->nid_addr[3])
 		return -EOVERFLOW;
 	*nid4 = ((uint64_t)nid->nid_type << 48) |
 		((uint64_t)nid->nid_num << 32) | nid->nid_addr[0];
 	return 0;
 }
 
-void ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid)
+int ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid)
 {
 	if (nid4 == ULNET_NID4_ANY) {
 		ulnet_nid_set_any(nid);
-		return;
+		return 0;
 	}
+	/*
+	 * Bits 63..56 are always 0 (wire.md §3.1). LNet ignores them; a
+	 * value we could not give back bit for bit is refused instead.
+	 */
+	if (nid4 >> 56)
+		return -EINVAL;
 	memset(nid, 0, sizeof(*nid));
 	nid->nid_type = (uint8_t)(nid4 >> 48);
 	nid->nid_num = (uint16_t)(nid4 >> 32);
 	nid->nid_addr[0] = (uint32_t)nid4;
+	return 0;
 }

@@ -10,63 +10,31 @@
 #include "wire/bytes.h"
 #include "wire/wire.h"
 
-static bool nid_is_any(const struct ulnet_nid *nid)
-{
-	static const uint8_t ff[UL_WIRE_NID_SIZE] = {
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-		0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-	};
-	uint8_t b[UL_WIRE_NID_SIZE];
-
-	ul_wire_nid_put(b, nid);
-	return memcmp(b, ff, sizeof(b)) == 0;
-}
-
+/*
+ * The conversions themselves live in src/nid (ulnet_nid_from_nid4(),
+ * ulnet_nid_to_nid4()); these add the wire codec's error codes and the
+ * human detail.
+ */
 int ul_wire_nid4_to_nid(uint64_t nid4, struct ulnet_nid *nid,
 			struct ul_err *err)
 {
-	struct ulnet_nid n;
-
-	memset(&n, 0, sizeof(n));
-	if (nid4 == UL_WIRE_NID4_ANY) {
-		/* §3.2: "ANY maps to ANY", the 20 bytes of 0xff. */
-		memset(&n, 0xff, sizeof(n));
-		*nid = n;
-		return 0;
-	}
-	/*
-	 * Bits 63..56 are always 0 (§3.1). The kernel ignores them, but a
-	 * value we cannot give back byte for byte is better refused than
-	 * silently changed.
-	 */
-	if (nid4 >> 56)
+	/* §3.1: bits 63..56 are 0 in every NID but ANY. */
+	if (ulnet_nid_from_nid4(nid4, nid))
 		return ul_err_set(err, -EPROTO,
 				  "64-bit NID 0x%016" PRIx64
 				  " has a non-zero top byte",
 				  nid4);
-	n.nid_size = 0;
-	n.nid_type = (uint8_t)(nid4 >> 48);
-	n.nid_num = (uint16_t)(nid4 >> 32);
-	n.nid_addr[0] = (uint32_t)nid4;
-	*nid = n;
 	return 0;
 }
 
 int ul_wire_nid_to_nid4(const struct ulnet_nid *nid, uint64_t *nid4,
 			struct ul_err *err)
 {
-	if (nid_is_any(nid)) {
-		*nid4 = UL_WIRE_NID4_ANY;
-		return 0;
-	}
-	if (nid->nid_size != 0 || nid->nid_addr[1] || nid->nid_addr[2] ||
-	    nid->nid_addr[3])
+	if (ulnet_nid_to_nid4(nid, nid4))
 		return ul_err_set(
 			err, -EINVAL,
 			"NID with a %u-byte address has no 64-bit form",
 			nid->nid_size + 4u);
-	*nid4 = ((uint64_t)nid->nid_type << 48) |
-		((uint64_t)nid->nid_num << 32) | nid->nid_addr[0];
 	return 0;
 }
 

@@ -168,10 +168,12 @@ enum ul_wire_ping_feat {
 /* ---- NIDs ------------------------------------------------------------ */
 
 /*
- * 64-bit NID <-> struct ulnet_nid (wire.md §3). A 64-bit value with a
- * non-zero top byte that is not LNET_NID_ANY has no struct form: -EPROTO.
- * Encoding a NID that has no 64-bit form (nid_size != 0, or address words
- * 1..3 set) gives -EINVAL. ANY maps to ANY both ways.
+ * 64-bit NID <-> struct ulnet_nid (wire.md §3): ulnet_nid_from_nid4() and
+ * ulnet_nid_to_nid4() (ulnet/nid.h) with the codec's error codes and the
+ * detail in err. A 64-bit value with a non-zero top byte that is not
+ * LNET_NID_ANY has no struct form: -EPROTO. Encoding a NID that has no
+ * 64-bit form (nid_size != 0, or address words 1..3 set) gives -EINVAL.
+ * ANY maps to ANY both ways; as in LNet, any NID of type 0xff is ANY.
  */
 int ul_wire_nid4_to_nid(uint64_t nid4, struct ulnet_nid *nid,
 			struct ul_err *err);

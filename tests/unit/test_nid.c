@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "ulnet/nid.h"
+#include "wire/wire.h"
 
 struct good_row {
 	const char *in;
@@ -197,8 +198,13 @@ static void nid_any_prints_as_question_mark(void **state)
 	assert_string_equal(ulnet_nid_format(&nid, buf, sizeof(buf)), "<?>");
 	assert_int_equal(ulnet_nid_to_nid4(&nid, &nid4), 0);
 	assert_true(nid4 == ULNET_NID4_ANY);
-	ulnet_nid_from_nid4(ULNET_NID4_ANY, &nid);
+	memset(&nid, 0, sizeof(nid));
+	assert_int_equal(ulnet_nid_from_nid4(ULNET_NID4_ANY, &nid), 0);
 	assert_true(ulnet_nid_is_any(&nid));
+	assert_int_equal(nid.nid_size, 0xff);
+	assert_int_equal(nid.nid_num, 0xffff);
+	assert_true(nid.nid_addr[0] == 0xffffffff &&
+		    nid.nid_addr[3] == 0xffffffff);
 	assert_int_equal(ulnet_nid_parse("198.18.0.1@tcp", &nid, NULL, 0), 0);
 	assert_false(ulnet_nid_is_any(&nid));
 }
@@ -254,7 +260,7 @@ static void nid4_matches_wire_table(void **state)
 		assert_int_equal(ulnet_nid_to_nid4(&nid, &v), 0);
 		if (v != rows[i].nid4)
 			fail_msg("row %zu: %#llx", i, (unsigned long long)v);
-		ulnet_nid_from_nid4(v, &back);
+		assert_int_equal(ulnet_nid_from_nid4(v, &back), 0);
 		assert_true(ulnet_nid_same(&nid, &back));
 		assert_string_equal(ulnet_nid_format(&back, buf, sizeof(buf)),
 				    rows[i].str);
@@ -272,6 +278,119 @@ static void nid4_refuses_ipv6(void **state)
 	assert_int_equal(nid.nid_addr[3], 1);
 	assert_int_equal(ulnet_nid_to_nid4(&nid, &v), -EOVERFLOW);
 	assert_true(v == 42);
+}
+
+static void nid4_refuses_address_words_beyond_the_first(void **state)
+{
+	struct ulnet_nid nid;
+	uint64_t v = 42;
+	int i;
+
+	(void)state;
+	for (i = 1; i < 4; i++) {
+		assert_int_equal(ulnet_nid_parse("1.2.3.4@tcp", &nid, NULL, 0),
+				 0);
+		nid.nid_addr[i] = 1;
+		assert_int_equal(ulnet_nid_to_nid4(&nid, &v), -EOVERFLOW);
+		assert_true(v == 42);
+	}
+}
+
+static void nid4_with_top_byte_has_no_struct_form(void **state)
+{
+	static const uint64_t top_set[] = {
+		UINT64_C(0x0102000000000005),
+		UINT64_C(0x8000000000000000),
+		UINT64_C(0xff00000000000000),
+		UINT64_C(0xfffffffffffffffe),
+	};
+	struct ulnet_nid nid, keep;
+	size_t i;
+
+	(void)state;
+	memset(&keep, 0x5a, sizeof(keep));
+	for (i = 0; i < sizeof(top_set) / sizeof(top_set[0]); i++) {
+		nid = keep;
+		if (ulnet_nid_from_nid4(top_set[i], &nid) != -EINVAL)
+			fail_msg("row %zu accepted", i);
+		if (memcmp(&nid, &keep, sizeof(nid)))
+			fail_msg("row %zu wrote *nid", i);
+	}
+	/* Type 0xff below the top byte is LNet's ANY type (see is_any). */
+	assert_int_equal(
+		ulnet_nid_from_nid4(UINT64_C(0x00ff000000000005), &nid), 0);
+	assert_true(ulnet_nid_is_any(&nid));
+}
+
+/*
+ * LNET_NID_IS_ANY (lnet-types.h) compares nid_type alone, and
+ * libcfs_nidstr_r() and lnet_nid_to_nid4() go by it; so do we.
+ */
+static void nid_is_any_looks_at_type_like_lnet(void **state)
+{
+	char buf[ULNET_NIDSTR_SIZE];
+	struct ulnet_nid nid;
+	uint64_t v = 0;
+
+	(void)state;
+	memset(&nid, 0, sizeof(nid));
+	nid.nid_type = ULNET_LND_ANY;
+	nid.nid_addr[0] = 5;
+	assert_true(ulnet_nid_is_any(&nid));
+	assert_false(ulnet_nid_same(
+		&nid, &(struct ulnet_nid){
+			      0xff, 0xff, 0xffff, { ~0u, ~0u, ~0u, ~0u } }));
+	assert_string_equal(ulnet_nid_format(&nid, buf, sizeof(buf)), "<?>");
+	assert_int_equal(ulnet_nid_to_nid4(&nid, &v), 0);
+	assert_true(v == ULNET_NID4_ANY);
+	/* Every other field 0xff is not ANY: the type decides. */
+	ulnet_nid_set_any(&nid);
+	nid.nid_type = ULNET_LND_SOCK;
+	assert_false(ulnet_nid_is_any(&nid));
+}
+
+/* The wire codec's NID forms are thin wrappers of these: same answers. */
+static void wire_nid4_conversion_agrees_with_public_api(void **state)
+{
+	static const uint64_t v4[] = {
+		UINT64_C(0x00020000c6120001), UINT64_C(0x0009000000000000),
+		UINT64_C(0x00ff000000000005), UINT64_C(0x0102000000000005),
+		UINT64_C(0xffffffffffffffff), UINT64_C(0x00000000ffffffff),
+	};
+	struct ulnet_nid nids[6], a, b;
+	uint64_t x, y;
+	int ra, rb;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(v4) / sizeof(v4[0]); i++) {
+		memset(&a, 0, sizeof(a));
+		memset(&b, 0, sizeof(b));
+		ra = ulnet_nid_from_nid4(v4[i], &a);
+		rb = ul_wire_nid4_to_nid(v4[i], &b, NULL);
+		if (ra != (rb == -EPROTO ? -EINVAL : rb) ||
+		    memcmp(&a, &b, sizeof(a)))
+			fail_msg("nid4 row %zu: %d vs %d", i, ra, rb);
+	}
+	memset(nids, 0, sizeof(nids));
+	nids[0].nid_type = ULNET_LND_SOCK;
+	nids[0].nid_addr[0] = 0xc6120001;
+	nids[1] = nids[0];
+	nids[1].nid_addr[2] = 1;
+	nids[2] = nids[0];
+	nids[2].nid_size = 12;
+	nids[3].nid_type = ULNET_LND_ANY;
+	nids[3].nid_addr[0] = 5;
+	ulnet_nid_set_any(&nids[4]);
+	nids[5] = nids[4];
+	nids[5].nid_type = ULNET_LND_O2IB;
+	for (i = 0; i < 6; i++) {
+		x = y = 42;
+		ra = ulnet_nid_to_nid4(&nids[i], &x);
+		rb = ul_wire_nid_to_nid4(&nids[i], &y, NULL);
+		if (ra != (rb == -EINVAL ? -EOVERFLOW : rb) || x != y)
+			fail_msg("nid row %zu: %d vs %d", i, ra, rb);
+	}
 }
 
 static void nid_cmp_orders_like_wire_bytes(void **state)
@@ -402,6 +521,10 @@ int main(void)
 		cmocka_unit_test(nid_format_unknown_lnd_as_hex),
 		cmocka_unit_test(nid4_matches_wire_table),
 		cmocka_unit_test(nid4_refuses_ipv6),
+		cmocka_unit_test(nid4_refuses_address_words_beyond_the_first),
+		cmocka_unit_test(nid4_with_top_byte_has_no_struct_form),
+		cmocka_unit_test(nid_is_any_looks_at_type_like_lnet),
+		cmocka_unit_test(wire_nid4_conversion_agrees_with_public_api),
 		cmocka_unit_test(nid_cmp_orders_like_wire_bytes),
 		cmocka_unit_test(net_parse_and_format),
 		cmocka_unit_test(lnd_names_follow_lnet_table),
