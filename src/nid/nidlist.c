@@ -93,6 +93,10 @@ static int net_find_or_add(struct ul_nidlist *nl, const char *tok,
 		return ul_err_set(err, -EINVAL,
 				  "invalid net number '%.*s' in '%s' (0-%u)",
 				  (int)(len - n), net + n, tok, UL_NET_NUM_MAX);
+	/* The only lo NID is 0@lo, so "lo1" could never match (nidlist.h). */
+	if (lnd->type == ULNET_LND_LO && num != 0)
+		return ul_err_set(err, -EINVAL,
+				  "net lo takes no net number in '%s'", tok);
 	for (i = 0; i < nl->nr_nets; i++) {
 		if (nl->nets[i].lnd == lnd && nl->nets[i].num == num) {
 			*out = &nl->nets[i];

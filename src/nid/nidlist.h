@@ -16,6 +16,10 @@
  * spaces (runs of spaces are fine); items on the same net are grouped, in
  * the order nets first appear, and printed netmasks first.
  *
+ * As in LNet, the net number is C-style here but decimal in a NID
+ * (ulnet_nid_parse()): "1.2.3.4@tcp010" is a nidlist on tcp8, so it does
+ * not match the NID 1.2.3.4@tcp010, which is on tcp10. "lo0" is lo.
+ *
  * Departures from LNet, each a defect there:
  *  - "*@net" together with other items of that net prints as "*@net"; LNet
  *    asserts (lnetctl aborts) in cfs_print_nidlist().
@@ -25,6 +29,8 @@
  *  - An IPv4 /32 netmask prints as "a.b.c.d/32@net" so that printing is a
  *    fixed point; LNet drops the "/32" and the reparse reorders the list.
  *  - A net number above 65535 is refused; LNet keeps it and never matches.
+ *  - lo with a net number other than 0 ("0@lo1") is refused; LNet keeps
+ *    it, prints it back and never matches it, since lo has one NID, 0@lo.
  *  - Numbers: see expr.h (stride 0, signs, overflow refused).
  *  - Printing has no length limit; lnetctl prints into strlen(input)+1
  *    bytes and truncates (and writes past the buffer) when the canonical

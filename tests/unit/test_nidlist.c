@@ -87,6 +87,13 @@ static const struct row rows[] = {
 	{ "1.2.3.4@tcp65536", NULL },
 	{ "-1@gni", NULL },
 	{ "1.2.3.-0@tcp", NULL },
+	/* 60: LNet: net numbers are C-style, "010" is 8 (NIDs say 10) */
+	{ "1.2.3.4@tcp010", "1.2.3.4@tcp8" },
+	{ "0@lo0", "0@lo" },
+	{ "0@lo00", "0@lo" },
+	/* departure: LNet keeps lo1, which no NID can be on */
+	{ "0@lo1", NULL },
+	{ "*@lo0x1", NULL },
 };
 
 static void nidlist_prints_lnet_canonical_form(void **state)
@@ -159,6 +166,7 @@ static void nidlist_error_quotes_offending_part(void **state)
 		{ "1.2.3.0/40@tcp", "invalid prefix length '40'" },
 		{ "1.2.3@tcp", "'1.2.3' is not four octet expressions" },
 		{ "1.2.3.4@tcp 1.2.3.999@tcp", "'999' (values 0-255)" },
+		{ "0@lo1", "net lo takes no net number in '0@lo1'" },
 	};
 	struct ul_nidlist *nl;
 	struct ul_err err;
@@ -209,6 +217,11 @@ static void nidlist_match_table(void **state)
 		{ "[0-4294967295]@kfi", "4294967295@kfi", true },
 		{ "1.2.3.4@tcp *@tcp", "9.9.9.9@tcp", true },
 		{ "*@tcp1", "1.2.3.4@tcp", false },
+		/* 30: LNet: a nidlist's "tcp010" is tcp8, a NID's is tcp10 */
+		{ "1.2.3.4@tcp010", "1.2.3.4@tcp8", true },
+		{ "1.2.3.4@tcp010", "1.2.3.4@tcp010", false },
+		{ "1.2.3.4@tcp010", "1.2.3.4@tcp10", false },
+		{ "0@lo0", "0@lo", true },
 	};
 	struct ulnet_nid nid;
 	struct ul_nidlist *nl;
