@@ -1,5 +1,4 @@
 /* Numeric range expression lists; see expr.h for the syntax. */
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,74 +6,13 @@
 #include "nid/expr.h"
 #include "nid/strbuf.h"
 
-static bool is_blank(char c)
-{
-	return isspace((unsigned char)c) != 0;
-}
-
-/* Drop blanks at both ends of s[0..*len). */
-static const char *trim(const char *s, size_t *len)
-{
-	while (*len && is_blank(*s)) {
-		s++;
-		(*len)--;
-	}
-	while (*len && is_blank(s[*len - 1]))
-		(*len)--;
-	return s;
-}
-
-static int digit_value(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return 99;
-}
-
-int ul_num_parse(const char *s, size_t len, uint32_t min, uint32_t max,
-		 uint32_t *out)
-{
-	unsigned int base = 10;
-	uint64_t v = 0;
-	size_t i = 0;
-	int d;
-
-	s = trim(s, &len);
-	if (len == 0)
-		return -EINVAL;
-	/* strtoul(..., 0) prefixes: "0x" hex, a lone leading "0" octal. */
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		i = 2;
-	} else if (len > 1 && s[0] == '0') {
-		base = 8;
-		i = 1;
-	}
-	for (; i < len; i++) {
-		d = digit_value(s[i]);
-		if (d >= (int)base)
-			return -EINVAL;
-		v = v * base + (uint64_t)d;
-		if (v > max)
-			return -EINVAL;
-	}
-	if (v < min)
-		return -EINVAL;
-	*out = (uint32_t)v;
-	return 0;
-}
-
 static int range_parse(const char *s, size_t len, uint32_t min, uint32_t max,
 		       struct ul_range *r, const char *whole, size_t wlen,
 		       struct ul_err *err)
 {
 	const char *dash, *slash;
 
-	s = trim(s, &len);
+	s = ul_str_trim(s, &len);
 	if (len == 0)
 		return ul_err_set(err, -EINVAL, "empty range in '%.*s'",
 				  (int)wlen, whole);
@@ -131,7 +69,7 @@ int ul_expr_parse(const char *s, size_t len, uint32_t min, uint32_t max,
 	size_t wlen, n, i;
 	int rc;
 
-	whole = s = trim(s, &len);
+	whole = s = ul_str_trim(s, &len);
 	wlen = len;
 	if (len == 0)
 		return ul_err_set(err, -EINVAL, "empty expression");

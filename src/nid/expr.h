@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "nid/num.h"
 #include "util/err.h"
 
 struct ul_strbuf;
@@ -44,12 +45,6 @@ struct ul_expr {
 	struct ul_range r[]; /* in the order written */
 };
 
-/*
- * Parse one C-style number from s[0..len) (blanks around it allowed) that
- * lies in [min, max]. Returns 0 and sets *out, or -EINVAL.
- */
-int ul_num_parse(const char *s, size_t len, uint32_t min, uint32_t max,
-		 uint32_t *out);
 /*
  * Parse an expression list s[0..len) whose values lie in [min, max].
  * Returns 0 and sets *out (caller frees with ul_expr_free()), or -EINVAL

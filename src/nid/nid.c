@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "nid/lnd.h"
+#include "nid/num.h"
 #include "ulnet/nid.h"
 
 /* LNet's netstrfns table, in its order (prefix lookups depend on it). */
@@ -103,53 +104,30 @@ static void errf(char *errbuf, size_t errlen, const char *fmt, ...)
 }
 
 /*
- * Read a decimal number from s[*pos..len) after optional whitespace, as
+ * Read a decimal number from s[*pos..len) after optional blanks, as
  * sscanf("%u") does but without a sign and refusing overflow past max.
  */
 static bool scan_dec(const char *s, size_t len, size_t *pos, uint32_t max,
 		     uint32_t *out)
 {
 	size_t i = *pos;
-	uint64_t v = 0;
-	size_t start;
 
 	while (i < len && isspace((unsigned char)s[i]))
 		i++;
-	start = i;
-	while (i < len && isdigit((unsigned char)s[i])) {
-		v = v * 10 + (uint64_t)(s[i] - '0');
-		if (v > max)
-			return false;
-		i++;
-	}
-	if (i == start)
+	if (ul_num_scan(s, len, &i, 10, max, out))
 		return false;
 	*pos = i;
-	*out = (uint32_t)v;
 	return true;
 }
 
-/* A numeric address: decimal (whitespace before it allowed) or 0x hex. */
+/* A numeric address: decimal (blanks before it allowed) or 0x hex. */
 static bool scan_num_addr(const char *s, size_t len, uint32_t *out)
 {
 	size_t i = 2;
-	uint64_t v = 0;
-	int d;
 
-	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		for (; i < len; i++) {
-			if (!isxdigit((unsigned char)s[i]))
-				return false;
-			d = isdigit((unsigned char)s[i])
-				    ? s[i] - '0'
-				    : tolower((unsigned char)s[i]) - 'a' + 10;
-			v = v * 16 + (uint64_t)d;
-			if (v > UINT32_MAX)
-				return false;
-		}
-		*out = (uint32_t)v;
-		return true;
-	}
+	if (len > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		return ul_num_scan(s, len, &i, 16, UINT32_MAX, out) == 0 &&
+		       i == len;
 	i = 0;
 	return scan_dec(s, len, &i, UINT32_MAX, out) && i == len;
 }

@@ -1,6 +1,5 @@
 /* Nidlists: parse, match, print. Syntax and departures are in nidlist.h. */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -194,14 +193,8 @@ static int nidrange_parse(struct ul_nidlist *nl, const char *tok,
 		return ul_err_set(err, -EINVAL,
 				  "nidrange '%s' does not contain '@'", tok);
 	alen = (size_t)(at - tok);
-	net = at + 1;
-	nlen = strlen(net);
-	while (nlen && isspace((unsigned char)*net)) {
-		net++;
-		nlen--;
-	}
-	while (nlen && isspace((unsigned char)net[nlen - 1]))
-		nlen--;
+	nlen = strlen(at + 1);
+	net = ul_str_trim(at + 1, &nlen);
 	if (nlen == 0 || memchr(net, '@', nlen))
 		return ul_err_set(err, -EINVAL, "malformed net in '%s'", tok);
 	rc = net_find_or_add(nl, tok, net, nlen, &nn, err);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nid/expr.h"
+#include "nid/num.h"
 #include "nid/nidlist.h"
 #include "nid/nidrange.h"
 
@@ -63,30 +64,20 @@ static int group_check_chars(const char *s, size_t len, struct ul_err *err)
 	return 0;
 }
 
+/* The whole of s[0..len): bare decimal digits, or hex ones in hex items. */
 static int number(const char *s, size_t len, bool is_hex, uint32_t *v,
 		  struct ul_err *err)
 {
-	uint64_t acc = 0;
-	size_t i;
-	int d;
+	size_t pos = 0;
+	int rc;
 
-	if (len == 0)
+	rc = ul_num_scan(s, len, &pos, is_hex ? 16 : 10, UINT32_MAX, v);
+	if (rc == -ERANGE)
+		return fail(err, -EINVAL,
+			    LNETCTL_MSG("number too large in range"));
+	if (rc || pos != len)
 		return fail(err, -EINVAL,
 			    LNETCTL_MSG("invalid character in range"));
-	for (i = 0; i < len; i++) {
-		if (isdigit((unsigned char)s[i]))
-			d = s[i] - '0';
-		else if (is_hex && isxdigit((unsigned char)s[i]))
-			d = tolower((unsigned char)s[i]) - 'a' + 10;
-		else
-			return fail(err, -EINVAL,
-				    LNETCTL_MSG("invalid character in range"));
-		acc = acc * (is_hex ? 16 : 10) + (uint64_t)d;
-		if (acc > UINT32_MAX)
-			return fail(err, -EINVAL,
-				    LNETCTL_MSG("number too large in range"));
-	}
-	*v = (uint32_t)acc;
 	return 0;
 }
 
