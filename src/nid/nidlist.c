@@ -29,24 +29,34 @@ struct nl_net {
 	uint16_t num;
 	bool is_all; /* "*@net" was given: every address matches */
 	struct nl_mask *masks;
-	size_t nr_masks;
+	size_t nr_masks, cap_masks; /* used and allocated entries */
 	struct nl_addr *addrs;
-	size_t nr_addrs;
+	size_t nr_addrs, cap_addrs;
 };
 
 struct ul_nidlist {
 	struct nl_net *nets; /* in order of first appearance */
-	size_t nr_nets;
+	size_t nr_nets, cap_nets;
 };
 
-/* Grow *arr by one element of size sz; the new element is zeroed. */
-static void *grow(void **arr, size_t *nr, size_t sz)
+/*
+ * Append one zeroed element of size sz to *arr (*nr used, *cap allocated)
+ * and return it. The array doubles when full, so a list of n items costs
+ * O(n) copying, not O(n^2). Counts stay far below overflow: the input is
+ * at most UL_NIDLIST_MAX_LEN characters.
+ */
+static void *grow(void **arr, size_t *nr, size_t *cap, size_t sz)
 {
-	char *p = realloc(*arr, (*nr + 1) * sz);
+	size_t ncap = *cap ? *cap * 2 : 4;
+	char *p = *arr;
 
-	if (!p)
-		return NULL;
-	*arr = p;
+	if (*nr == *cap) {
+		p = realloc(*arr, ncap * sz);
+		if (!p)
+			return NULL;
+		*arr = p;
+		*cap = ncap;
+	}
 	memset(p + *nr * sz, 0, sz);
 	return p + (*nr)++ * sz;
 }
@@ -102,7 +112,7 @@ static int net_find_or_add(struct ul_nidlist *nl, const char *tok,
 			return 0;
 		}
 	}
-	nn = grow((void **)&nl->nets, &nl->nr_nets, sizeof(*nn));
+	nn = grow((void **)&nl->nets, &nl->nr_nets, &nl->cap_nets, sizeof(*nn));
 	if (!nn)
 		return ul_err_set(err, -ENOMEM, "out of memory");
 	nn->lnd = lnd;
@@ -151,7 +161,8 @@ static int mask_parse(struct nl_net *nn, const char *tok, const char *s,
 				  s, tok);
 	m.prefix_len = prefix;
 	mask_init(&m);
-	slot = grow((void **)&nn->masks, &nn->nr_masks, sizeof(*slot));
+	slot = grow((void **)&nn->masks, &nn->nr_masks, &nn->cap_masks,
+		    sizeof(*slot));
 	if (!slot)
 		return ul_err_set(err, -ENOMEM, "out of memory");
 	*slot = m;
@@ -171,7 +182,8 @@ static int addr_parse(struct nl_net *nn, const char *s, size_t len,
 		rc = ul_expr_parse(s, len, 0, UL_EXPR_NUM_MAX, &a.e[0], err);
 	if (rc)
 		return rc;
-	slot = grow((void **)&nn->addrs, &nn->nr_addrs, sizeof(*slot));
+	slot = grow((void **)&nn->addrs, &nn->nr_addrs, &nn->cap_addrs,
+		    sizeof(*slot));
 	if (!slot) {
 		addr_free(&a);
 		return ul_err_set(err, -ENOMEM, "out of memory");
