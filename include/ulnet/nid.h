@@ -11,7 +11,10 @@
  * A NID whose address fits 32 bits also has the 64-bit form that the V1-V3
  * wire protocols and ping info carry (ulnet_nid_to_nid4()).
  *
- * All functions here are pure: they may be called from any thread.
+ * All functions here are pure and keep no state: any thread may call them,
+ * concurrently. None allocates; every pointer stays the caller's. Pointers
+ * must not be NULL unless a function says otherwise. Where a function
+ * differs from LNet, the reason is given at the top of src/nid/nid.c.
  */
 #ifndef ULNET_NID_H
 #define ULNET_NID_H
@@ -43,7 +46,7 @@ enum ulnet_lnd_type {
 /* Longest string ulnet_nid_format() or ulnet_net_format() writes, with NUL. */
 #define ULNET_NIDSTR_SIZE 64
 
-/* nid_type of the ANY NID (all fields 0xff). */
+/* The nid_type that makes a NID the ANY NID (ulnet_nid_is_any()). */
 #define ULNET_LND_ANY 0xff
 /* The 64-bit ANY NID (LNET_NID_ANY). */
 #define ULNET_NID4_ANY UINT64_C(0xffffffffffffffff)
@@ -58,7 +61,14 @@ struct ulnet_nid {
 				 * is nid_addr[0] == 0xc6120001; unused words 0 */
 };
 
-/* A net id is (LND type << 16) | network number, as in the 64-bit NID. */
+/*
+ * A net id is (LND type << 16) | network number: bits 63..32 of the 64-bit
+ * NID. ulnet_net_make() keeps the low 16 bits of num and does not check
+ * lnd_type; ulnet_net_type() and ulnet_net_num() split a net id, and
+ * ulnet_nid_net() builds a NID's from its type and number, even for an
+ * ANY NID (0x00ffffff there, where LNet's LNET_NID_NET() gives
+ * ULNET_NET_ANY).
+ */
 static inline uint32_t ulnet_net_make(unsigned int lnd_type, unsigned int num)
 {
 	return ((uint32_t)lnd_type << 16) | (num & 0xffff);
@@ -92,13 +102,14 @@ static inline uint32_t ulnet_nid_net(const struct ulnet_nid *nid)
 ULNET_EXTERN bool ulnet_nid_is_any(const struct ulnet_nid *nid);
 /* Set every byte of *nid to 0xff: LNET_ANY_NID. */
 ULNET_EXTERN void ulnet_nid_set_any(struct ulnet_nid *nid);
-/* True when both NIDs are the same (every field equal). */
+/* True when every field of a equals b's (LNet's nid_same()). */
 ULNET_EXTERN bool ulnet_nid_same(const struct ulnet_nid *a,
 				 const struct ulnet_nid *b);
 /*
- * Order two NIDs bytewise over their 20-byte wire form, as LNet compares
- * them (for IPv4: type, then net number, then address, all unsigned).
- * Returns <0, 0 or >0.
+ * Order two NIDs as memcmp() orders their 20-byte wire forms: nid_size,
+ * then type, net number and the four address words, all unsigned (an IPv4
+ * NID sorts before every IPv6 one). Returns -1, 0 or 1; 0 exactly when
+ * ulnet_nid_same().
  */
 ULNET_EXTERN int ulnet_nid_cmp(const struct ulnet_nid *a,
 			       const struct ulnet_nid *b);
@@ -128,39 +139,70 @@ ULNET_EXTERN int ulnet_nid_to_nid4(const struct ulnet_nid *nid, uint64_t *nid4);
 ULNET_EXTERN int ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid);
 
 /*
- * Parse a NID string. Accepts every form LNet's libcfs_strnid() accepts:
- * "<address>@<net>", an address without "@" meaning tcp, "0@lo", IPv4 and
- * IPv6 addresses on tcp/efa, IPv4 on o2ib/gip, decimal numbers on gni,
- * ptlf, kfi, bxi3f, host names are NOT resolved. As in LNet, tcp/efa
- * refuse 127.0.0.1, ::1 and fe80::/10 (127.0.0.2 is fine). Departures from
- * LNet are listed in src/nid/nid.c. Returns 0 and fills *nid,
- * or -EINVAL and, when errbuf is not NULL, writes a reason that quotes the
- * bad part into errbuf (always NUL-terminated, truncated to errlen).
- * *nid is written only on success.
+ * Parse a NID string, "<address>@<net>", as LNet's libcfs_strnid() does:
+ *  - no "@": the whole string is an address on tcp (net tcp0);
+ *  - the net after the first "@": as ulnet_net_parse();
+ *  - tcp, efa: an IPv4 or IPv6 address as inet_pton() reads it (no leading
+ *    zeros in IPv4 octets), refusing 127.0.0.1, ::1 and fe80::/10 as LNet
+ *    does (127.0.0.2 is fine); IPv6 sets nid_size 12;
+ *  - o2ib, gip: four decimal octets 0..255, each with optional blanks
+ *    before it and leading zeros read as decimal ("010" is 10);
+ *  - gni, ptlf, kfi, bxi3f: one decimal number (blanks before it allowed)
+ *    or "0x" hex, up to 4294967295;
+ *  - lo: an address read the same way that is 0 ("0@lo", "0x0@lo"); lo
+ *    takes no net number, not even 0.
+ * Host names are never resolved; signs and values past 32 bits are
+ * refused. Returns 0 and sets *nid (unused address words 0), or -EINVAL
+ * and leaves *nid alone; str NULL is -EINVAL. On failure, when errbuf is
+ * not NULL and errlen > 0, a reason that quotes the offending part is
+ * written there (NUL-terminated, truncated to errlen); errbuf is not
+ * touched on success.
  */
 ULNET_EXTERN int ulnet_nid_parse(const char *str, struct ulnet_nid *nid,
 				 char *errbuf, size_t errlen);
 
 /*
- * Write the canonical string of a NID into buf (size len, at most
- * ULNET_NIDSTR_SIZE is ever needed) and return buf. The ANY NID prints as
- * "<?>"; an unknown LND type as "<type:num>" form, as LNet does.
+ * Write the canonical string of a NID into buf, snprintf-style (truncated
+ * to len, NUL-terminated), and return buf; with buf NULL or len 0 nothing
+ * is written. ULNET_NIDSTR_SIZE bytes always suffice. The forms, as LNet's
+ * libcfs_nidstr_r():
+ *  - a NID that ulnet_nid_is_any(): "<?>";
+ *  - tcp/efa, nid_size 0 or 12: inet_ntop()'s IPv4 or compressed IPv6;
+ *    o2ib/gip, nid_size 0: dotted quad;
+ *  - gni, ptlf, kfi, bxi3f, lo: nid_addr[0] in decimal, whatever nid_size
+ *    and the other words hold;
+ *  - then "@" and the net as ulnet_net_format() writes it;
+ *  - an LND type with no name, or an IP LND with another nid_size: the
+ *    address words in hex, ":"-separated, then "@<type:num>", e.g.
+ *    "1234abcd@<17:0>" (LNet leaves the IP case unwritten).
+ * A NID that ulnet_nid_parse() produced prints as a string that parses
+ * back to the same NID.
  */
 ULNET_EXTERN char *ulnet_nid_format(const struct ulnet_nid *nid, char *buf,
 				    size_t len);
 
 /*
- * Parse a net name: "tcp", "tcp0", "o2ib3", "lo". Returns 0 and sets *net,
- * or -EINVAL with a reason in errbuf as ulnet_nid_parse() does.
+ * Parse a net name "<lnd>[<num>]": "tcp", "tcp0", "o2ib3", "lo". The LND
+ * is the first in LNet's table whose name str begins with ("tcpx" is tcp
+ * followed by a bad number); the number is decimal, 0..65535, blanks
+ * before it allowed, nothing after it; "lo" takes none. Returns 0 and sets *net, or -EINVAL (str NULL too) with a
+ * reason in errbuf as ulnet_nid_parse() does; *net is set only on success.
  */
 ULNET_EXTERN int ulnet_net_parse(const char *str, uint32_t *net, char *errbuf,
 				 size_t errlen);
-/* Canonical net name ("tcp", "tcp1", "o2ib3"); returns buf. */
+/*
+ * Canonical net name, snprintf-style into buf: "tcp" for number 0, "tcp1",
+ * "o2ib3"; "<type:num>" for an LND type with no name. Returns buf; with
+ * buf NULL or len 0 nothing is written.
+ */
 ULNET_EXTERN char *ulnet_net_format(uint32_t net, char *buf, size_t len);
 
-/* Name of an LND type ("tcp", "o2ib", ...), or NULL if unknown. */
+/* Name of an LND type ("tcp", "o2ib", ...), or NULL if it has none. */
 ULNET_EXTERN const char *ulnet_lnd_name(unsigned int lnd_type);
-/* LND type for a name, or -EINVAL if none has that name. */
+/*
+ * LND type whose name is exactly name ("tcp" gives ULNET_LND_SOCK; no
+ * number, no prefix match), or -EINVAL for another name or NULL.
+ */
 ULNET_EXTERN int ulnet_lnd_from_name(const char *name);
 
 #ifdef __cplusplus

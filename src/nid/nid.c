@@ -13,10 +13,15 @@
  *  - "0@lo" is the only lo NID accepted; LNet takes any text before "@lo".
  *  - An IP-LND NID whose nid_size is neither 0 nor 12 prints in the hex
  *    form of an unknown LND; LNet leaves the buffer unwritten.
+ *  - A 64-bit NID with a non-zero top byte (other than LNET_NID_ANY) is
+ *    refused by ulnet_nid_from_nid4(); lnet_nid4_to_nid() drops the byte.
+ *    A NID with nid_size 0 but address words 1..3 set has no 64-bit form;
+ *    lnet_nid_to_nid4() drops the words.
  * Kept from LNet: whitespace before a net number ("tcp 1") and before each
  * decimal number of an o2ib/gip address or a numeric address; IPv4 octets
  * with leading zeros on o2ib/gip (decimal, never octal) but not on tcp/efa,
- * which use inet_pton; 127.0.0.1, ::1 and fe80::/10 refused on tcp/efa.
+ * which use inet_pton; 127.0.0.1, ::1 and fe80::/10 refused on tcp/efa;
+ * every NID of type 0xff is ANY (LNET_NID_IS_ANY).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
