@@ -282,3 +282,42 @@ const struct hv_field *hv_field(const struct hv_block *b, const char *name)
 			return &b->fields[i];
 	return NULL;
 }
+
+struct hv_set hv_vectors;
+
+int hv_setup(void **state)
+{
+	char err[256];
+
+	(void)state;
+	if (hv_load(ULNET_VECTORS_DIR "/frames.txt", &hv_vectors, err,
+		    sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+int hv_teardown(void **state)
+{
+	(void)state;
+	hv_free(&hv_vectors);
+	return 0;
+}
+
+uint8_t *hv_copy(int index, size_t len)
+{
+	const struct hv_block *b = hv_find(&hv_vectors, index);
+	uint8_t *p;
+
+	if (!b || len > b->length) {
+		fprintf(stderr, "hv_copy: no vector %d of %zu bytes\n", index,
+			len);
+		abort();
+	}
+	p = malloc(len ? len : 1);
+	if (!p)
+		abort();
+	memcpy(p, b->bytes, len);
+	return p;
+}

@@ -1,7 +1,8 @@
 /*
  * Reader for tests/vectors/frames.txt (grammar at the top of that file and
- * in reference/wire.md §13), for unit tests. Self-contained: no cmocka, no
- * libulnet, no main, because every unit test program links every helper.
+ * in reference/wire.md §13), and the group fixtures the wire tests share
+ * to load it. Self-contained: no cmocka, no libulnet, no main, because
+ * every unit test program links every helper.
  */
 #ifndef HELPER_VECTORS_H
 #define HELPER_VECTORS_H
@@ -39,6 +40,22 @@ struct hv_set {
 	struct hv_block *blocks; /* nblocks, allocated by hv_load() */
 	size_t nblocks;
 };
+
+/*
+ * Group fixtures shared by the wire tests: hv_setup() loads
+ * ULNET_VECTORS_DIR/frames.txt into hv_vectors (printing the reason to
+ * stderr and returning -1 if it cannot), hv_teardown() frees it. Their
+ * shape is cmocka's group setup/teardown; state is not used.
+ */
+extern struct hv_set hv_vectors;
+int hv_setup(void **state);
+int hv_teardown(void **state);
+/*
+ * A malloc'd copy of the first len bytes of vector index, so ASan sees
+ * any read past its end; abort()s if the vector is missing, shorter than
+ * len, or memory runs out. len 0 still gives a (1-byte) allocation.
+ */
+uint8_t *hv_copy(int index, size_t len);
 
 /*
  * Parse the file at path into *set. The file is checked as it is read:

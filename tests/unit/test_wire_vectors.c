@@ -19,8 +19,6 @@
 
 #define NVECTORS 15
 
-static struct hv_set vectors;
-
 enum stage { STAGE_ACR, STAGE_HELLO, STAGE_KSOCK };
 
 /* Everything any stage can decode to, with the ping info of a payload. */
@@ -36,22 +34,9 @@ struct decoded {
 
 static int setup(void **state)
 {
-	char err[256];
-
-	(void)state;
-	if (hv_load(ULNET_VECTORS_DIR "/frames.txt", &vectors, err,
-		    sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
+	if (hv_setup(state))
 		return -1;
-	}
-	return vectors.nblocks == NVECTORS ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	hv_free(&vectors);
-	return 0;
+	return hv_vectors.nblocks == NVECTORS ? 0 : -1;
 }
 
 static enum stage stage_of(const struct hv_block *b)
@@ -284,8 +269,8 @@ static void vectors_decode_every_field(void **state)
 	size_t j;
 
 	(void)state;
-	for (i = 0; i < vectors.nblocks; i++) {
-		const struct hv_block *b = &vectors.blocks[i];
+	for (i = 0; i < hv_vectors.nblocks; i++) {
+		const struct hv_block *b = &hv_vectors.blocks[i];
 
 		decode_block(b, &d);
 		for (j = 0; j < b->nfields; j++)
@@ -304,8 +289,8 @@ static void vectors_encode_to_exact_bytes(void **state)
 	int rc;
 
 	(void)state;
-	for (i = 0; i < vectors.nblocks; i++) {
-		const struct hv_block *b = &vectors.blocks[i];
+	for (i = 0; i < hv_vectors.nblocks; i++) {
+		const struct hv_block *b = &hv_vectors.blocks[i];
 
 		decode_block(b, &d);
 		memset(out, 0xa5, sizeof(out));
@@ -342,7 +327,7 @@ static void vectors_encode_to_exact_bytes(void **state)
 static void encode_msg_equals_block(const struct ul_wire_ksock_msg *m,
 				    int index)
 {
-	const struct hv_block *b = hv_find(&vectors, index);
+	const struct hv_block *b = hv_find(&hv_vectors, index);
 	struct ul_err err = { 0 };
 	uint8_t out[HV_MAX_BYTES];
 	int rc;
@@ -366,7 +351,7 @@ static void ack_built_from_put_copies_handle_and_match_bits(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		decode_block(hv_find(&vectors, pairs[i][0]), &put);
+		decode_block(hv_find(&hv_vectors, pairs[i][0]), &put);
 		memset(&ack, 0, sizeof(ack));
 		ack.ksh.type = UL_WIRE_KSOCK_LNET;
 		ul_wire_ack_init(&ack.hdr, &put.msg.hdr, UL_WIRE_PID_LUSTRE,
@@ -386,8 +371,8 @@ static void reply_built_from_get_copies_handle(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		decode_block(hv_find(&vectors, pairs[i][0]), &get);
-		decode_block(hv_find(&vectors, pairs[i][1]), &want);
+		decode_block(hv_find(&hv_vectors, pairs[i][0]), &get);
+		decode_block(hv_find(&hv_vectors, pairs[i][1]), &want);
 		memset(&reply, 0, sizeof(reply));
 		reply.ksh.type = UL_WIRE_KSOCK_LNET;
 		ul_wire_reply_init(&reply.hdr, &get.msg.hdr, UL_WIRE_PID_LUSTRE,
@@ -407,7 +392,7 @@ static void ping_get_and_push_put_builders_match_vectors(void **state)
 	int n;
 
 	(void)state;
-	decode_block(hv_find(&vectors, 8), &d);
+	decode_block(hv_find(&hv_vectors, 8), &d);
 	memset(&m, 0, sizeof(m));
 	m.ksh.type = UL_WIRE_KSOCK_LNET;
 	ul_wire_ping_get_init(&m.hdr, &d.msg.hdr.dest_nid, &d.msg.hdr.src_nid,
@@ -415,7 +400,7 @@ static void ping_get_and_push_put_builders_match_vectors(void **state)
 			      UL_WIRE_PING_INFO_MIN_SIZE);
 	encode_msg_equals_block(&m, 8);
 
-	decode_block(hv_find(&vectors, 10), &d);
+	decode_block(hv_find(&hv_vectors, 10), &d);
 	n = ul_wire_ping_info_encode(&d.pi, d.nis, d.pi.nnis, info,
 				     sizeof(info), &err);
 	assert_int_equal(n, 48);
@@ -441,8 +426,8 @@ static void passive_hello_inverts_active_ctype(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		decode_block(hv_find(&vectors, pairs[i][0]), &d);
-		want = hv_find(&vectors, pairs[i][1]);
+		decode_block(hv_find(&hv_vectors, pairs[i][0]), &d);
+		want = hv_find(&hv_vectors, pairs[i][1]);
 		memset(&h, 0, sizeof(h));
 		h.version = d.hello.version;
 		h.src_nid = d.hello.dst_nid;
@@ -557,7 +542,7 @@ static void run_stream(const struct stream *st, size_t max_chunk, uint32_t seed)
 	size_t i;
 
 	for (i = 0; i < st->nblocks; i++) {
-		const struct hv_block *b = hv_find(&vectors, st->blocks[i]);
+		const struct hv_block *b = hv_find(&hv_vectors, st->blocks[i]);
 
 		assert_non_null(b);
 		memcpy(all + total, b->bytes, b->length);
@@ -580,7 +565,7 @@ static void run_stream(const struct stream *st, size_t max_chunk, uint32_t seed)
 		fail_msg("%s, chunks <= %zu: %zu units, %zu bytes left",
 			 st->name, max_chunk, r.nunits, r.len);
 	for (i = 0; i < st->nblocks; i++) {
-		const struct hv_block *b = hv_find(&vectors, st->blocks[i]);
+		const struct hv_block *b = hv_find(&hv_vectors, st->blocks[i]);
 
 		assert_int_equal(r.units[i], b->length);
 		assert_memory_equal(all + r.offsets[i], b->bytes, b->length);
@@ -613,5 +598,5 @@ int main(void)
 		cmocka_unit_test(stream_splits_same_units_in_any_chunking),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, setup, hv_teardown);
 }
