@@ -86,17 +86,44 @@ int ul_wire_hello_start_decode(const void *buf, size_t len,
 	return UL_WIRE_MAGICVERSION_SIZE;
 }
 
+/*
+ * The checks decode and encode share, so that encode refuses exactly what
+ * decode would; code is -EPROTO for bytes, -EINVAL for a struct.
+ */
+static int check_nips(uint32_t version, uint32_t nips, int code,
+		      struct ul_err *err)
+{
+	/*
+	 * §5.3: a V4 receiver reads no IPs, so any it was sent would be
+	 * taken for the next message; the kernel does not check, we do.
+	 */
+	if (version == UL_WIRE_PROTO_V4 && nips != 0)
+		return ul_err_set(err, code, "hello: V4 with nips %u", nips);
+	if (nips > UL_WIRE_INTERFACES_NUM)
+		return ul_err_set(err, code, "hello: nips %u > %u", nips,
+				  UL_WIRE_INTERFACES_NUM);
+	return 0;
+}
+
+static int check_ip(uint32_t i, uint32_t ip, int code, struct ul_err *err)
+{
+	if (ip == 0)
+		return ul_err_set(err, code, "hello: IP[%u] is 0", i);
+	return 0;
+}
+
 static int check_ips(struct ul_wire_hello *h, const uint8_t *p, bool is_le,
 		     bool is_swapped, struct ul_err *err)
 {
 	uint32_t i;
+	int rc;
 
 	for (i = 0; i < h->nips; i++) {
 		h->ips[i] = is_le ? ul_get_le32(p + 4 * i)
 				  : ul_get_host32(p + 4 * i, is_swapped);
-		if (h->ips[i] == 0)
-			return ul_err_set(err, -EPROTO, "hello: IP[%u] is 0",
-					  i);
+		rc = check_ip(i, h->ips[i], -EPROTO, err);
+		if (rc < 0)
+			return rc;
 	}
 	return 0;
 }
@@ -174,9 +201,9 @@ static int rest_nid4(const uint8_t *p, size_t len, struct ul_wire_hello *h,
 	h->dst_incarnation = ul_get_host64(F(40), sw);
 	h->ctype = ul_get_host32(F(48), sw);
 	h->nips = ul_get_host32(F(52), sw);
-	if (h->nips > UL_WIRE_INTERFACES_NUM)
-		return ul_err_set(err, -EPROTO, "hello: nips %u > %u", h->nips,
-				  UL_WIRE_INTERFACES_NUM);
+	rc = check_nips(h->version, h->nips, -EPROTO, err);
+	if (rc < 0)
+		return rc;
 	need = UL_WIRE_HELLO_NID4_SIZE + 4 * (size_t)h->nips -
 	       UL_WIRE_MAGICVERSION_SIZE;
 	if (len < need)
@@ -193,6 +220,7 @@ static int rest_v4(const uint8_t *p, struct ul_wire_hello *h,
 		   struct ul_err *err)
 {
 	bool sw = h->is_swapped;
+	int rc;
 
 	/* §6: V4 swaps pids, incarnations and ctype, never the NIDs. */
 	ul_wire_nid_get(F(8), &h->src_nid);
@@ -203,13 +231,9 @@ static int rest_v4(const uint8_t *p, struct ul_wire_hello *h,
 	h->dst_incarnation = ul_get_host64(F(64), sw);
 	h->ctype = ul_get_host32(F(72), sw);
 	h->nips = ul_get_host32(F(76), sw);
-	/*
-	 * §5.3: a V4 receiver reads no IPs, so any it was sent would be
-	 * taken for the next message; the kernel does not check, we do.
-	 */
-	if (h->nips != 0)
-		return ul_err_set(err, -EPROTO, "hello: V4 with nips %u",
-				  h->nips);
+	rc = check_nips(h->version, h->nips, -EPROTO, err);
+	if (rc < 0)
+		return rc;
 	return UL_WIRE_HELLO_V4_SIZE - UL_WIRE_MAGICVERSION_SIZE;
 }
 
@@ -289,18 +313,20 @@ int ul_wire_hello_frame(const void *buf, size_t len, size_t *size,
 			return ul_err_set(err, -EPROTO,
 					  "hello: V1 payload_length %u", n);
 		*size = UL_WIRE_HELLO_V1_SIZE + n;
-		return 0;
+		break;
 	case UL_WIRE_PROTO_V4:
 		*size = UL_WIRE_HELLO_V4_SIZE;
-		return 0;
+		break;
 	default:
 		n = ul_get_host32(p + 52, hs.is_swapped);
-		if (n > UL_WIRE_INTERFACES_NUM)
-			return ul_err_set(err, -EPROTO, "hello: nips %u > %u",
-					  n, UL_WIRE_INTERFACES_NUM);
+		rc = check_nips(hs.version, n, -EPROTO, err);
+		if (rc < 0)
+			return rc;
 		*size = UL_WIRE_HELLO_NID4_SIZE + 4 * (size_t)n;
-		return 0;
+		break;
 	}
+	/* The IPs may still be on their way: never claim a cut unit. */
+	return len < *size ? -ENOMSG : 0;
 }
 
 static int put_nid4(uint8_t *p, const struct ulnet_nid *nid, bool is_swapped,
@@ -330,11 +356,14 @@ int ul_wire_hello_encode(const struct ul_wire_hello *hello, void *buf,
 		return ul_err_set(err, -EINVAL,
 				  "hello: cannot encode version %u",
 				  h->version);
-	if (h->version == UL_WIRE_PROTO_V4 ? h->nips != 0
-					   : h->nips > UL_WIRE_INTERFACES_NUM)
-		return ul_err_set(err, -EINVAL,
-				  "hello: cannot encode V%u with nips %u",
-				  h->version, h->nips);
+	rc = check_nips(h->version, h->nips, -EINVAL, err);
+	if (rc < 0)
+		return rc;
+	for (i = 0; i < h->nips; i++) {
+		rc = check_ip(i, h->ips[i], -EINVAL, err);
+		if (rc < 0)
+			return rc;
+	}
 	size = fixed_size(h->version) + 4 * (size_t)h->nips;
 	if (cap < size)
 		return ul_err_set(err, -ENOSPC,

@@ -42,14 +42,19 @@ static void put_handle(uint8_t *p, const struct ul_wire_handle *wh)
 	ul_put_le64(p + 8, wh->wh_object_cookie);
 }
 
-/* The syntactic checks of §10.5; the rest needs node state. */
-static int check_hdr(const struct ul_wire_lnet_hdr *h, struct ul_err *err)
+/*
+ * The syntactic checks of §10.5; the rest needs node state. Decode and
+ * encode both use it, so that encode refuses exactly what decode would:
+ * code is -EPROTO for bytes, -EINVAL for a struct.
+ */
+static int check_hdr(const struct ul_wire_lnet_hdr *h, int code,
+		     struct ul_err *err)
 {
 	switch (h->type) {
 	case UL_WIRE_MSG_ACK:
 	case UL_WIRE_MSG_GET:
 		if (h->payload_length != 0)
-			return ul_err_set(err, -EPROTO,
+			return ul_err_set(err, code,
 					  "LNet header: %s with payload_length "
 					  "%u",
 					  ul_wire_msg_type_name(h->type),
@@ -58,7 +63,7 @@ static int check_hdr(const struct ul_wire_lnet_hdr *h, struct ul_err *err)
 	case UL_WIRE_MSG_PUT:
 	case UL_WIRE_MSG_REPLY:
 		if (h->payload_length > UL_WIRE_LNET_MTU)
-			return ul_err_set(err, -EPROTO,
+			return ul_err_set(err, code,
 					  "LNet header: %s payload_length %u "
 					  "> LNET_MTU",
 					  ul_wire_msg_type_name(h->type),
@@ -66,7 +71,7 @@ static int check_hdr(const struct ul_wire_lnet_hdr *h, struct ul_err *err)
 		return 0;
 	default:
 		/* HELLO is only the V1 hello, never a connected message. */
-		return ul_err_set(err, -EPROTO, "LNet header: bad type %u",
+		return ul_err_set(err, code, "LNet header: bad type %u",
 				  h->type);
 	}
 }
@@ -101,7 +106,7 @@ int ul_wire_lnet_hdr_decode(const void *buf, size_t len, bool is_nid16,
 	h.src_pid = ul_get_le32(p + 4);
 	h.type = ul_get_le32(p + 8);
 	h.payload_length = ul_get_le32(p + 12);
-	rc = check_hdr(&h, err);
+	rc = check_hdr(&h, -EPROTO, err);
 	if (rc < 0)
 		return rc;
 
@@ -145,10 +150,9 @@ int ul_wire_lnet_hdr_encode(const struct ul_wire_lnet_hdr *hdr, bool is_nid16,
 	uint8_t *u;
 	int rc;
 
-	if (h->type > UL_WIRE_MSG_REPLY)
-		return ul_err_set(err, -EINVAL,
-				  "LNet header: cannot encode type %u",
-				  h->type);
+	rc = check_hdr(h, -EINVAL, err);
+	if (rc < 0)
+		return rc;
 	if (cap < size)
 		return ul_err_set(err, -ENOSPC,
 				  "LNet header: %zu bytes, room for %zu", size,

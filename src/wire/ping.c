@@ -12,9 +12,18 @@
  * Everything is in the sender's host order except the 20-byte NIDs.
  * The counts come from the network, so each is checked against the bytes
  * present before it is used, and nothing is allocated here.
+ *
+ * Entry limit. A kernel starts at most lnet_interfaces_max NIs, 0@lo
+ * included, whatever their NID form, so the ping info it sends holds at
+ * most that many entries in all: 64-bit and large together. Its receive
+ * check bounds only pi_nnis; the large entries are bounded by the buffer
+ * it posted. We apply the sender's rule to both kinds: pi_nnis + large
+ * entries <= UL_WIRE_INTERFACES_MAX, on decode and on encode alike, which
+ * also bounds every size below UL_WIRE_PING_INFO_MAX_SIZE.
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <string.h>
 
 #include "wire/bytes.h"
@@ -24,10 +33,118 @@
 #define NS_STATUS 8
 #define NS_MSG_SIZE 12
 #define NID_SIZE_MAX 12 /* 16-byte address: the whole 20-byte form */
+/* Header and entries, without metadata, at the entry limit. */
+#define ENTRIES_MAX_SIZE                                                       \
+	(UL_WIRE_PING_HDR_SIZE +                                               \
+	 (size_t)UL_WIRE_INTERFACES_MAX * UL_WIRE_PING_LARGE_NI_MAX_SIZE)
+
+/* Sizes are returned as int and held in u32: keep them far from both. */
+_Static_assert(UL_WIRE_PING_INFO_MAX_SIZE < INT_MAX / 2,
+	       "ping info sizes must fit an int");
 
 static size_t large_entry_size(unsigned int nid_size)
 {
 	return (4 + nid_size + 8 + 3) & ~(size_t)3;
+}
+
+/*
+ * The checks decode and encode share, so that encode refuses exactly what
+ * decode would; code is -EPROTO for bytes, -EINVAL for a struct.
+ */
+static int check_features(uint32_t features, int code, struct ul_err *err)
+{
+	if (!(features & UL_WIRE_PING_FEAT_NI_STATUS))
+		return ul_err_set(err, code,
+				  "ping info: features 0x%x lack NI_STATUS",
+				  features);
+	return 0;
+}
+
+static int check_entry_count(size_t n, int code, struct ul_err *err)
+{
+	if (n > UL_WIRE_INTERFACES_MAX)
+		return ul_err_set(err, code,
+				  "ping info: more than %u entries in all "
+				  "(64-bit and large)",
+				  UL_WIRE_INTERFACES_MAX);
+	return 0;
+}
+
+/*
+ * A 4-byte address has a 64-bit entry, and the kernel steps over such a
+ * large entry (and an ANY NID) by a different stride than the 12 bytes
+ * of §5.9, so such an entry cannot be read reliably: refuse it.
+ */
+static int check_large_nid_size(unsigned int nid_size, size_t where, int code,
+				struct ul_err *err)
+{
+	if (nid_size == 0 || nid_size > NID_SIZE_MAX)
+		return ul_err_set(err, code,
+				  "ping info: large entry %zu has nid_size %u, "
+				  "not 1..%u",
+				  where, nid_size, NID_SIZE_MAX);
+	return 0;
+}
+
+/* Reads the large entries between end and total; see parse(). */
+static int parse_large(const uint8_t *p, size_t end, uint32_t total,
+		       struct ul_wire_ping_info *info,
+		       struct ul_wire_ping_ni *nis, struct ul_err *err)
+{
+	bool sw = info->is_swapped;
+	size_t off;
+	int rc;
+
+	for (off = end; off < total; info->nlarge++) {
+		uint8_t raw[UL_WIRE_NID_SIZE] = { 0 };
+		struct ulnet_nid nid;
+		unsigned int nid_size;
+		size_t esize;
+
+		rc = check_entry_count((size_t)info->nnis + info->nlarge + 1,
+				       -EPROTO, err);
+		if (rc < 0)
+			return rc;
+		/* ns_status and the NID's size byte. */
+		if (total - off < 5)
+			return ul_err_set(err, -EPROTO,
+					  "ping info: %zu stray bytes at the "
+					  "end of large entries",
+					  total - off);
+		nid_size = p[off + 4];
+		rc = check_large_nid_size(nid_size, off, -EPROTO, err);
+		if (rc < 0)
+			return rc;
+		esize = large_entry_size(nid_size);
+		if (total - off < esize)
+			return ul_err_set(err, -EPROTO,
+					  "ping info: large entry at %zu "
+					  "overruns ns_msg_size %u",
+					  off, total);
+		/* Only nid_size + 8 bytes belong to it. */
+		memcpy(raw, p + off + 4, nid_size + 8);
+		ul_wire_nid_get(raw, &nid);
+		/*
+		 * LNet takes any NID of type 0xff for the wildcard, which has
+		 * a 64-bit form: as a large entry it could not come back.
+		 */
+		if (ulnet_nid_is_any(&nid))
+			return ul_err_set(err, -EPROTO,
+					  "ping info: large entry at %zu is "
+					  "the ANY NID",
+					  off);
+		if (nis) {
+			struct ul_wire_ping_ni *n =
+				&nis[info->nnis + info->nlarge];
+
+			memset(n, 0, sizeof(*n));
+			n->status = ul_get_host32(p + off, sw);
+			n->nid = nid;
+			n->is_large = true;
+		}
+		off += esize;
+	}
+	return 0;
 }
 
 /*
@@ -40,12 +157,18 @@ static int parse(const uint8_t *p, size_t len, struct ul_wire_ping_info *pi,
 	struct ul_wire_ping_info info;
 	struct ulnet_nid nid;
 	size_t end;
-	size_t off;
 	uint64_t nid4;
 	uint32_t i;
 	bool sw;
 	int rc;
 
+	/*
+	 * No valid info is longer than this, and bytes after the info are
+	 * never looked at, so a caller's larger len changes no answer; it
+	 * keeps every size below in int range whatever len was passed.
+	 */
+	if (len > UL_WIRE_PING_INFO_MAX_SIZE)
+		len = UL_WIRE_PING_INFO_MAX_SIZE;
 	if (len < UL_WIRE_PING_HDR_SIZE)
 		return ul_err_set(err, -ENOMSG, "ping info: %zu of 16 bytes",
 				  len);
@@ -63,10 +186,9 @@ static int parse(const uint8_t *p, size_t len, struct ul_wire_ping_info *pi,
 	info.nnis = ul_get_host32(p + 12, sw);
 
 	/* §8.1: what a kernel requires before it uses the info. */
-	if (!(info.features & UL_WIRE_PING_FEAT_NI_STATUS))
-		return ul_err_set(err, -EPROTO,
-				  "ping info: features 0x%x lack NI_STATUS",
-				  info.features);
+	rc = check_features(info.features, -EPROTO, err);
+	if (rc < 0)
+		return rc;
 	if (info.nnis < 1 || info.nnis > UL_WIRE_INTERFACES_MAX)
 		return ul_err_set(err, -EPROTO,
 				  "ping info: pi_nnis %u not in 1..%u",
@@ -94,7 +216,6 @@ static int parse(const uint8_t *p, size_t len, struct ul_wire_ping_info *pi,
 			memset(&nis[i], 0, sizeof(nis[i]));
 			nis[i].nid = nid;
 			nis[i].status = ul_get_host32(e + NS_STATUS, sw);
-			nis[i].msg_size = ul_get_host32(e + NS_MSG_SIZE, sw);
 		}
 	}
 
@@ -107,52 +228,24 @@ static int parse(const uint8_t *p, size_t len, struct ul_wire_ping_info *pi,
 					  "ping info: ns_msg_size %u is not a "
 					  "multiple of 4 >= %zu",
 					  total, end);
+		/* Refused before asking for more bytes: they cannot help. */
+		if (total > ENTRIES_MAX_SIZE)
+			return ul_err_set(err, -EPROTO,
+					  "ping info: ns_msg_size %u exceeds "
+					  "the %zu bytes of %u entries",
+					  total, ENTRIES_MAX_SIZE,
+					  UL_WIRE_INTERFACES_MAX);
 		if (len < total)
 			return ul_err_set(err, -ENOMSG,
 					  "ping info: %zu of %u bytes", len,
 					  total);
-		for (off = end; off < total; info.nlarge++) {
-			uint8_t raw[UL_WIRE_NID_SIZE] = { 0 };
-			unsigned int nid_size;
-			size_t esize;
-
-			/* ns_status and the NID's size byte. */
-			if (total - off < 5)
-				return ul_err_set(err, -EPROTO,
-						  "ping info: %zu stray bytes "
-						  "at the end of large entries",
-						  total - off);
-			nid_size = p[off + 4];
-			/*
-			 * A 4-byte address has a 64-bit entry, and the kernel
-			 * steps over such a large entry (and an ANY NID) by a
-			 * different stride than the 12 bytes of §5.9, so such
-			 * an entry cannot be read reliably: refuse it.
-			 */
-			if (nid_size == 0 || nid_size > NID_SIZE_MAX)
-				return ul_err_set(err, -EPROTO,
-						  "ping info: large entry at "
-						  "%zu has nid_size %u",
-						  off, nid_size);
-			esize = large_entry_size(nid_size);
-			if (total - off < esize)
-				return ul_err_set(err, -EPROTO,
-						  "ping info: large entry at "
-						  "%zu overruns ns_msg_size %u",
-						  off, total);
-			if (nis) {
-				struct ul_wire_ping_ni *n =
-					&nis[info.nnis + info.nlarge];
-
-				memset(n, 0, sizeof(*n));
-				n->status = ul_get_host32(p + off, sw);
-				/* Only nid_size + 8 bytes belong to it. */
-				memcpy(raw, p + off + 4, nid_size + 8);
-				ul_wire_nid_get(raw, &n->nid);
-				n->is_large = true;
-			}
-			off += esize;
-		}
+		rc = parse_large(p, end, total, &info, nis, err);
+		if (rc < 0)
+			return rc;
+		/* The one ns_msg_size with a meaning; the kernel ignores
+		 * the others, so they are reported as 0. */
+		if (nis)
+			nis[0].msg_size = total;
 		end = total;
 	}
 
@@ -166,8 +259,9 @@ static int parse(const uint8_t *p, size_t len, struct ul_wire_ping_info *pi,
 		/* The kernel never sends more than lnet_interfaces_max. */
 		if (count > UL_WIRE_INTERFACES_MAX)
 			return ul_err_set(err, -EPROTO,
-					  "ping info: %u metadata entries",
-					  count);
+					  "ping info: %u metadata entries, "
+					  "more than %u",
+					  count, UL_WIRE_INTERFACES_MAX);
 		end += 4;
 		if ((len - end) / UL_WIRE_PING_META_ENTRY_SIZE < count)
 			return ul_err_set(err, -ENOMSG,
@@ -233,24 +327,41 @@ int ul_wire_ping_info_encode(const struct ul_wire_ping_info *pi,
 	uint32_t nnis = 0;
 	size_t size;
 	size_t off;
+	uint8_t raw[UL_WIRE_NID_SIZE];
 	uint64_t nid4;
 	size_t i;
+	size_t j;
+	int rc;
 
-	if (n < 1 || n > UL_WIRE_INTERFACES_MAX ||
-	    ul_wire_nid_to_nid4(&nis[0].nid, &nid4, NULL) < 0 ||
+	rc = check_features(pi->features, -EINVAL, err);
+	if (rc < 0)
+		return rc;
+	if (n < 1)
+		return ul_err_set(err, -EINVAL, "ping info: no entries");
+	rc = check_entry_count(n, -EINVAL, err);
+	if (rc < 0)
+		return rc;
+	if (ul_wire_nid_to_nid4(&nis[0].nid, &nid4, NULL) < 0 ||
 	    nid4 != UL_WIRE_NID4_LO)
 		return ul_err_set(err, -EINVAL,
-				  "ping info: need 1..%u entries, 0@lo first",
-				  UL_WIRE_INTERFACES_MAX);
+				  "ping info: entry 0 is not 0@lo");
 	for (i = 0; i < n; i++) {
-		if (ul_wire_nid_to_nid4(&nis[i].nid, &nid4, NULL) == 0)
+		if (ul_wire_nid_to_nid4(&nis[i].nid, &nid4, NULL) == 0) {
 			nnis++;
-		else if (nis[i].nid.nid_size == 0 ||
-			 nis[i].nid.nid_size > NID_SIZE_MAX)
-			return ul_err_set(err, -EINVAL,
-					  "ping info: entry %zu has nid_size "
-					  "%u",
-					  i, nis[i].nid.nid_size);
+			continue;
+		}
+		rc = check_large_nid_size(nis[i].nid.nid_size, i, -EINVAL, err);
+		if (rc < 0)
+			return rc;
+		/* Only nid_size + 8 bytes go on the wire: lose none. */
+		ul_wire_nid_put(raw, &nis[i].nid);
+		for (j = nis[i].nid.nid_size + 8u; j < sizeof(raw); j++)
+			if (raw[j])
+				return ul_err_set(err, -EINVAL,
+						  "ping info: entry %zu has "
+						  "address bytes beyond its "
+						  "nid_size %u",
+						  i, nis[i].nid.nid_size);
 	}
 	size = ul_wire_ping_info_size(nis, n);
 	if (cap < size)
@@ -275,8 +386,6 @@ int ul_wire_ping_info_encode(const struct ul_wire_ping_info *pi,
 		off += UL_WIRE_PING_NI_SIZE;
 	}
 	for (i = 0; i < n; i++) {
-		uint8_t raw[UL_WIRE_NID_SIZE];
-
 		if (ul_wire_nid_to_nid4(&nis[i].nid, &nid4, NULL) == 0)
 			continue;
 		ul_put_host32(p + off, nis[i].status, sw);

@@ -140,7 +140,8 @@ enum ul_wire_ping_feat {
 #define UL_WIRE_LNET_MTU 0x100000 /* max payload_length */
 #define UL_WIRE_INTERFACES_NUM 16 /* max IPs in a V1..V3 hello */
 #define UL_WIRE_INTERFACES_MIN 16
-#define UL_WIRE_INTERFACES_MAX 4096    /* max pi_nnis (kernel default) */
+/* Max ping info entries in all, 64-bit and large (lnet_interfaces_max). */
+#define UL_WIRE_INTERFACES_MAX 4096
 #define UL_WIRE_PING_INFO_MIN_SIZE 272 /* 16 + 16 * 16 */
 
 /* Sizes of the on-wire structures (wire.md §5.10). */
@@ -162,8 +163,41 @@ enum ul_wire_ping_feat {
 #define UL_WIRE_PING_NI_SIZE 16
 #define UL_WIRE_PING_LARGE_NI_MAX_SIZE 24 /* declared; wire size varies */
 #define UL_WIRE_PING_META_ENTRY_SIZE 40
+/*
+ * Largest ping info the codec accepts: the header, UL_WIRE_INTERFACES_MAX
+ * entries in all, each at most a 24-byte large entry, and a full metadata
+ * block (a count and UL_WIRE_INTERFACES_MAX entries). 262164 bytes.
+ */
+#define UL_WIRE_PING_INFO_MAX_SIZE                                             \
+	(UL_WIRE_PING_HDR_SIZE +                                               \
+	 UL_WIRE_INTERFACES_MAX * UL_WIRE_PING_LARGE_NI_MAX_SIZE + 4 +         \
+	 UL_WIRE_INTERFACES_MAX * UL_WIRE_PING_META_ENTRY_SIZE)
 /* Largest V1..V4 hello, IPs included (V1/V2/V3 with 16 IPs). */
 #define UL_WIRE_HELLO_MAX_SIZE (UL_WIRE_HELLO_V1_SIZE + 4 * 16)
+
+/* ---- What starts a buffer (wire.md §1, §2) --------------------------- */
+
+/* The kind of unit a buffer starts with, by its first four bytes. */
+enum ul_wire_unit {
+	UL_WIRE_UNIT_ACR,	/* acceptor magic, either byte order */
+	UL_WIRE_UNIT_HELLO,	/* hello magic, or the V1 TCP magic; either
+				 * order (the hello decoder then says why a
+				 * swapped V1 magic is refused) */
+	UL_WIRE_UNIT_KSOCK,	/* ksock type NOOP or LNET, either order */
+	UL_WIRE_UNIT_PING_INFO, /* ping magic, either order: a payload,
+				 * never a unit of the stream itself */
+	UL_WIRE_UNIT_UNKNOWN,	/* none of these: not a unit start */
+};
+
+/*
+ * Classify the unit at the start of buf: 0 and *unit, or -ENOMSG (and
+ * *unit untouched) when len < 4. Nothing else is checked: decode the
+ * unit with its own decoder (ksock messages also need the version and
+ * byte order their connection's hello gave).
+ */
+int ul_wire_unit_classify(const void *buf, size_t len, enum ul_wire_unit *unit);
+/* Whether buf starts with the ping magic, in either byte order. */
+bool ul_wire_is_ping_info(const void *buf, size_t len);
 
 /* ---- NIDs ------------------------------------------------------------ */
 
@@ -271,7 +305,12 @@ int ul_wire_hello_decode(const void *buf, size_t len,
 /* Length of the hello at the start of buf (see "frame" above). */
 int ul_wire_hello_frame(const void *buf, size_t len, size_t *size,
 			struct ul_err *err);
-/* Encode in hello->version; is_swapped is ignored for V1 (always LE). */
+/*
+ * Encode in hello->version; is_swapped is ignored for V1 (always LE), as
+ * are dst_nid and dst_incarnation (not on the V1 wire). -EINVAL for a
+ * version outside 1..4 and for what decode refuses: nips above 16 (V4:
+ * not 0), a zero IP, a NID with no 64-bit form in V1..V3.
+ */
 int ul_wire_hello_encode(const struct ul_wire_hello *hello, void *buf,
 			 size_t cap, struct ul_err *err);
 /* The type a receiver records for a hello's ctype (§4.2 step 6). */
@@ -292,13 +331,22 @@ struct ul_wire_ksock_hdr {
  * zc_cookies[0] other than 0 or 1 on a NOOP, which the kernel counts as
  * two ACKs). Left to the caller: whether the cookies name outstanding
  * zero-copy requests, and the checksum. version is 2, 3 or 4.
+ *
+ * Every ul_wire_ksock_* function given version 1 returns -EINVAL with
+ * "V1 message framing is not supported": V1 messages are bare LNet
+ * headers (§11), which this codec does not frame; only the V1 hello is
+ * decoded. Other versions outside 2..4 are -EINVAL too.
  */
 int ul_wire_ksock_hdr_decode(const void *buf, size_t len, uint32_t version,
 			     bool is_swapped, struct ul_wire_ksock_hdr *ksh,
 			     struct ul_err *err);
+/*
+ * -EINVAL for a version other than 2..4 and for what decode refuses in
+ * that version (type, a keepalive cookie that does not stand alone).
+ */
 int ul_wire_ksock_hdr_encode(const struct ul_wire_ksock_hdr *ksh,
-			     bool is_swapped, void *buf, size_t cap,
-			     struct ul_err *err);
+			     uint32_t version, bool is_swapped, void *buf,
+			     size_t cap, struct ul_err *err);
 
 /* ---- LNet header (wire.md §5.6-§5.8, §7.3, §10.5) --------------------- */
 
@@ -364,7 +412,11 @@ size_t ul_wire_lnet_hdr_size(bool is_nid16);
  */
 int ul_wire_lnet_hdr_decode(const void *buf, size_t len, bool is_nid16,
 			    struct ul_wire_lnet_hdr *hdr, struct ul_err *err);
-/* Writes zeros in the unused union bytes (§7.2). */
+/*
+ * Writes zeros in the unused union bytes (§7.2). -EINVAL for anything
+ * decode refuses (type, payload_length) and for a NID with no 64-bit
+ * form in a nid4 header.
+ */
 int ul_wire_lnet_hdr_encode(const struct ul_wire_lnet_hdr *hdr, bool is_nid16,
 			    void *buf, size_t cap, struct ul_err *err);
 
@@ -413,7 +465,10 @@ int ul_wire_ksock_msg_frame(const void *buf, size_t len, uint32_t version,
 int ul_wire_ksock_msg_decode(const void *buf, size_t len, uint32_t version,
 			     bool is_swapped, struct ul_wire_ksock_msg *msg,
 			     struct ul_err *err);
-/* Writes the headers and copies msg->payload (may be NULL if length 0). */
+/*
+ * Writes the headers and copies msg->payload (may be NULL if length 0).
+ * -EINVAL for anything the two header encoders refuse.
+ */
 int ul_wire_ksock_msg_encode(const struct ul_wire_ksock_msg *msg,
 			     uint32_t version, bool is_swapped, void *buf,
 			     size_t cap, struct ul_err *err);
@@ -425,7 +480,8 @@ struct ul_wire_ping_ni {
 	struct ulnet_nid nid;
 	uint32_t status;   /* UL_WIRE_NI_STATUS_*; entry 0: sequence */
 	uint32_t msg_size; /* 64-bit entry 0 with LARGE_ADDR: total
-				 * size; else 0. Not on the wire for large */
+			    * size; else 0, whatever the bytes held (the
+			    * kernel ignores them). Encode ignores it. */
 	bool is_large;	   /* a lnet_ni_large_status entry; encode
 			    * ignores it: the NID's form decides */
 };
@@ -446,12 +502,17 @@ struct ul_wire_ping_info {
  * out. Returns pi->size. Errors: -ENOMSG when the bytes stop before the
  * header, the entries, ns_msg_size or the metadata do (a receiver that
  * has the whole payload treats it as -EPROTO); -EPROTO for a bad magic,
- * no NI_STATUS feature, pi_nnis outside 1..4096, entry 0 not 0@lo, a
+ * no NI_STATUS feature, pi_nnis outside 1..4096, more than 4096 entries
+ * in all (pi_nnis plus large entries: a kernel runs at most
+ * lnet_interfaces_max NIs, so it never sends more), entry 0 not 0@lo, a
  * LARGE_ADDR ns_msg_size that is not a multiple of 4, is smaller than the
- * 64-bit entries, or is not tiled exactly by large entries, a large entry
- * with a 4-byte or oversized address or the ANY NID, a 64-bit NID with no
- * struct form, or a metadata count above 4096. Bytes after pi->size
- * (a larger buffer) are not looked at.
+ * 64-bit entries, is larger than 4096 large entries can be, or is not
+ * tiled exactly by large entries, a large entry with a 4-byte or
+ * oversized address or of type 0xff (the ANY NID to LNet, which has a
+ * 64-bit form), a 64-bit NID with no struct form, or
+ * a metadata count above 4096. Bytes after pi->size (a larger buffer,
+ * any len up to SIZE_MAX) are not looked at; pi->size is at most
+ * UL_WIRE_PING_INFO_MAX_SIZE.
  */
 int ul_wire_ping_info_check(const void *buf, size_t len,
 			    struct ul_wire_ping_info *pi, struct ul_err *err);
@@ -470,6 +531,9 @@ int ul_wire_ping_info_decode(const void *buf, size_t len,
  * the others large entries after them, in order; with any large entry
  * LARGE_ADDR is set and entry 0's ns_msg_size is the total size. No
  * metadata is written (METADATA is cleared). pi's counts are ignored.
+ * -EINVAL for what check() would refuse: features without NI_STATUS,
+ * n outside 1..4096, nis[0] not 0@lo, a large NID with nid_size outside
+ * 1..12 or address bytes beyond its nid_size.
  */
 int ul_wire_ping_info_encode(const struct ul_wire_ping_info *pi,
 			     const struct ul_wire_ping_ni *nis, size_t n,

@@ -17,40 +17,14 @@
 #include "wire/bytes.h"
 #include "wire/wire.h"
 
-static struct hv_set vectors;
-
-static int setup(void **state)
-{
-	char err[256];
-
-	(void)state;
-	if (hv_load(ULNET_VECTORS_DIR "/frames.txt", &vectors, err,
-		    sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return -1;
-	}
-	return 0;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	hv_free(&vectors);
-	return 0;
-}
-
 /* A private, malloc'd copy, so ASan sees any read past its end. */
 static uint8_t *copy_of(int index, size_t *len)
 {
-	const struct hv_block *b = hv_find(&vectors, index);
-	uint8_t *p;
+	const struct hv_block *b = hv_find(&hv_vectors, index);
 
 	assert_non_null(b);
-	p = malloc(b->length);
-	assert_non_null(p);
-	memcpy(p, b->bytes, b->length);
 	*len = b->length;
-	return p;
+	return hv_copy(index, b->length);
 }
 
 static int decode_stage(const char *label, const uint8_t *p, size_t len,
@@ -81,14 +55,34 @@ static int frame_stage(const char *label, const uint8_t *p, size_t len,
 				       NULL);
 }
 
+/*
+ * What a frame function must say about block b cut to len bytes. The
+ * acceptor's classify answers from 4 bytes (a wrong magic) or 8 (magic
+ * and version) and then names the whole request's length, which may be
+ * beyond len; the hello and ksock framers never claim a cut unit: they
+ * ask for more than len bytes and no more than the unit holds.
+ */
+static bool frame_contract_holds(const struct hv_block *b, size_t len, int rc,
+				 size_t size)
+{
+	if (!strncmp(b->label, "acceptor-", 9)) {
+		if (len < 4)
+			return rc == -ENOMSG && size == 4;
+		if (len < 8)
+			return rc == -ENOMSG && size == 8;
+		return rc == 0 && size == b->length;
+	}
+	return rc == -ENOMSG && size > len && size <= b->length;
+}
+
 static void truncation_at_every_offset_needs_more_bytes(void **state)
 {
 	size_t i;
 	size_t len;
 
 	(void)state;
-	for (i = 0; i < vectors.nblocks; i++) {
-		const struct hv_block *b = &vectors.blocks[i];
+	for (i = 0; i < hv_vectors.nblocks; i++) {
+		const struct hv_block *b = &hv_vectors.blocks[i];
 
 		for (len = 0; len < b->length; len++) {
 			struct ul_err err = { 0 };
@@ -104,11 +98,7 @@ static void truncation_at_every_offset_needs_more_bytes(void **state)
 					 len, rc);
 			assert_true(err.msg[0] != '\0');
 			rc = frame_stage(b->label, p, len, &size);
-			/* The acceptor classifies from 8 bytes on. */
-			if (rc == 0)
-				assert_true(size <= len || size == b->length);
-			else if (rc != -ENOMSG || size <= len ||
-				 size > b->length)
+			if (!frame_contract_holds(b, len, rc, size))
 				fail_msg("block %d cut at %zu: frame rc %d "
 					 "size %zu",
 					 b->index, len, rc, size);
@@ -126,7 +116,7 @@ static void ping_info_truncated_at_every_offset_needs_more_bytes(void **state)
 
 	(void)state;
 	for (i = 0; i < 2; i++) {
-		const struct hv_block *b = hv_find(&vectors, blocks[i]);
+		const struct hv_block *b = hv_find(&hv_vectors, blocks[i]);
 		const uint8_t *info = b->bytes + 96;
 		size_t n = b->length - 96;
 
@@ -212,7 +202,7 @@ static void mutated_fields_give_the_section_10_answer(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(mutations) / sizeof(mutations[0]); i++) {
 		const struct mutation *mu = &mutations[i];
-		const struct hv_block *b = hv_find(&vectors, mu->vector);
+		const struct hv_block *b = hv_find(&hv_vectors, mu->vector);
 		struct ul_err err = { 0 };
 		size_t size = 0;
 		size_t len;
@@ -421,6 +411,339 @@ static void ping_info_decode_refuses_a_small_array(void **state)
 	free(p);
 }
 
+/*
+ * nis[0] is 0@lo; then n4 - 1 more 64-bit NIDs (10.0.x.y@tcp) and n16
+ * IPv6 ones (2001:db8::x@tcp). Freed by the caller.
+ */
+static struct ul_wire_ping_ni *many_nis(size_t n4, size_t n16)
+{
+	struct ul_wire_ping_ni *nis = calloc(n4 + n16, sizeof(*nis));
+	size_t i;
+
+	assert_non_null(nis);
+	assert_int_equal(
+		ul_wire_nid4_to_nid(UL_WIRE_NID4_LO, &nis[0].nid, NULL), 0);
+	for (i = 1; i < n4; i++) {
+		assert_int_equal(
+			ul_wire_nid4_to_nid(UINT64_C(0x000200000a000000) | i,
+					    &nis[i].nid, NULL),
+			0);
+		nis[i].status = UL_WIRE_NI_STATUS_UP;
+	}
+	for (i = n4; i < n4 + n16; i++) {
+		struct ulnet_nid v6 = { 12, 2, 0, { 0x20010db8, 0, 0, 0 } };
+
+		v6.nid_addr[3] = (uint32_t)i;
+		nis[i].nid = v6;
+		nis[i].status = UL_WIRE_NI_STATUS_UP;
+	}
+	return nis;
+}
+
+/*
+ * A kernel runs at most lnet_interfaces_max (4096) NIs, 0@lo included,
+ * whatever their NID form, so no ping info it sends has more entries in
+ * all. Decode and encode both allow exactly 4096 and refuse 4097, for
+ * 64-bit entries, large entries and a mix.
+ */
+static void ping_info_allows_4096_entries_in_all(void **state)
+{
+	static const struct {
+		size_t n4;
+		size_t n16;
+	} cases[] = {
+		/* 0 */ { 4096, 0 },
+		/* 1 */ { 1, 4095 },
+		/* 2 */ { 2048, 2048 },
+	};
+	struct ul_wire_ping_info pi = { .features = 0x1e, .pid = 12345 };
+	size_t cap = UL_WIRE_PING_INFO_MAX_SIZE;
+	uint8_t *buf = malloc(cap);
+	size_t i;
+
+	(void)state;
+	assert_non_null(buf);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t n4 = cases[i].n4;
+		size_t n16 = cases[i].n16;
+		struct ul_wire_ping_ni *nis = many_nis(n4, n16 + 1);
+		struct ul_wire_ping_info d;
+		struct ul_err err = { 0 };
+		size_t esize = n16 ? 24 : 16;
+		int n;
+
+		/* Exactly 4096: both ways. */
+		n = ul_wire_ping_info_encode(&pi, nis, n4 + n16, buf, cap,
+					     &err);
+		if (n < 0)
+			fail_msg("case %zu: encode %d (%s)", i, n, err.msg);
+		assert_int_equal(
+			ul_wire_ping_info_check(buf, (size_t)n, &d, &err), n);
+		assert_int_equal(d.nnis, n4);
+		assert_int_equal(d.nlarge, n16);
+
+		/* 4097: encode refuses the array... */
+		assert_int_equal(ul_wire_ping_info_encode(&pi, nis,
+							  n4 + n16 + 1, buf,
+							  cap, NULL),
+				 -EINVAL);
+		/* ...and check refuses the bytes with one more entry. */
+		if (n16) {
+			uint8_t raw[UL_WIRE_NID_SIZE];
+
+			ul_put_le32(buf + n, UL_WIRE_NI_STATUS_UP);
+			ul_wire_nid_put(raw, &nis[n4 + n16].nid);
+			memcpy(buf + n + 4, raw, sizeof(raw));
+			ul_put_le32(buf + 16 + 12, (uint32_t)(n + esize));
+		} else {
+			ul_put_le64(buf + n, UINT64_C(0x000200000a00ffff));
+			ul_put_le32(buf + n + 8, UL_WIRE_NI_STATUS_UP);
+			ul_put_le32(buf + n + 12, 0);
+			ul_put_le32(buf + 12, (uint32_t)(n4 + 1));
+		}
+		memset(&err, 0, sizeof(err));
+		n = ul_wire_ping_info_check(buf, (size_t)n + esize, &d, &err);
+		if (n != -EPROTO)
+			fail_msg("case %zu + 1: check %d, want -EPROTO (%s)", i,
+				 n, err.msg);
+		free(nis);
+	}
+	free(buf);
+}
+
+/* Ping info of vector 9 as a standalone, writable buffer. */
+static uint8_t *ping_copy(size_t *len);
+
+/*
+ * A LARGE_ADDR ns_msg_size above what 4096 entries can take is refused
+ * at once, not answered with "read more": no caller should buffer up to
+ * 4 GiB, and no size may reach int range however long the buffer is.
+ */
+static void ping_info_refuses_a_size_no_info_can_have(void **state)
+{
+	static const struct {
+		uint32_t msg_size;
+		int want;
+	} cases[] = {
+		/* 0 */ { 0x80000010, -EPROTO },
+		/* 1 */ { 0xfffffffc, -EPROTO },
+		/* 2 */ { 16 + 4096 * 24 + 4, -EPROTO },
+		/* 3 */ { 16 + 4096 * 24, -ENOMSG },
+		/* 4 */ { 48, 48 },
+	};
+	struct ul_wire_ping_info pi;
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		size_t len;
+		uint8_t *p = ping_copy(&len);
+		int rc;
+
+		ul_put_le32(p + 4, 0x1e | UL_WIRE_PING_FEAT_LARGE_ADDR);
+		ul_put_le32(p + 12, 2); /* 0@lo and one: 48 bytes */
+		ul_put_le32(p + 16 + 12, cases[i].msg_size);
+		rc = ul_wire_ping_info_check(p, len, &pi, NULL);
+		if (rc != cases[i].want)
+			fail_msg("case %zu: rc %d, want %d", i, rc,
+				 cases[i].want);
+		/* Bytes after the info are not read, however many. */
+		if (rc > 0)
+			assert_int_equal(ul_wire_ping_info_check(p, SIZE_MAX,
+								 &pi, NULL),
+					 rc);
+		free(p);
+	}
+}
+
+static void put_msg(struct ul_wire_ksock_msg *m, uint32_t type,
+		    uint32_t payload_length, const uint8_t *payload)
+{
+	memset(m, 0, sizeof(*m));
+	m->ksh.type = UL_WIRE_KSOCK_LNET;
+	m->hdr.type = type;
+	m->hdr.payload_length = payload_length;
+	m->payload = payload;
+}
+
+/* Encoders refuse (-EINVAL) every value their decoders refuse. */
+static void encoders_refuse_what_decoders_refuse(void **state)
+{
+	static const struct {
+		uint32_t type;
+		uint32_t payload_length;
+		int want;
+	} hdrs[] = {
+		/* 0 */ { UL_WIRE_MSG_ACK, 1, -EINVAL },
+		/* 1 */ { UL_WIRE_MSG_GET, 1, -EINVAL },
+		/* 2 */ { UL_WIRE_MSG_PUT, UL_WIRE_LNET_MTU + 1, -EINVAL },
+		/* 3 */ { UL_WIRE_MSG_REPLY, UL_WIRE_LNET_MTU + 1, -EINVAL },
+		/* 4 */ { UL_WIRE_MSG_HELLO, 0, -EINVAL },
+		/* 5 */ { 7, 0, -EINVAL },
+		/* 6 */ { UL_WIRE_MSG_PUT, UL_WIRE_LNET_MTU, 0 },
+		/* 7 */ { UL_WIRE_MSG_ACK, 0, 0 },
+	};
+	static const struct {
+		uint32_t version;
+		uint32_t type;
+		uint64_t c0;
+		uint64_t c1;
+		int want;
+	} kshs[] = {
+		/* 0 */ { 3, 0xc2, 0, 0, -EINVAL },
+		/* 1 */ { 3, UL_WIRE_KSOCK_NOOP, 5, 1, -EINVAL },
+		/* 2 */ { 4, UL_WIRE_KSOCK_NOOP, 5, 1, -EINVAL },
+		/* 3 */ { 2, UL_WIRE_KSOCK_NOOP, 5, 1, 24 },
+		/* 4 */ { 3, UL_WIRE_KSOCK_NOOP, 1, 1, 24 },
+		/* 5 */ { 3, UL_WIRE_KSOCK_LNET, 5, 1, 24 },
+	};
+	uint8_t *payload = calloc(1, UL_WIRE_LNET_MTU + 1);
+	size_t cap = 24 + 96 + UL_WIRE_LNET_MTU + 1;
+	uint8_t *out = malloc(cap);
+	struct ul_wire_ksock_msg m;
+	struct ul_wire_hello h;
+	size_t i;
+	int rc;
+
+	(void)state;
+	assert_non_null(payload);
+	assert_non_null(out);
+	for (i = 0; i < sizeof(hdrs) / sizeof(hdrs[0]); i++) {
+		put_msg(&m, hdrs[i].type, hdrs[i].payload_length, payload);
+		rc = ul_wire_lnet_hdr_encode(&m.hdr, false, out, cap, NULL);
+		if (rc != (hdrs[i].want ? hdrs[i].want : 72))
+			fail_msg("hdr case %zu: nid4 rc %d", i, rc);
+		rc = ul_wire_lnet_hdr_encode(&m.hdr, true, out, cap, NULL);
+		if (rc != (hdrs[i].want ? hdrs[i].want : 96))
+			fail_msg("hdr case %zu: nid16 rc %d", i, rc);
+		rc = ul_wire_ksock_msg_encode(&m, UL_WIRE_PROTO_V3, false, out,
+					      cap, NULL);
+		if (hdrs[i].want ? rc != hdrs[i].want : rc <= 0)
+			fail_msg("hdr case %zu: ksock msg rc %d", i, rc);
+		/* Invalid is -EINVAL even with no room at all. */
+		rc = ul_wire_ksock_msg_encode(&m, UL_WIRE_PROTO_V3, false, out,
+					      0, NULL);
+		if (rc != (hdrs[i].want ? hdrs[i].want : -ENOSPC))
+			fail_msg("hdr case %zu: ksock msg, cap 0, rc %d", i,
+				 rc);
+	}
+	for (i = 0; i < sizeof(kshs) / sizeof(kshs[0]); i++) {
+		struct ul_wire_ksock_hdr k = { kshs[i].type,
+					       0,
+					       { kshs[i].c0, kshs[i].c1 } };
+
+		rc = ul_wire_ksock_hdr_encode(&k, kshs[i].version, false, out,
+					      cap, NULL);
+		if (rc != kshs[i].want)
+			fail_msg("ksh case %zu: rc %d", i, rc);
+		if (rc > 0)
+			assert_int_equal(ul_wire_ksock_hdr_decode(
+						 out, 24, kshs[i].version,
+						 false, &k, NULL),
+					 24);
+		if (kshs[i].type == UL_WIRE_KSOCK_LNET)
+			continue;
+		memset(&m, 0, sizeof(m));
+		m.ksh = k;
+		rc = ul_wire_ksock_msg_encode(&m, kshs[i].version, false, out,
+					      cap, NULL);
+		if (rc != kshs[i].want)
+			fail_msg("ksh case %zu: ksock msg rc %d", i, rc);
+	}
+	/* A hello IP of 0. */
+	memset(&h, 0, sizeof(h));
+	h.version = UL_WIRE_PROTO_V3;
+	h.nips = 2;
+	h.ips[0] = 0xc6120001;
+	assert_int_equal(ul_wire_hello_encode(&h, out, cap, NULL), -EINVAL);
+	h.version = UL_WIRE_PROTO_V1;
+	assert_int_equal(ul_wire_hello_encode(&h, out, cap, NULL), -EINVAL);
+	h.ips[1] = 0xc6120101;
+	assert_int_equal(ul_wire_hello_encode(&h, out, cap, NULL), 80);
+	free(payload);
+	free(out);
+}
+
+static void ping_info_encode_refuses_what_check_refuses(void **state)
+{
+	struct ul_wire_ping_info pi = { .features = 0x1e, .pid = 12345 };
+	struct ul_wire_ping_ni *nis = many_nis(2, 1);
+	uint8_t out[128];
+
+	(void)state;
+	assert_int_equal(ul_wire_ping_info_encode(&pi, nis, 3, out, sizeof(out),
+						  NULL),
+			 72);
+	pi.features = 0x1c; /* no NI_STATUS */
+	assert_int_equal(ul_wire_ping_info_encode(&pi, nis, 3, out, sizeof(out),
+						  NULL),
+			 -EINVAL);
+	pi.features = 0x1e;
+	nis[2].nid.nid_size = 13;
+	assert_int_equal(ul_wire_ping_info_encode(&pi, nis, 3, out, sizeof(out),
+						  NULL),
+			 -EINVAL);
+	/* nid_size 4 with a 16-byte address: bytes would be lost. */
+	nis[2].nid.nid_size = 4;
+	assert_int_equal(ul_wire_ping_info_encode(&pi, nis, 3, out, sizeof(out),
+						  NULL),
+			 -EINVAL);
+	nis[2].nid.nid_size = 12;
+	assert_int_equal(ul_wire_ping_info_encode(&pi, nis + 1, 2, out,
+						  sizeof(out), NULL),
+			 -EINVAL); /* entry 0 is not 0@lo */
+	free(nis);
+}
+
+/* ulnetctl debug decode shows this message for a V1 stream. */
+static void v1_message_framing_is_refused_by_name(void **state)
+{
+	static const char want[] = "V1 message framing is not supported";
+	struct ul_wire_ksock_msg m;
+	struct ul_wire_ksock_hdr k;
+	uint8_t out[256];
+	size_t size = 0;
+	size_t len;
+	uint8_t *p = copy_of(4, &len);
+	struct ul_err err;
+
+	(void)state;
+	memset(&m, 0, sizeof(m));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ul_wire_ksock_msg_frame(p, len, UL_WIRE_PROTO_V1,
+						 false, &size, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, want));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ul_wire_ksock_msg_decode(p, len, UL_WIRE_PROTO_V1,
+						  false, &m, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, want));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ul_wire_ksock_hdr_decode(p, len, UL_WIRE_PROTO_V1,
+						  false, &k, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, want));
+	memset(&err, 0, sizeof(err));
+	m.ksh.type = UL_WIRE_KSOCK_NOOP;
+	assert_int_equal(ul_wire_ksock_msg_encode(&m, UL_WIRE_PROTO_V1, false,
+						  out, sizeof(out), &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, want));
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ul_wire_ksock_hdr_encode(&m.ksh, UL_WIRE_PROTO_V1,
+						  false, out, sizeof(out),
+						  &err),
+			 -EINVAL);
+	assert_non_null(strstr(err.msg, want));
+	/* Other versions outside 2..4 get their own message. */
+	memset(&err, 0, sizeof(err));
+	assert_int_equal(ul_wire_ksock_msg_decode(p, len, 5, false, &m, &err),
+			 -EINVAL);
+	assert_null(strstr(err.msg, want));
+	free(p);
+}
+
 static void encoders_refuse_every_short_buffer(void **state)
 {
 	struct ul_wire_ksock_msg m;
@@ -511,7 +834,12 @@ int main(void)
 		cmocka_unit_test(ping_info_decode_refuses_a_small_array),
 		cmocka_unit_test(encoders_refuse_every_short_buffer),
 		cmocka_unit_test(encoders_refuse_unrepresentable_values),
+		cmocka_unit_test(ping_info_allows_4096_entries_in_all),
+		cmocka_unit_test(ping_info_refuses_a_size_no_info_can_have),
+		cmocka_unit_test(encoders_refuse_what_decoders_refuse),
+		cmocka_unit_test(ping_info_encode_refuses_what_check_refuses),
+		cmocka_unit_test(v1_message_framing_is_refused_by_name),
 	};
 
-	return cmocka_run_group_tests(tests, setup, teardown);
+	return cmocka_run_group_tests(tests, hv_setup, hv_teardown);
 }
