@@ -8,7 +8,6 @@
 #include <string.h>
 
 #include "ctl/wire_yaml.h"
-#include "wire/bytes.h"
 #include "wire/wire.h"
 
 /* Payload bytes shown in hex before the rest is only counted. */
@@ -252,8 +251,7 @@ static void emit_payload(struct ul_yemit *y, const uint8_t *p, size_t n)
 
 	if (n == 0)
 		return;
-	if (n >= 4 && (ul_get_le32(p) == UL_WIRE_PING_MAGIC ||
-		       ul_get_be32(p) == UL_WIRE_PING_MAGIC)) {
+	if (ul_wire_is_ping_info(p, n)) {
 		emit_ping_info(y, p, n);
 		return;
 	}
@@ -322,25 +320,33 @@ static int do_ksock(struct ul_decode_state *st, struct ul_yemit *y,
 }
 
 /* Which unit starts at b: by its first four bytes, in either order. */
+/* Which unit starts at b: wire tells by its first four bytes. */
 static int decode_unit(struct ul_decode_state *st, struct ul_yemit *y,
 		       const uint8_t *b, size_t n, unsigned int line,
 		       size_t off, struct ul_err *err)
 {
-	uint32_t le, be;
+	enum ul_wire_unit unit;
 
-	if (n < 4)
+	if (ul_wire_unit_classify(b, n, &unit) < 0)
 		return ul_err_set(
 			err, -ENOMSG,
 			"%zu trailing bytes are too few to tell what they are",
 			n);
-	le = ul_get_le32(b);
-	be = ul_get_be32(b);
-	if (le == UL_WIRE_ACCEPTOR_MAGIC || be == UL_WIRE_ACCEPTOR_MAGIC)
+	switch (unit) {
+	case UL_WIRE_UNIT_ACR:
 		return do_acr(st, y, b, n, line, off, err);
-	if (le == UL_WIRE_PROTO_MAGIC || be == UL_WIRE_PROTO_MAGIC ||
-	    le == UL_WIRE_TCP_MAGIC || be == UL_WIRE_TCP_MAGIC)
+	case UL_WIRE_UNIT_HELLO:
 		return do_hello(st, y, b, n, line, off, err);
-	return do_ksock(st, y, b, n, line, off, err);
+	case UL_WIRE_UNIT_PING_INFO:
+		return ul_err_set(err, -EPROTO,
+				  "ping info outside a message: it travels as "
+				  "the payload of a REPLY or PUT");
+	case UL_WIRE_UNIT_KSOCK:
+	case UL_WIRE_UNIT_UNKNOWN:
+	default:
+		/* The ksock decoder names a bad type precisely. */
+		return do_ksock(st, y, b, n, line, off, err);
+	}
 }
 
 int ul_decode_frame(struct ul_decode_state *st, struct ul_yemit *y,
