@@ -131,9 +131,9 @@ ULNET_EXTERN int ulnet_nid_cmp(const struct ulnet_nid *a,
  * number and nid_addr[0], and nid_addr[1..3] zero. Returns 0 and fills
  * *nid, or -EINVAL and leaves *nid alone for a non-zero top byte (LNet
  * drops those bits; here a value that cannot come back bit for bit is
- * refused). A value of type 0xff gives a NID that ulnet_nid_is_any(), as
- * in LNet, so it converts back to ULNET_NID4_ANY; every other accepted
- * value converts back to itself.
+ * refused), and for a value of type 0xff other than ULNET_NID4_ANY: type
+ * 0xff is ANY, whose only 64-bit form is all ones. Every accepted value
+ * converts back to itself.
  */
 ULNET_EXTERN int ulnet_nid_to_nid4(const struct ulnet_nid *nid, uint64_t *nid4);
 ULNET_EXTERN int ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid);

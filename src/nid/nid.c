@@ -452,6 +452,12 @@ int ulnet_nid_from_nid4(uint64_t nid4, struct ulnet_nid *nid)
 	 */
 	if (nid4 >> 56)
 		return -EINVAL;
+	/*
+	 * Type 0xff means ANY (LNET_NID_IS_ANY), and ANY has one 64-bit form:
+	 * all ones. Any other value of that type could not be given back.
+	 */
+	if ((nid4 >> 48) == ULNET_LND_ANY)
+		return -EINVAL;
 	memset(nid, 0, sizeof(*nid));
 	nid->nid_type = (uint8_t)(nid4 >> 48);
 	nid->nid_num = (uint16_t)(nid4 >> 32);

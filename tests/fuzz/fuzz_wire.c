@@ -35,16 +35,9 @@ static void require_same_bytes(int n1, int n2)
 	require(n1 > 0 && n2 == n1 && memcmp(out1, out2, (size_t)n1) == 0);
 }
 
-/*
- * Field by field, except that two wildcards are the same value: LNet
- * (LNET_NID_IS_ANY) and src/nid take every NID of type 0xff for ANY, and
- * a 64-bit one other than all ones decodes with its bits but encodes as
- * LNET_NID_ANY. The byte fixpoint below still holds for it.
- */
+/* Field by field: every NID that decodes encodes back to itself. */
 static bool nid_same(const struct ulnet_nid *a, const struct ulnet_nid *b)
 {
-	if (ulnet_nid_is_any(a) && ulnet_nid_is_any(b))
-		return true;
 	return a->nid_size == b->nid_size && a->nid_type == b->nid_type &&
 	       a->nid_num == b->nid_num &&
 	       memcmp(a->nid_addr, b->nid_addr, sizeof(a->nid_addr)) == 0;
