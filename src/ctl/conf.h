@@ -254,7 +254,7 @@ struct ul_conf_udsp {
 	unsigned int flags;    /* UL_CONF_UDSP_HAS_* */
 	unsigned int idx;      /* 0..INT_MAX, required */
 	char *src, *dst, *rte; /* owned; NULL when absent */
-	unsigned int priority; /* 0..INT_MAX ("priority" or
+	unsigned int priority; /* 0..UINT32_MAX ("priority" or
 				* "action: {priority: N}") */
 	unsigned int line;
 };
