@@ -297,6 +297,10 @@ static void path_pop(struct walk *w, size_t old)
 
 static int vfail(struct walk *w, const struct ynode *n, int code,
 		 const char *fmt, va_list ap)
+	__attribute__((format(printf, 4, 0)));
+
+static int vfail(struct walk *w, const struct ynode *n, int code,
+		 const char *fmt, va_list ap)
 {
 	char what[UL_ERR_MSG_SIZE];
 
@@ -507,7 +511,7 @@ static const char *const peer_ni_state_keys[] = {
 
 static int ignore_state(struct walk *w, const struct ynode *k)
 {
-	return warn(w, k, "'%s' is state shown by an export; ignored", k->str);
+	return warn(w, k, "state shown by an export; ignored");
 }
 
 /* ---- net and ip2nets ------------------------------------------------ */

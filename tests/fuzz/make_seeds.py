@@ -7,7 +7,8 @@ wire:   every unit of tests/vectors/frames.txt, and each direction of each
         connection joined into one stream, as raw bytes;
 decode: frames.txt itself, and each unit as a line of hex;
 nid:    each line of tests/fuzz/nid_seeds.txt (NID, net and nidlist strings),
-        with a NUL and a NID to match after nidlists.
+        with a NUL and a NID to match after nidlists;
+conf:   the lnet.conf files of tests/unit/conf and tests/fuzz/conf_seeds.
 Standard library only; deterministic.
 """
 import os
@@ -74,6 +75,13 @@ def main():
             line = line.rstrip("\n")
             if line:
                 write(outdir, "seed-%03d" % i, line.replace("\\0", "\0").encode())
+    elif target == "conf":
+        for sub in (("tests", "unit", "conf"), ("tests", "fuzz", "conf_seeds")):
+            d = os.path.join(TOP, *sub)
+            for name in sorted(os.listdir(d)):
+                if name.endswith(".yaml"):
+                    write(outdir, "%s-%s" % (sub[1], name),
+                          open(os.path.join(d, name), "rb").read())
     else:
         sys.exit("make_seeds.py: unknown target %r" % target)
 
