@@ -26,6 +26,14 @@
  * unrecognised tunables keys) is kept or skipped and always reported in
  * ul_conf.warnings: nothing is dropped silently.
  *
+ * Where ulnet is stricter than lnetctl, or drops one of its quirks:
+ * "routing: enable" must be 0 or 1 (lnetctl reads anything else as 0);
+ * discovery and drop_asym_route must be 0 or 1; a UDSP rule's priority is
+ * not carried over to the next rule (udsp.md §7.2); a route, peer or NID
+ * must be one NID, never a range (--old-api only); an interface name must
+ * fit IFNAMSIZ; a plain empty value where a mapping or sequence belongs
+ * ("tunables:") reads as an empty one.
+ *
  * Everything here is pure and keeps no state; a struct ul_conf belongs to
  * whoever initialised it and is freed with ul_conf_fini().
  */
