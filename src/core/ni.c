@@ -1,0 +1,295 @@
+/*
+ * Local nets and NIs: add, delete, find, and their reference counts.
+ *
+ * Checks and error texts follow lnetctl net add/del (reference/lnetctl.md
+ * §6.1, §6.2). A net's tunables are fixed by its first NI; later NIs keep
+ * the net's values, as LNet does ("All tunables of NIs of a net should be
+ * the same"). The lo net is created once by ul_core_create() and never
+ * configured or deleted through this interface.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "util/err.h"
+
+void ul_net_tunables_default(struct ul_net_tunables *tun)
+{
+	tun->peer_tx_credits = 8;
+	tun->credits = 256;
+	tun->peer_timeout_sec = 180;
+	tun->peer_buffer_credits = 0;
+}
+
+/* A given tunable overrides the default; peer credits never exceed the
+ * NI's credits (lnetctl.md §6.1). */
+static void net_tunables_merge(struct ul_net_tunables *dst,
+			       const struct ul_net_tunables *src)
+{
+	ul_net_tunables_default(dst);
+	if (src) {
+		if (src->peer_tx_credits >= 0)
+			dst->peer_tx_credits = src->peer_tx_credits;
+		if (src->credits >= 0)
+			dst->credits = src->credits;
+		if (src->peer_timeout_sec >= 0)
+			dst->peer_timeout_sec = src->peer_timeout_sec;
+		if (src->peer_buffer_credits >= 0)
+			dst->peer_buffer_credits = src->peer_buffer_credits;
+	}
+	if (dst->peer_tx_credits > dst->credits)
+		dst->peer_tx_credits = dst->credits;
+}
+
+void ul_net_get(struct ul_net *net)
+{
+	net->refcount++;
+}
+
+void ul_net_put(struct ul_net *net)
+{
+	if (--net->refcount == 0)
+		free(net);
+}
+
+void ul_ni_get(struct ul_ni *ni)
+{
+	ni->refcount++;
+}
+
+void ul_ni_put(struct ul_ni *ni)
+{
+	if (--ni->refcount == 0) {
+		ul_net_put(ni->net);
+		free(ni);
+	}
+}
+
+struct ul_net *ul_net_find(const struct ul_core *c, uint32_t net_id)
+{
+	struct ul_net *net;
+
+	ul_list_for_each_entry(net, &c->nets,
+			       core_link) if (net->net_id == net_id) return net;
+	return NULL;
+}
+
+struct ul_ni *ul_ni_find(const struct ul_core *c, const struct ulnet_nid *nid)
+{
+	struct ul_net *net = ul_net_find(c, ulnet_nid_net(nid));
+	struct ul_ni *ni;
+
+	if (!net)
+		return NULL;
+	ul_list_for_each_entry(ni, &net->nis,
+			       net_link) if (ulnet_nid_same(&ni->nid,
+							    nid)) return ni;
+	return NULL;
+}
+
+struct ul_ni *ul_ni_find_by_ifname(const struct ul_net *net, const char *ifname)
+{
+	struct ul_ni *ni;
+
+	if (!ifname || !ifname[0])
+		return NULL;
+	ul_list_for_each_entry(ni, &net->nis,
+			       net_link) if (strcmp(ni->ifname, ifname) ==
+					     0) return ni;
+	return NULL;
+}
+
+struct ul_ni *ul_core_lo_ni(const struct ul_core *c)
+{
+	return c->lo_ni;
+}
+
+int ul_net_healthv(const struct ul_net *net)
+{
+	const struct ul_ni *ni;
+	int best = 0;
+
+	ul_list_for_each_entry(ni, &net->nis, net_link) if (!ni->is_fatal &&
+							    ni->healthv > best)
+		best = ni->healthv;
+	return best;
+}
+
+static struct ul_net *net_create(struct ul_core *c, uint32_t net_id,
+				 const struct ul_net_tunables *tun)
+{
+	struct ul_net *net = calloc(1, sizeof(*net));
+
+	if (!net)
+		return NULL;
+	ul_list_init(&net->nis);
+	net->net_id = net_id;
+	net->sel_priority = UL_PRIO_UNSET;
+	net_tunables_merge(&net->tun, tun);
+	net->refcount = 1; /* the instance's list */
+	ul_list_add_tail(&c->nets, &net->core_link);
+	return net;
+}
+
+static struct ul_ni *ni_create(struct ul_net *net, const struct ulnet_nid *nid,
+			       const char *ifname, int numa_node)
+{
+	struct ul_ni *ni = calloc(1, sizeof(*ni));
+
+	if (!ni)
+		return NULL;
+	ni->nid = *nid;
+	if (ifname)
+		snprintf(ni->ifname, sizeof(ni->ifname), "%s", ifname);
+	ni->numa_node = numa_node < 0 ? UL_NUMA_ANY : numa_node;
+	ni->tx_credits = net->tun.credits;
+	ni->healthv = UL_HEALTH_MAX;
+	ni->status = UL_NI_STATUS_UP;
+	ni->sel_priority = UL_PRIO_UNSET;
+	ni->refcount = 1; /* the net's list */
+	ni->net = net;
+	ul_net_get(net);
+	ul_list_add_tail(&net->nis, &ni->net_link);
+	net->nnis++;
+	return ni;
+}
+
+int ul_ni_add_lo(struct ul_core *c)
+{
+	struct ulnet_nid lo = { .nid_type = ULNET_LND_LO };
+	struct ul_net *net = net_create(c, ulnet_nid_net(&lo), NULL);
+
+	if (!net)
+		return -ENOMEM;
+	c->lo_ni = ni_create(net, &lo, NULL, UL_NUMA_ANY);
+	if (!c->lo_ni) {
+		ul_list_del(&net->core_link);
+		ul_net_put(net);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
+	      const char *ifname, int numa_node,
+	      const struct ul_net_tunables *tun, struct ul_ni **out,
+	      struct ul_err *err)
+{
+	uint32_t net_id;
+	struct ul_net *net;
+	struct ul_ni *ni;
+	bool is_new_net = false;
+
+	if (ulnet_nid_is_any(nid))
+		return ul_err_set(err, -EINVAL, "cannot add LNet NI: ANY NID");
+	if (nid->nid_type == ULNET_LND_LO)
+		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	net_id = ulnet_nid_net(nid);
+	if (ul_rnet_find(c, net_id))
+		return ul_err_set(err, -EUSERS,
+				  "cannot add LNet NI: a route to its net "
+				  "exists");
+	if (c->nnis >= c->tun.max_interfaces)
+		return ul_err_set(err, -ENOSPC,
+				  "too many NIs, check lnet_interfaces_max");
+	net = ul_net_find(c, net_id);
+	if (net && ul_ni_find(c, nid))
+		return ul_err_set(err, -EEXIST,
+				  "cannot add LNet NI: NID exists");
+	if (net && ul_ni_find_by_ifname(net, ifname))
+		return ul_err_set(err, -EEXIST,
+				  "cannot add LNet NI: interface '%s' is "
+				  "already on this net",
+				  ifname);
+	if (!net) {
+		net = net_create(c, net_id, tun);
+		if (!net)
+			return ul_err_set(err, -ENOMEM, "cannot add LNet NI");
+		is_new_net = true;
+	}
+	ni = ni_create(net, nid, ifname, numa_node);
+	if (!ni) {
+		if (is_new_net) {
+			ul_list_del(&net->core_link);
+			ul_net_put(net);
+		}
+		return ul_err_set(err, -ENOMEM, "cannot add LNet NI");
+	}
+	c->nnis++;
+	if (is_new_net && c->obs.on_net_add)
+		c->obs.on_net_add(c->obs.ctx, net);
+	if (c->obs.on_ni_add)
+		c->obs.on_ni_add(c->obs.ctx, ni);
+	if (out)
+		*out = ni;
+	return 0;
+}
+
+/* Unlink ni from its net and drop the list's reference. */
+static void ni_unlink(struct ul_ni *ni)
+{
+	ni->is_dead = true;
+	ul_list_del(&ni->net_link);
+	ni->net->nnis--;
+	ul_ni_put(ni);
+}
+
+static void net_unlink(struct ul_core *c, struct ul_net *net)
+{
+	struct ul_ni *ni, *tmp;
+
+	ul_list_for_each_entry_safe(ni, tmp, &net->nis, net_link)
+	{
+		if (ni != c->lo_ni)
+			c->nnis--;
+		ni_unlink(ni);
+	}
+	net->is_dead = true;
+	ul_list_del(&net->core_link);
+	ul_net_put(net);
+}
+
+int ul_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
+	      struct ul_err *err)
+{
+	struct ul_ni *ni;
+	struct ul_net *net;
+
+	if (nid->nid_type == ULNET_LND_LO)
+		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	ni = ul_ni_find(c, nid);
+	if (!ni)
+		return ul_err_set(err, -ENOENT, "cannot del LNet NI");
+	net = ni->net;
+	if (net->nnis == 1) {
+		net_unlink(c, net);
+		return 0;
+	}
+	c->nnis--;
+	ni_unlink(ni);
+	return 0;
+}
+
+int ul_net_del(struct ul_core *c, uint32_t net_id, struct ul_err *err)
+{
+	struct ul_net *net;
+
+	if (ulnet_net_type(net_id) == ULNET_LND_LO)
+		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	net = ul_net_find(c, net_id);
+	if (!net)
+		return ul_err_set(err, -EINVAL, "cannot del network");
+	net_unlink(c, net);
+	return 0;
+}
+
+void ul_net_del_all(struct ul_core *c)
+{
+	struct ul_net *net, *tmp;
+
+	ul_list_for_each_entry_safe(net, tmp, &c->nets, core_link)
+		net_unlink(c, net);
+	c->lo_ni = NULL;
+}

@@ -1,0 +1,128 @@
+/*
+ * Local nets and local NIs (LNet's struct lnet_net and struct lnet_ni).
+ *
+ * A local net holds the NIs of one LNet network in configuration order;
+ * the instance keeps its nets in configuration order too, and both orders
+ * decide selection ties (reference/selection.md §1). The loopback net
+ * "lo" with its NI 0@lo exists from ul_core_create() on and cannot be
+ * added or deleted.
+ *
+ * Lifetime: nets and NIs are refcounted. The instance's list holds one
+ * reference; an NI holds one on its net. Deleting unlinks the object from
+ * every lookup and marks it dead, then drops the list's reference; the
+ * memory goes when the last holder calls the put function (STYLE.md,
+ * two-phase delete). Pointers returned by the find functions are borrowed:
+ * valid until the next configuration change unless the caller takes a
+ * reference.
+ */
+#ifndef UL_CORE_NI_H
+#define UL_CORE_NI_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ulnet/nid.h"
+#include "util/list.h"
+
+struct ul_core;
+struct ul_err;
+
+/* The unset selection priority (LNET_MAX_SELECTION_PRIORITY). */
+#define UL_PRIO_UNSET UINT32_MAX
+/* Full health (LNET_MAX_HEALTH_VALUE); health runs 0..1000. */
+#define UL_HEALTH_MAX 1000
+/* A device whose NUMA node is unknown, or a buffer placed anywhere. */
+#define UL_NUMA_ANY (-1)
+/* Interface names are as long as Linux's (IFNAMSIZ, with the NUL). */
+#define UL_IFNAME_SIZE 16
+
+enum ul_ni_status {
+	UL_NI_STATUS_UP,   /* published as LNET_NI_STATUS_UP */
+	UL_NI_STATUS_DOWN, /* published as LNET_NI_STATUS_DOWN */
+};
+
+/*
+ * Per-net tunables (lnetctl.md §6.1: they belong to the net; every NI of
+ * the net reports them). A negative field in a request means "not given".
+ */
+struct ul_net_tunables {
+	int peer_tx_credits;	 /* credits toward one peer NI (peer_credits) */
+	int credits;		 /* transmit credits of each NI */
+	int peer_timeout_sec;	 /* peer_timeout */
+	int peer_buffer_credits; /* router buffer credits per peer */
+};
+
+struct ul_net {
+	struct ul_list core_link; /* on ul_core.nets, configuration order */
+	struct ul_list nis;	  /* struct ul_ni.net_link, config order */
+	uint32_t net_id;	  /* ulnet_net_make(type, num) */
+	uint32_t nnis;		  /* NIs on nis */
+	uint32_t sel_priority;	  /* UDSP net priority, lower better */
+	uint32_t seq;		  /* round-robin stamp (selection.md §4.5) */
+	struct ul_net_tunables tun;
+	int refcount;
+	bool is_dead; /* unlinked; freed on the last put */
+};
+
+struct ul_ni {
+	struct ul_list net_link; /* on ul_net.nis */
+	struct ul_net *net;	 /* holds a reference */
+	struct ulnet_nid nid;
+	char ifname[UL_IFNAME_SIZE]; /* "" for an NI given by NID only */
+	int numa_node;		     /* device NUMA node or UL_NUMA_ANY */
+	int tx_credits;		     /* may go negative: messages queued */
+	int healthv;		     /* 0..UL_HEALTH_MAX */
+	bool is_fatal;		     /* ni_fatal_error_on: device down */
+	enum ul_ni_status status;
+	uint32_t sel_priority; /* UDSP NI priority, lower better */
+	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
+	int refcount;
+	bool is_dead;
+};
+
+/* LNet's socklnd defaults for a net's tunables (lnetctl.md §6.1). */
+void ul_net_tunables_default(struct ul_net_tunables *tun);
+
+/*
+ * Add an NI with this NID to its net, creating the net (last in order)
+ * if needed; ifname may be NULL or "" (an NI given by NID). tun may be
+ * NULL; it applies only when the net is created (later NIs keep the
+ * net's values, as LNet does). Errors, with lnetctl's text in err:
+ * -ENODEV for the lo net, -EUSERS when a route to the net exists,
+ * -EEXIST for a NID or an interface already on the net, -ENOSPC past
+ * max_interfaces, -EINVAL for the ANY NID, -ENOMEM. Calls the observer's
+ * on_net_add (new net) and on_ni_add. *out (may be NULL) is borrowed.
+ */
+int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
+	      const char *ifname, int numa_node,
+	      const struct ul_net_tunables *tun, struct ul_ni **out,
+	      struct ul_err *err);
+/* Delete the NI with this NID; its net goes with its last NI. -ENOENT. */
+int ul_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
+	      struct ul_err *err);
+/* Delete a net and all its NIs: -ENODEV for lo, -EINVAL if unknown. */
+int ul_net_del(struct ul_core *c, uint32_t net_id, struct ul_err *err);
+
+struct ul_net *ul_net_find(const struct ul_core *c, uint32_t net_id);
+struct ul_ni *ul_ni_find(const struct ul_core *c, const struct ulnet_nid *nid);
+struct ul_ni *ul_ni_find_by_ifname(const struct ul_net *net,
+				   const char *ifname);
+/* The loopback NI 0@lo. */
+struct ul_ni *ul_core_lo_ni(const struct ul_core *c);
+
+/*
+ * Health of a local net as selection sees it (health.md §1): the highest
+ * health among its NIs without the fatal flag, 0 if all are fatal.
+ */
+int ul_net_healthv(const struct ul_net *net);
+
+/* For ul_core_create() and ul_core_destroy(): the lo net; every net. */
+int ul_ni_add_lo(struct ul_core *c);
+void ul_net_del_all(struct ul_core *c);
+
+void ul_net_get(struct ul_net *net);
+void ul_net_put(struct ul_net *net);
+void ul_ni_get(struct ul_ni *ni);
+void ul_ni_put(struct ul_ni *ni);
+
+#endif /* UL_CORE_NI_H */

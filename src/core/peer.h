@@ -1,0 +1,212 @@
+/*
+ * Peers (LNet's struct lnet_peer, lnet_peer_net, lnet_peer_ni).
+ *
+ * A peer is one remote node, named by its primary NID. Its NIDs are peer
+ * NIs grouped by net into peer nets. Order matters for selection ties
+ * (reference/selection.md §1): the peer net holding the primary NID comes
+ * first, the others in creation order; inside a peer net the primary NID
+ * comes first, the others in insertion order. Every peer NI is in the
+ * instance's NID hash, so a NID names at most one peer NI.
+ *
+ * Peers come from configuration (ul_peer_add: "configured", MR unless
+ * asked otherwise), from traffic (ul_peer_ni_find_or_create: one non-MR
+ * peer per unknown NID, as LNet creates before discovery) and from route
+ * add (the gateway).
+ *
+ * Lifetime as in ni.h: refcounts, two-phase delete. A peer NI holds a
+ * reference on its peer net, a peer net on its peer; the instance's hash
+ * and lists hold one each. Pointers from find functions are borrowed.
+ */
+#ifndef UL_CORE_PEER_H
+#define UL_CORE_PEER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ulnet/nid.h"
+#include "util/hash.h"
+#include "util/list.h"
+
+struct ul_core;
+struct ul_err;
+struct ul_ni;
+
+/*
+ * A short NID list stored like LNet's lpni_pref: one NID inline (the
+ * common case: a non-MR peer's sticky source NI), a heap array beyond.
+ */
+struct ul_nid_list {
+	uint32_t count;
+	uint32_t cap; /* 0 or 1: inline; more: items.many holds cap */
+	union {
+		struct ulnet_nid one;
+		struct ulnet_nid *many;
+	} items;
+};
+
+/* The count NIDs of l, in insertion order. */
+const struct ulnet_nid *ul_nid_list_items(const struct ul_nid_list *l);
+bool ul_nid_list_has(const struct ul_nid_list *l, const struct ulnet_nid *nid);
+/* Append nid unless present: 0 or -ENOMEM. */
+int ul_nid_list_add(struct ul_nid_list *l, const struct ulnet_nid *nid);
+/* Empty the list and free its array. */
+void ul_nid_list_clear(struct ul_nid_list *l);
+
+/* lpni_ns_status: what pings and received traffic say about a peer NI. */
+enum ul_ns_status {
+	UL_NS_STATUS_UP,
+	UL_NS_STATUS_DOWN,
+};
+
+struct ul_peer_ni {
+	struct ul_list peer_net_link; /* on ul_peer_net.peer_nis */
+	struct ul_hnode hnode;	      /* in ul_core.peer_ni_hash by nid */
+	struct ul_peer_net *peer_net; /* holds a reference */
+	struct ulnet_nid nid;
+	int healthv;	       /* 0..UL_HEALTH_MAX */
+	uint32_t sel_priority; /* UDSP peer NI priority, lower better */
+	int txcredits;	       /* credits toward this NI (may be < 0) */
+	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
+	int64_t txqnob;	       /* bytes queued; compared for gateways */
+	struct ul_nid_list pref_nids;	  /* preferred local NIDs */
+	struct ul_nid_list pref_rtr_nids; /* preferred gateway primaries */
+	bool is_pref_non_mr; /* pref_nids holds the automatic sticky NID
+				 * (LNET_PEER_NI_NON_MR_PREF, §4.6) */
+	enum ul_ns_status ns_status;
+	int refcount;
+	bool is_dead;
+};
+
+struct ul_peer_net {
+	struct ul_list peer_link; /* on ul_peer.peer_nets */
+	struct ul_list peer_nis;  /* struct ul_peer_ni.peer_net_link */
+	struct ul_peer *peer;	  /* holds a reference */
+	uint32_t net_id;
+	uint32_t sel_priority; /* UDSP peer net priority, lower better */
+	int healthv;	       /* max healthv of its peer NIs */
+	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
+	int refcount;
+	bool is_dead;
+};
+
+struct ul_peer {
+	struct ul_list core_link; /* on ul_core.peers, creation order */
+	struct ul_list peer_nets; /* primary's net first */
+	struct ul_list routes;	  /* struct ul_route.gw_link through it */
+	struct ulnet_nid primary_nid;
+	uint32_t send_seq;	/* lp_send_seq: sends committed to it */
+	uint32_t rtr_refcount;	/* routes through it: it is a gateway */
+	uint32_t nnis;		/* peer NIs over all its peer nets */
+	uint32_t rtr_check_net; /* lp_disc_net_id of a router check in
+				 * progress, ULNET_NET_ANY for none */
+	bool is_mr;		/* multi-rail (LNET_PEER_MULTI_RAIL) */
+	bool is_configured;	/* added by configuration, not traffic */
+	bool is_lock_prim;	/* primary NID locked (lock_prim) */
+	bool is_alive;		/* lp_alive, for gateways (routing.md §4.1) */
+	bool has_no_discovery;	/* gateway has discovery off */
+	bool is_router_enabled; /* gateway advertises routing enabled */
+	int refcount;
+	bool is_dead;
+};
+
+/*
+ * Add a configured peer (lnetctl peer add --prim_nid). If a peer with this
+ * primary exists it becomes configured (and MR if asked); -EPERM when it
+ * is configured MR and is_mr is false. -EEXIST when the NID is a
+ * non-primary NID of another peer, -EINVAL for the ANY or a lo NID.
+ * *out (may be NULL) is borrowed.
+ */
+int ul_peer_add(struct ul_core *c, const struct ulnet_nid *prim_nid, bool is_mr,
+		bool is_lock_prim, struct ul_peer **out, struct ul_err *err);
+/*
+ * Add a NID to a peer (lnetctl peer add --nid). A NID already on this
+ * peer is a no-op; a NID held alone by an unconfigured peer (one created
+ * by traffic) moves over with its state, and that peer goes; a NID of any
+ * other peer is -EEXIST.
+ */
+int ul_peer_ni_add(struct ul_core *c, struct ul_peer *peer,
+		   const struct ulnet_nid *nid, struct ul_peer_ni **out,
+		   struct ul_err *err);
+/*
+ * Delete the peer whose primary NID is prim_nid (lnetctl peer del):
+ * -ENOENT unknown, -ENODEV not a primary, -EBUSY a gateway. A locked
+ * primary without force keeps the peer and its primary NI and deletes the
+ * other NIs (success, as lnetctl).
+ */
+int ul_peer_del(struct ul_core *c, const struct ulnet_nid *prim_nid, bool force,
+		struct ul_err *err);
+/*
+ * Delete one NID of a peer; the primary NID deletes the whole peer (as
+ * ul_peer_del with force). -ENOENT unknown, -EBUSY a gateway's NID.
+ */
+int ul_peer_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
+		   struct ul_err *err);
+/*
+ * Make nid (which must be one of the peer's NIDs, else -ENOENT) the
+ * primary: its peer net moves first and it moves first in it.
+ */
+int ul_peer_set_primary(struct ul_core *c, struct ul_peer *peer,
+			const struct ulnet_nid *nid, struct ul_err *err);
+/*
+ * Set or clear the multi-rail flag. Becoming MR drops every automatic
+ * sticky NID (is_pref_non_mr) of its peer NIs (selection.md §4.6).
+ */
+void ul_peer_set_mr(struct ul_peer *peer, bool is_mr);
+
+/*
+ * The peer NI for nid, creating a non-MR, unconfigured peer with that one
+ * NID if none exists (LNet's lnet_peerni_by_nid_locked). rx_ni is the
+ * local NI a message from the new NID arrived on, or NULL for a send: a
+ * peer NI created by receipt gets rx_ni's NID as its sticky preferred
+ * NID (selection.md §4.6). 0, -EINVAL for the ANY NID, or -ENOMEM.
+ */
+int ul_peer_ni_find_or_create(struct ul_core *c, const struct ulnet_nid *nid,
+			      const struct ul_ni *rx_ni,
+			      struct ul_peer_ni **out);
+
+struct ul_peer_ni *ul_peer_ni_find(const struct ul_core *c,
+				   const struct ulnet_nid *nid);
+/* The peer owning nid (any of its NIDs), or NULL. */
+struct ul_peer *ul_peer_find(const struct ul_core *c,
+			     const struct ulnet_nid *nid);
+struct ul_peer_net *ul_peer_net_find(const struct ul_peer *peer,
+				     uint32_t net_id);
+
+static inline struct ul_peer *ul_peer_ni_peer(const struct ul_peer_ni *lpni)
+{
+	return lpni->peer_net->peer;
+}
+
+/* Set a peer NI's health (clamped to 0..1000); its peer net follows. */
+void ul_peer_ni_set_healthv(struct ul_peer_ni *lpni, int healthv);
+/* Recompute a peer net's health: the max over its peer NIs. */
+void ul_peer_net_update_healthv(struct ul_peer_net *lpn);
+
+/*
+ * Preferred local NIDs (UDSP pair rules and the non-MR sticky NID).
+ * Adding a second NID to a non-MR peer's NI is -EPERM (udsp.md §4.2);
+ * is_non_mr marks the automatic sticky entry.
+ */
+int ul_peer_ni_add_pref_nid(struct ul_peer_ni *lpni,
+			    const struct ulnet_nid *nid, bool is_non_mr);
+void ul_peer_ni_clear_pref_nids(struct ul_peer_ni *lpni);
+bool ul_peer_ni_is_pref_nid(const struct ul_peer_ni *lpni,
+			    const struct ulnet_nid *nid);
+/* Preferred gateways, keyed by gateway primary NID (udsp.md §4). */
+int ul_peer_ni_add_pref_rtr(struct ul_peer_ni *lpni,
+			    const struct ulnet_nid *gw_prim_nid);
+void ul_peer_ni_clear_pref_rtrs(struct ul_peer_ni *lpni);
+bool ul_peer_ni_is_pref_rtr(const struct ul_peer_ni *lpni,
+			    const struct ulnet_nid *gw_prim_nid);
+
+/* For ul_core_destroy(): every peer, gateways included. */
+void ul_peer_del_all(struct ul_core *c);
+
+void ul_peer_get(struct ul_peer *peer);
+void ul_peer_put(struct ul_peer *peer);
+void ul_peer_net_get(struct ul_peer_net *lpn);
+void ul_peer_net_put(struct ul_peer_net *lpn);
+void ul_peer_ni_get(struct ul_peer_ni *lpni);
+void ul_peer_ni_put(struct ul_peer_ni *lpni);
+
+#endif /* UL_CORE_PEER_H */

@@ -1,0 +1,85 @@
+/*
+ * Remote nets and routes (LNet's struct lnet_remotenet, struct
+ * lnet_route; reference/routing.md §2, selection.md §5).
+ *
+ * A remote net is a net with no local NI; it holds the routes to it. A
+ * route goes through a gateway, which is a peer (found or created by
+ * ul_route_add) reached on a local net. Each new route is inserted at a
+ * random position of its remote net's list, drawn from the instance's
+ * seeded generator (ul_core_seed), unless the instance appends
+ * (ul_core_set_route_append), which tests use to fix the order.
+ *
+ * Routes are refcounted with two-phase delete like the other objects; a
+ * route holds a reference on its gateway peer.
+ */
+#ifndef UL_CORE_ROUTE_H
+#define UL_CORE_ROUTE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ulnet/nid.h"
+#include "util/list.h"
+
+struct ul_core;
+struct ul_err;
+struct ul_peer;
+
+/* Hop count not given (LNET_UNDEFINED_HOPS); compares as 1. */
+#define UL_HOPS_UNDEFINED UINT32_MAX
+
+struct ul_rnet {
+	struct ul_list core_link; /* on ul_core.rnets, creation order */
+	struct ul_list routes;	  /* struct ul_route.rnet_link */
+	uint32_t net_id;
+	uint32_t nroutes;
+};
+
+struct ul_route {
+	struct ul_list rnet_link; /* on ul_rnet.routes, random order */
+	struct ul_list gw_link;	  /* on ul_peer.routes of the gateway */
+	struct ul_peer *gateway;  /* holds a reference */
+	struct ulnet_nid gw_nid;  /* the NID the route was added with */
+	uint32_t net_id;	  /* remote net */
+	uint32_t local_net_id;	  /* net of gw_nid */
+	uint32_t hops;		  /* 1..255 or UL_HOPS_UNDEFINED */
+	uint32_t priority;	  /* lower better, 0 default */
+	uint32_t seq;		  /* lr_seq round-robin stamp (§5.2) */
+	bool is_alive;		  /* cached aliveness (routing.md §4.3) */
+	bool is_single_hop;	  /* learned from the gateway's ping */
+	int refcount;
+	bool is_dead;
+};
+
+/*
+ * Add a route to net_id through gw (lnetctl route add; checks and texts of
+ * lnetctl.md §8.1 in order): -EACCES for lo, -ENXIO for ULNET_NET_ANY,
+ * -ENODEV for an ANY gateway, -EINVAL for hops outside 1..255 (other than
+ * UL_HOPS_UNDEFINED) or priority > INT32_MAX, or a gateway that is 0@lo or
+ * on net_id; -EEXIST if net_id is local or a route to it through the same
+ * gateway peer exists; -EHOSTUNREACH if the gateway's net is not local.
+ * The gateway peer is found or created (non-MR, unconfigured).
+ */
+int ul_route_add(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
+		 uint32_t hops, uint32_t priority, struct ul_route **out,
+		 struct ul_err *err);
+/*
+ * Delete the routes to net_id (ULNET_NET_ANY: any net) through the peer
+ * owning gw (NULL: any gateway). A remote net loses its entry with its
+ * last route. -ENOENT when nothing matched.
+ */
+int ul_route_del(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
+		 struct ul_err *err);
+
+struct ul_rnet *ul_rnet_find(const struct ul_core *c, uint32_t net_id);
+
+/* Route liveness of selection.md §5.1 / routing.md §4.2. */
+bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r);
+
+/* For ul_core_destroy(): every route and remote net. */
+void ul_route_del_all(struct ul_core *c);
+
+void ul_route_get(struct ul_route *r);
+void ul_route_put(struct ul_route *r);
+
+#endif /* UL_CORE_ROUTE_H */
