@@ -18,11 +18,15 @@ void ul_err_fmt(struct ul_err *err, int code, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 /*
  * Record a failure and evaluate to its code, for "return ul_err_set(...)".
- * A macro so that callers (and static analysers) see the code come back;
- * code is evaluated twice, so pass a constant or a plain variable.
+ * A macro (a GNU statement expression) so that callers and static
+ * analysers see the code come back, and so that it may also stand alone
+ * as a statement; code is evaluated twice: pass a constant or a variable.
  */
 #define ul_err_set(err, code, ...)                                             \
-	(ul_err_fmt((err), (code), __VA_ARGS__), (code))
+	({                                                                     \
+		ul_err_fmt((err), (code), __VA_ARGS__);                        \
+		(code);                                                        \
+	})
 /* Forget any recorded failure. */
 void ul_err_clear(struct ul_err *err);
 

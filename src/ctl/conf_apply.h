@@ -1,0 +1,55 @@
+/*
+ * Applying an lnet.conf model (ctl/conf.h) to an instance's core objects
+ * (core/core.h), as `lnetctl import` does to the kernel: sections in the
+ * order the file first gave them, each item through the same checks as
+ * the matching lnetctl command, stopping at the first failure.
+ *
+ * What a section asks for that this instance cannot do is reported
+ * through the notes callback, never dropped silently: router buffers
+ * (no router buffer pools yet), CPT bindings (no CPU partitions in user
+ * space), o2iblnd tunables. UDSP rules are applied only when a UDSP set is
+ * given; otherwise each rule is reported.
+ *
+ * Interfaces are the host's business: a local NI given by interface, and
+ * every ip2nets rule, need the interface list, which the caller supplies
+ * (ulnetctl reads it with getifaddrs). A NI given by NID (`nid:`) needs
+ * nothing, which is what a dry run on another machine's file uses.
+ */
+#ifndef UL_CTL_CONF_APPLY_H
+#define UL_CTL_CONF_APPLY_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/conf.h"
+#include "util/err.h"
+
+struct ul_core;
+struct ul_udsp_set;
+
+/* One IPv4 address of an interface that is up. */
+struct ul_conf_ifaddr {
+	char ifname[UL_CONF_IFNAME_SIZE];
+	uint32_t ipv4; /* host order */
+};
+
+struct ul_conf_apply_opts {
+	/* The host's up interfaces with IPv4 addresses (may be empty). */
+	const struct ul_conf_ifaddr *ifaddrs;
+	size_t nr_ifaddrs;
+	/* Where UDSP rules go; NULL: they are only reported. */
+	struct ul_udsp_set *udsp;
+	/* Called for every note (may be NULL); line 0 when not from a line. */
+	void (*note)(void *ctx, unsigned int line, const char *text);
+	void *ctx;
+};
+
+/*
+ * Apply conf to c. Returns 0, or the first failure's negative errno with
+ * err saying which line and item failed and why (the core's own text);
+ * what was applied before it stays, as with lnetctl import.
+ */
+int ul_conf_apply(struct ul_core *c, const struct ul_conf *conf,
+		  const struct ul_conf_apply_opts *opts, struct ul_err *err);
+
+#endif /* UL_CTL_CONF_APPLY_H */
