@@ -1,0 +1,92 @@
+/*
+ * The walk of an lnet.conf tree (ytree.h) into a struct ul_conf: the walk
+ * state, the helpers every section uses, and the section walkers that
+ * conf_yaml.c dispatches to.
+ *
+ * The walk keeps the field path of the node at hand ("net[0].local
+ * NI(s)[1].tunables"): push a key or an index before walking a child and
+ * pop it afterwards. A refusal names the node's line and column, the path
+ * and the reason, and gives -EINVAL; warnings go to the conf with the
+ * same prefix. Helpers return 0 or a negative errno and set their out-
+ * parameter only on success.
+ */
+#ifndef UL_CTL_CONF_WALK_H
+#define UL_CTL_CONF_WALK_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/conf.h"
+#include "ctl/ytree.h"
+
+#define UL_CONF_WALK_PATH_SIZE 160
+
+struct ul_conf_walk {
+	struct ul_conf *conf; /* the scratch conf being filled */
+	struct ul_err *err;
+	char path[UL_CONF_WALK_PATH_SIZE];
+	size_t plen;
+};
+
+/* conf_walk.c: the path; a push returns the length to pop back to. */
+size_t ul_conf_walk_push_key(struct ul_conf_walk *w, const char *key);
+size_t ul_conf_walk_push_idx(struct ul_conf_walk *w, size_t i);
+void ul_conf_walk_pop(struct ul_conf_walk *w, size_t old);
+
+/* conf_walk.c: refusals and warnings. */
+void ul_conf_walk_fail_fmt(struct ul_conf_walk *w, const struct ul_ynode *n,
+			   const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/*
+ * Refuse node n with a message that follows the path; gives -EINVAL. A
+ * macro, as ul_err_set(), so that the analyser sees the code come back.
+ */
+#define ul_conf_walk_fail(w, n, ...)                                           \
+	(ul_conf_walk_fail_fmt((w), (n), __VA_ARGS__), -EINVAL)
+int ul_conf_walk_fail_err(struct ul_conf_walk *w, const struct ul_ynode *n,
+			  int code, const struct ul_err *e);
+int ul_conf_walk_warn(struct ul_conf_walk *w, const struct ul_ynode *n,
+		      const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+int ul_conf_walk_ignore_state(struct ul_conf_walk *w, const struct ul_ynode *k);
+
+/* conf_walk.c: values and collections. */
+int ul_conf_walk_get_str(struct ul_conf_walk *w, const struct ul_ynode *n,
+			 const char **s);
+int ul_conf_walk_get_int(struct ul_conf_walk *w, const struct ul_ynode *n,
+			 long long min, long long max, long long *out);
+int ul_conf_walk_get_int32(struct ul_conf_walk *w, const struct ul_ynode *n,
+			   long long min, long long max, int *out);
+int ul_conf_walk_get_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
+			 struct ulnet_nid *nid);
+int ul_conf_walk_get_net(struct ul_conf_walk *w, const struct ul_ynode *v,
+			 uint32_t *net);
+int ul_conf_walk_want_map(struct ul_conf_walk *w, const struct ul_ynode *n,
+			  size_t *nr_pairs);
+int ul_conf_walk_want_seq(struct ul_conf_walk *w, const struct ul_ynode *n,
+			  size_t *nr);
+int ul_conf_walk_key_index(const char *const *table, const char *key);
+int ul_conf_walk_once(struct ul_conf_walk *w, const struct ul_ynode *k,
+		      unsigned int *seen, int idx);
+void *ul_conf_walk_grow(struct ul_conf_walk *w, void *arr_ptr, size_t *nr,
+			size_t sz);
+
+/* The sections, one file each: conf_net.c, conf_route.c, conf_peer.c, */
+int ul_conf_walk_nets(struct ul_conf_walk *w, const struct ul_ynode *v,
+		      bool is_ip2nets);
+int ul_conf_walk_routes(struct ul_conf_walk *w, const struct ul_ynode *v);
+int ul_conf_walk_peers(struct ul_conf_walk *w, const struct ul_ynode *v);
+/* conf_global.c, */
+int ul_conf_walk_routing(struct ul_conf_walk *w, const struct ul_ynode *m);
+int ul_conf_walk_buffers(struct ul_conf_walk *w, const struct ul_ynode *m);
+int ul_conf_walk_numa(struct ul_conf_walk *w, const struct ul_ynode *m);
+int ul_conf_walk_global(struct ul_conf_walk *w, const struct ul_ynode *m);
+/* One global parameter; false in *known when key is not one. */
+int ul_conf_walk_global_param(struct ul_conf_walk *w,
+			      const struct ul_ynode *key,
+			      const struct ul_ynode *v, bool *known);
+/* and conf_udsp.c. */
+int ul_conf_walk_udsps(struct ul_conf_walk *w, const struct ul_ynode *v);
+
+#endif /* UL_CTL_CONF_WALK_H */

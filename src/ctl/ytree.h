@@ -1,0 +1,56 @@
+/*
+ * A small tree built from a YAML text with libyaml: scalars, sequences and
+ * mappings, each node stamped with its line and column, for code that
+ * walks untrusted YAML (lnet.conf, control requests) and quotes the
+ * offending place when it refuses something.
+ *
+ * Building is where the limits on untrusted input are enforced: the size
+ * of the text, the depth of nested collections, the items of one
+ * collection and the nodes of the whole document. Aliases are refused, so
+ * a tree cannot grow past the text it came from; only one document is
+ * read. Every error names the line and column ("line 3, column 7: ...").
+ */
+#ifndef UL_CTL_YTREE_H
+#define UL_CTL_YTREE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "util/err.h"
+
+enum ul_ynode_type {
+	UL_YNODE_SCALAR,
+	UL_YNODE_SEQ,
+	UL_YNODE_MAP,
+};
+
+struct ul_ynode {
+	enum ul_ynode_type type;
+	bool is_null;		   /* plain "", "~", "null", "Null" or "NULL" */
+	unsigned int line, column; /* 1-based */
+	char *str;		   /* SCALAR: NUL-terminated, owned */
+	struct ul_ynode **kids;	   /* SEQ: items; MAP: key, value... */
+	size_t nr, cap;
+};
+
+struct ul_ytree_limits {
+	size_t max_bytes;	/* of the whole text */
+	unsigned int max_depth; /* nested collections */
+	unsigned int max_items; /* items of one sequence or mapping */
+	size_t max_nodes;	/* nodes of the whole document */
+};
+
+/*
+ * Build the tree of text[0..len) within lim. On success *root is the
+ * caller's, to free with ul_ytree_free(), or NULL for an empty document.
+ * Returns 0, -EINVAL (err says where and why) or -ENOMEM.
+ */
+int ul_ytree_parse(const char *text, size_t len,
+		   const struct ul_ytree_limits *lim, struct ul_ynode **root,
+		   struct ul_err *err);
+/* Free a node and everything under it; NULL is fine. */
+void ul_ytree_free(struct ul_ynode *n);
+/* "a mapping", "a sequence" or "a scalar", for messages. */
+const char *ul_ytree_type_name(const struct ul_ynode *n);
+
+#endif /* UL_CTL_YTREE_H */
