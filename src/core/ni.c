@@ -111,9 +111,11 @@ int ul_net_healthv(const struct ul_net *net)
 	const struct ul_ni *ni;
 	int best = 0;
 
-	ul_list_for_each_entry(ni, &net->nis, net_link) if (!ni->is_fatal &&
-							    ni->healthv > best)
-		best = ni->healthv;
+	ul_list_for_each_entry(ni, &net->nis, net_link)
+	{
+		if (!ni->is_fatal && ni->healthv > best)
+			best = ni->healthv;
+	}
 	return best;
 }
 

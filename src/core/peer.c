@@ -18,15 +18,13 @@
 
 const struct ulnet_nid *ul_nid_list_items(const struct ul_nid_list *l)
 {
-	return l->cap > 1 ? l->items.many : &l->items.one;
+	return l->nids;
 }
 
 bool ul_nid_list_has(const struct ul_nid_list *l, const struct ulnet_nid *nid)
 {
-	const struct ulnet_nid *v = ul_nid_list_items(l);
-
 	for (uint32_t i = 0; i < l->count; i++)
-		if (ulnet_nid_same(&v[i], nid))
+		if (ulnet_nid_same(&l->nids[i], nid))
 			return true;
 	return false;
 }
@@ -38,35 +36,21 @@ int ul_nid_list_add(struct ul_nid_list *l, const struct ulnet_nid *nid)
 
 	if (ul_nid_list_has(l, nid))
 		return 0;
-	if (l->count == 0 && l->cap <= 1) {
-		l->items.one = *nid;
-		l->cap = 1;
-		l->count = 1;
-		return 0;
-	}
 	if (l->count == l->cap) {
-		cap = l->cap * 2;
-		if (l->cap == 1) {
-			v = malloc(cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-			v[0] = l->items.one;
-		} else {
-			v = realloc(l->items.many, cap * sizeof(*v));
-			if (!v)
-				return -ENOMEM;
-		}
-		l->items.many = v;
+		cap = l->cap ? l->cap * 2 : 1;
+		v = realloc(l->nids, cap * sizeof(*v));
+		if (!v)
+			return -ENOMEM;
+		l->nids = v;
 		l->cap = cap;
 	}
-	l->items.many[l->count++] = *nid;
+	l->nids[l->count++] = *nid;
 	return 0;
 }
 
 void ul_nid_list_clear(struct ul_nid_list *l)
 {
-	if (l->cap > 1)
-		free(l->items.many);
+	free(l->nids);
 	memset(l, 0, sizeof(*l));
 }
 

@@ -32,16 +32,14 @@ struct ul_err;
 struct ul_ni;
 
 /*
- * A short NID list stored like LNet's lpni_pref: one NID inline (the
- * common case: a non-MR peer's sticky source NI), a heap array beyond.
+ * A short NID list: preferred local NIDs or preferred gateways of a peer
+ * NI. Empty lists, by far the most common, cost no allocation; the array
+ * grows by doubling.
  */
 struct ul_nid_list {
+	struct ulnet_nid *nids; /* count entries, room for cap */
 	uint32_t count;
-	uint32_t cap; /* 0 or 1: inline; more: items.many holds cap */
-	union {
-		struct ulnet_nid one;
-		struct ulnet_nid *many;
-	} items;
+	uint32_t cap;
 };
 
 /* The count NIDs of l, in insertion order. */
@@ -62,19 +60,19 @@ struct ul_peer_ni {
 	struct ul_list peer_net_link; /* on ul_peer_net.peer_nis */
 	struct ul_hnode hnode;	      /* in ul_core.peer_ni_hash by nid */
 	struct ul_peer_net *peer_net; /* holds a reference */
+	int64_t txqnob;		      /* bytes queued; compared for gateways */
 	struct ulnet_nid nid;
 	int healthv;	       /* 0..UL_HEALTH_MAX */
 	uint32_t sel_priority; /* UDSP peer NI priority, lower better */
 	int txcredits;	       /* credits toward this NI (may be < 0) */
 	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
-	int64_t txqnob;	       /* bytes queued; compared for gateways */
-	struct ul_nid_list pref_nids;	  /* preferred local NIDs */
-	struct ul_nid_list pref_rtr_nids; /* preferred gateway primaries */
+	int refcount;
+	uint8_t ns_status;   /* enum ul_ns_status */
 	bool is_pref_non_mr; /* pref_nids holds the automatic sticky NID
 				 * (LNET_PEER_NI_NON_MR_PREF, §4.6) */
-	enum ul_ns_status ns_status;
-	int refcount;
 	bool is_dead;
+	struct ul_nid_list pref_nids;	  /* preferred local NIDs */
+	struct ul_nid_list pref_rtr_nids; /* preferred gateway primaries */
 };
 
 struct ul_peer_net {

@@ -99,12 +99,14 @@ int ul_route_add(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
 	peer = ul_peer_ni_peer(gw_lpni);
 	rnet = ul_rnet_find(c, net_id);
 	if (rnet) {
-		ul_list_for_each_entry(r, &rnet->routes, rnet_link) if (
-			r->gateway ==
-			peer) return ul_err_set(err, -EEXIST,
-						"Route already exists or "
-						"the specified network is "
-						"local");
+		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
+		{
+			if (r->gateway == peer)
+				return ul_err_set(err, -EEXIST,
+						  "Route already exists or "
+						  "the specified network is "
+						  "local");
+		}
 	} else {
 		rnet = calloc(1, sizeof(*rnet));
 		if (!rnet)
@@ -205,9 +207,11 @@ static bool gw_has_up_ni(const struct ul_peer *gw, uint32_t net_id)
 
 	if (!lpn)
 		return false;
-	ul_list_for_each_entry(lpni, &lpn->peer_nis,
-			       peer_net_link) if (lpni->ns_status ==
-						  UL_NS_STATUS_UP) return true;
+	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+	{
+		if (lpni->ns_status == UL_NS_STATUS_UP)
+			return true;
+	}
 	return false;
 }
 

@@ -297,8 +297,12 @@ void ul_sel_set_non_mr_pref(struct ul_send *sd, struct ul_peer_ni *lpni,
 	if (ul_peer_ni_peer(lpni)->is_mr || t == UL_MSG_ACK ||
 	    t == UL_MSG_REPLY || lpni->pref_nids.count)
 		return;
-	/* The first entry is stored inline: this cannot fail. */
-	(void)ul_peer_ni_add_pref_nid(lpni, &ni->nid, true);
+	/*
+	 * The one allocation of a sticky NID, once per non-MR peer NI. If it
+	 * fails the NI is simply not pinned yet; the next send tries again.
+	 */
+	if (ul_peer_ni_add_pref_nid(lpni, &ni->nid, true))
+		return;
 	if (sd->ex)
 		ul_explain_note(sd->ex, UL_NOTE_STICKY_SET, &ni->nid);
 }

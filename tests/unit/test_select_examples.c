@@ -625,6 +625,103 @@ static void select_mr_peer_with_local_nid_is_sent_directly(void **state)
 	assert_ptr_equal(res.ni, t->c1);
 }
 
+/* Router R1 of the example topology, for §6.8 Example I. */
+static struct ul_core *build_router_r1(void)
+{
+	static const char *const s2[] = { "172.16.0.11@o2ib1", NULL };
+	static const char *const cn[] = { "10.1.0.2@o2ib", "192.168.1.1@tcp",
+					  NULL };
+	struct ul_core *c;
+
+	assert_int_equal(ul_core_create(&c), 0);
+	ht_ni(c, "10.1.0.100@o2ib", UL_NUMA_ANY);
+	ht_ni(c, "172.16.0.100@o2ib1", UL_NUMA_ANY);
+	ht_peer(c, true, "172.16.0.10@o2ib1", s2);
+	ht_peer(c, true, "10.1.0.1@o2ib", cn);
+	return c;
+}
+
+static int forward(struct ul_core *c, const char *hdr_src, const char *dst,
+		   struct ul_select_res *res)
+{
+	struct ulnet_nid d = ht_nid(dst);
+	struct ul_select_req req;
+
+	ul_select_req_init(&req, &d, UL_MSG_PUT);
+	req.is_forward = true;
+	req.hdr_src_nid = ht_nid(hdr_src);
+	return ul_select(c, &req, res, NULL);
+}
+
+/*
+ * §6.8 Example I: R1 forwards C's PUT for 172.16.0.10@o2ib1 to exactly
+ * that NID while it is healthy; at health 900 (C known as MR) R1 may pick
+ * .11; for an unknown originator it never does.
+ */
+static void select_example_i_router_honours_originator_choice(void **state)
+{
+	struct ul_core *c = build_router_r1();
+	struct ulnet_nid s2_10 = ht_nid("172.16.0.10@o2ib1");
+	struct ulnet_nid s2_11 = ht_nid("172.16.0.11@o2ib1");
+	struct ulnet_nid c1 = ht_nid("10.1.0.1@o2ib");
+	struct ulnet_nid r1 = ht_nid("172.16.0.100@o2ib1");
+	struct ul_select_res res;
+	struct ul_peer_ni *dst;
+
+	(void)state;
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(forward(c, "10.1.0.1@o2ib",
+					 "172.16.0.10@o2ib1", &res),
+				 0);
+		assert_int_equal(res.scase, UL_CASE_ANY_LOCAL_NMR);
+		assert_true(ulnet_nid_same(&res.lpni->nid, &s2_10));
+		assert_true(ulnet_nid_same(&res.ni->nid, &r1));
+		/* The originator stays the header source. */
+		assert_true(ulnet_nid_same(&res.hdr_src_nid, &c1));
+	}
+	dst = ul_peer_ni_find(c, &s2_10);
+	assert_int_equal(dst->pref_nids.count, 0); /* no sticky on routers */
+
+	ul_peer_ni_set_healthv(dst, 900);
+	for (int i = 0; i < 3; i++) {
+		assert_int_equal(forward(c, "10.1.0.1@o2ib",
+					 "172.16.0.10@o2ib1", &res),
+				 0);
+		assert_int_equal(res.scase, UL_CASE_ANY_MR);
+		assert_true(ulnet_nid_same(&res.lpni->nid, &s2_11));
+	}
+	/* An originator R1 does not know as MR gets its NID honoured. */
+	assert_int_equal(
+		forward(c, "10.1.0.77@o2ib", "172.16.0.10@o2ib1", &res), 0);
+	assert_int_equal(res.scase, UL_CASE_ANY_LOCAL_NMR);
+	assert_true(ulnet_nid_same(&res.lpni->nid, &s2_10));
+	ul_core_destroy(c);
+}
+
+/*
+ * §6.8 / §12 quirk 6: a DOWN destination NID allows MR forwarding, but
+ * the peer NI ranking itself ignores ns_status (only health counts).
+ */
+static void select_mr_forwarding_ignores_ns_status_in_ranking(void **state)
+{
+	struct ul_core *c = build_router_r1();
+	struct ulnet_nid s2_10 = ht_nid("172.16.0.10@o2ib1");
+	struct ul_select_res res;
+	int n10 = 0;
+
+	(void)state;
+	ul_peer_ni_find(c, &s2_10)->ns_status = UL_NS_STATUS_DOWN;
+	for (int i = 0; i < 4; i++) {
+		assert_int_equal(forward(c, "10.1.0.1@o2ib",
+					 "172.16.0.10@o2ib1", &res),
+				 0);
+		assert_int_equal(res.scase, UL_CASE_ANY_MR);
+		n10 += ulnet_nid_same(&res.lpni->nid, &s2_10);
+	}
+	assert_int_equal(n10, 2); /* round robin over .10 and .11 */
+	ul_core_destroy(c);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -655,6 +752,10 @@ int main(void)
 		T(select_recovery_ping_keeps_exact_peer_ni),
 		T(select_mr_peer_with_local_nid_is_sent_directly),
 #undef T
+		cmocka_unit_test(
+			select_example_i_router_honours_originator_choice),
+		cmocka_unit_test(
+			select_mr_forwarding_ignores_ns_status_in_ranking),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
