@@ -8,7 +8,7 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN    := -G Ninja
 CTEST_ARGS   ?= --output-on-failure -j $(JOBS)
 
-.PHONY: all bootstrap build asan check test test-asan fuzz fuzz-build demo \
+.PHONY: all bootstrap build asan check test test-asan fuzz fuzz-build demo bench \
 	format format-check tidy spell clean
 
 all: build
@@ -22,6 +22,10 @@ $(BUILD)/plain/build.ninja:
 $(BUILD)/asan/build.ninja:
 	cmake -S . -B $(BUILD)/asan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
 		-DULNET_ASAN=ON -DULNET_UBSAN=ON
+
+$(BUILD)/bench/build.ninja:
+	cmake -S . -B $(BUILD)/bench $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Release \
+		-DULNET_TESTS=OFF
 
 $(BUILD)/fuzz/build.ninja:
 	CC=clang cmake -S . -B $(BUILD)/fuzz $(CMAKE_GEN) \
@@ -65,6 +69,11 @@ check: bootstrap
 	@n=$$(ctest --test-dir $(BUILD)/plain -N | sed -n 's/^Total Tests: //p'); \
 	echo "check: $$n tests plain and $$n under ASan+UBSan"; \
 	echo "check: $$((2 * n)) passed, 0 failed"
+
+# Figures, not verdicts: each bench program prints what it measured.
+bench: bootstrap $(BUILD)/bench/build.ninja
+	cmake --build $(BUILD)/bench
+	@for b in $(BUILD)/bench/bench/bench_*; do echo "== $$b"; "$$b"; done
 
 demo: bootstrap build
 	@bash scripts/demo.sh $(BUILD)/plain

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/udsp.h"
 #include "ctl/conf_apply.h"
 #include "nid/expr.h"
 
@@ -280,10 +281,15 @@ static int apply_routes(const struct apply *a, const struct ul_conf *conf)
 		struct ul_err cerr = { 0 };
 		int rc;
 
+		struct ul_route *route;
+
 		rc = ul_route_add(a->c, cr->net, &cr->gateway, hops,
-				  cr->priority, NULL, &cerr);
+				  cr->priority, &route, &cerr);
 		if (rc < 0)
 			return fail(a, cr->line, "route", rc, &cerr);
+		/* Router rules see routes added after them (udsp.h (d)). */
+		if (a->opts->udsp)
+			ul_udsp_on_route_add(a->opts->udsp, route);
 	}
 	return 0;
 }
@@ -369,14 +375,38 @@ static int apply_routing(const struct apply *a, const struct ul_conf *conf)
 	return 0;
 }
 
+/*
+ * UDSP rules go through the same checks as `lnetctl udsp add`. lnetctl's
+ * importer refuses a rule whose priority is 0 and carries a priority over
+ * to the next rule (udsp.md §7.2); ulnet takes each rule as written.
+ */
 static int apply_udsp(const struct apply *a, const struct ul_conf *conf)
 {
 	size_t i;
 
-	for (i = 0; i < conf->nr_udsps; i++)
-		note(a, conf->udsps[i].line,
-		     "udsp rule idx %u not applied: no UDSP set given",
-		     conf->udsps[i].idx);
+	for (i = 0; i < conf->nr_udsps; i++) {
+		const struct ul_conf_udsp *cu = &conf->udsps[i];
+		struct ul_udsp_rule *rule;
+		struct ul_err cerr = { 0 };
+		int rc;
+
+		if (!a->opts->udsp) {
+			note(a, cu->line,
+			     "udsp rule idx %u not applied: no UDSP set given",
+			     cu->idx);
+			continue;
+		}
+		rc = ul_udsp_rule_from_strings(
+			cu->src, cu->dst, cu->rte,
+			cu->flags & UL_CONF_UDSP_HAS_PRIORITY, cu->priority,
+			(int)cu->idx, &rule, &cerr);
+		if (rc == 0) {
+			rc = ul_udsp_add(a->opts->udsp, rule, &cerr);
+			ul_udsp_rule_free(rule);
+		}
+		if (rc < 0)
+			return fail(a, cu->line, "udsp", rc, &cerr);
+	}
 	return 0;
 }
 

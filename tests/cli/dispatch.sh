@@ -9,7 +9,17 @@ debug_help='debug nidlist: debug nidlist parsing
 	<nid>: optional NID to match against the list
 
 debug decode: decode socklnd frames given as hex and print their fields as YAML
-	<file>: file of hex dumps, one frame per run of hex lines (default or "-": stdin)
+	<file>: hex dumps, frames separated by blank lines (default or "-": stdin)
+
+debug select: dry run of pathway selection on an lnet.conf, no network
+	--config: the lnet.conf (YAML) to load
+	--dst: destination NID
+	--src: source NID to pin (default: LNet chooses)
+	--rtr: previous hop to reuse, as for a response
+	--count: number of successive sends (default 1)
+	--type: put, get, ack or reply (default put)
+	--md-numa: NUMA node of the message buffer (default any)
+	--explain: show every step of the selection
 '
 
 expect unknown_command 255 "" \

@@ -4,6 +4,8 @@
  *   debug nidlist NIDLIST [NID]   parse a nidlist as LNet does, print its
  *                                 canonical form, optionally match a NID
  *   debug decode [FILE|-]         decode hex dumps of socklnd frames to YAML
+ *   debug select --config FILE --dst NID ...
+ *                                 dry run of pathway selection (select.c)
  */
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +18,7 @@
 
 #include "cmd.h"
 #include "decode.h"
+#include "select.h"
 
 /*
  * Output and exit codes are lnetctl's (reference/lnetctl.md §14.3): the
@@ -113,7 +116,8 @@ const struct ulnetctl_cmd ulnetctl_debug_cmds[] = {
 	  "\t<nid>: optional NID to match against the list\n" },
 	{ "decode", debug_decode, NULL,
 	  "decode socklnd frames given as hex and print their fields as YAML\n"
-	  "\t<file>: file of hex dumps, one frame per run of hex lines "
+	  "\t<file>: hex dumps, frames separated by blank lines "
 	  "(default or \"-\": stdin)\n" },
+	{ "select", ulnetctl_debug_select, NULL, ULNETCTL_SELECT_HELP },
 	{ NULL, NULL, NULL, NULL },
 };

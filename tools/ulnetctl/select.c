@@ -1,0 +1,336 @@
+/*
+ * ulnetctl debug select: a dry run of LNet's pathway selection, which no
+ * LNet tool offers. It loads an lnet.conf into an in-memory instance (no
+ * network, nothing started), performs N successive selections toward a
+ * destination as N successive sends would, and prints for each the local
+ * NI, the peer NI and the gateway, and with --explain every step of the
+ * reasoning.
+ *
+ *   ulnetctl debug select --config FILE --dst NID [--src NID] [--rtr NID]
+ *                         [--count N] [--type put|get|ack|reply]
+ *                         [--md-numa NODE] [--explain]
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <ifaddrs.h>
+#include <stdarg.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/select.h"
+#include "core/udsp.h"
+#include "ctl/conf.h"
+#include "ctl/conf_apply.h"
+#include "ctl/cyaml_err.h"
+#include "ctl/select_yaml.h"
+#include "ctl/yemit.h"
+
+#include "cmd.h"
+#include "select.h"
+
+#define COUNT_MAX 100000
+#define EXPLAIN_CANDS 512
+
+struct select_args {
+	const char *config;
+	struct ulnet_nid dst, src, rtr;
+	bool has_dst;
+	unsigned long count;
+	enum ul_msg_type type;
+	int md_numa;
+	bool explain;
+};
+
+__attribute__((format(printf, 2, 3))) static int
+bad_arg(struct ul_cyaml_errs *errs, const char *fmt, ...)
+{
+	char descr[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(descr, sizeof(descr), fmt, ap);
+	va_end(ap);
+	ul_cyaml_err_add(errs, "debug", "select", -EINVAL, descr);
+	return ULNETCTL_RC_BAD_PARAM;
+}
+
+static int parse_nid_arg(struct ul_cyaml_errs *errs, const char *opt,
+			 const char *v, struct ulnet_nid *nid)
+{
+	char why[128], descr[256];
+
+	if (ulnet_nid_parse(v, nid, why, sizeof(why)) == 0)
+		return 0;
+	snprintf(descr, sizeof(descr), "%s: %s", opt, why);
+	ul_cyaml_err_add(errs, "debug", "select", -EINVAL, descr);
+	return ULNETCTL_RC_BAD_PARAM;
+}
+
+static int parse_args(int argc, char **argv, struct select_args *a,
+		      struct ul_cyaml_errs *errs)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "dst", required_argument, NULL, 'd' },
+		{ "src", required_argument, NULL, 's' },
+		{ "rtr", required_argument, NULL, 'r' },
+		{ "count", required_argument, NULL, 'n' },
+		{ "type", required_argument, NULL, 't' },
+		{ "md-numa", required_argument, NULL, 'm' },
+		{ "explain", no_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int opt, rc;
+
+	memset(a, 0, sizeof(*a));
+	ulnet_nid_set_any(&a->src);
+	ulnet_nid_set_any(&a->rtr);
+	a->count = 1;
+	a->type = UL_MSG_PUT;
+	a->md_numa = UL_NUMA_ANY;
+	optind = 0;
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, "c:d:s:r:n:t:m:e", opts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'c':
+			a->config = optarg;
+			break;
+		case 'd':
+			rc = parse_nid_arg(errs, "--dst", optarg, &a->dst);
+			if (rc)
+				return rc;
+			a->has_dst = true;
+			break;
+		case 's':
+			rc = parse_nid_arg(errs, "--src", optarg, &a->src);
+			if (rc)
+				return rc;
+			break;
+		case 'r':
+			rc = parse_nid_arg(errs, "--rtr", optarg, &a->rtr);
+			if (rc)
+				return rc;
+			break;
+		case 'n':
+			errno = 0;
+			v = strtol(optarg, &end, 0);
+			if (errno || *end || v < 1 || v > COUNT_MAX)
+				return bad_arg(errs,
+					       "--count: '%s' is not a number "
+					       "of sends (1..100000)",
+					       optarg);
+			a->count = (unsigned long)v;
+			break;
+		case 't':
+			if (strcmp(optarg, "put") == 0)
+				a->type = UL_MSG_PUT;
+			else if (strcmp(optarg, "get") == 0)
+				a->type = UL_MSG_GET;
+			else if (strcmp(optarg, "ack") == 0)
+				a->type = UL_MSG_ACK;
+			else if (strcmp(optarg, "reply") == 0)
+				a->type = UL_MSG_REPLY;
+			else
+				return bad_arg(errs,
+					       "--type: '%s' is not put, get, "
+					       "ack or reply",
+					       optarg);
+			break;
+		case 'm':
+			errno = 0;
+			v = strtol(optarg, &end, 0);
+			if (errno || *end || v < -1 || v >= UL_NUMA_MAX_NODES)
+				return bad_arg(errs,
+					       "--md-numa: '%s' is not a NUMA "
+					       "node (-1 for any)",
+					       optarg);
+			a->md_numa = (int)v;
+			break;
+		case 'e':
+			a->explain = true;
+			break;
+		default:
+			return bad_arg(errs, "unknown option '%s'",
+				       argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad_arg(errs, "unexpected argument '%s'", argv[optind]);
+	if (!a->config)
+		return bad_arg(errs, "%s", "--config FILE is required");
+	if (!a->has_dst)
+		return bad_arg(errs, "%s", "--dst NID is required");
+	return 0;
+}
+
+/* The host's up IPv4 interfaces, loopback last (it is never a default). */
+static int host_ifaddrs(struct ul_conf_ifaddr **out, size_t *n)
+{
+	struct ifaddrs *ifs, *ifa;
+	struct ul_conf_ifaddr *list;
+	size_t cap = 0, nr = 0, pass;
+
+	if (getifaddrs(&ifs) < 0)
+		return -errno;
+	for (ifa = ifs; ifa; ifa = ifa->ifa_next)
+		cap++;
+	list = calloc(cap ? cap : 1, sizeof(*list));
+	if (!list) {
+		freeifaddrs(ifs);
+		return -ENOMEM;
+	}
+	for (pass = 0; pass < 2; pass++) {
+		for (ifa = ifs; ifa; ifa = ifa->ifa_next) {
+			const struct sockaddr_in *sin;
+			bool is_lo = ifa->ifa_flags & IFF_LOOPBACK;
+
+			if (!ifa->ifa_addr ||
+			    ifa->ifa_addr->sa_family != AF_INET ||
+			    !(ifa->ifa_flags & IFF_UP) ||
+			    is_lo != (pass == 1) ||
+			    strlen(ifa->ifa_name) >= UL_CONF_IFNAME_SIZE)
+				continue;
+			sin = (const struct sockaddr_in *)(const void *)
+				      ifa->ifa_addr;
+			snprintf(list[nr].ifname, sizeof(list[nr].ifname), "%s",
+				 ifa->ifa_name);
+			list[nr].ipv4 = ntohl(sin->sin_addr.s_addr);
+			nr++;
+		}
+	}
+	freeifaddrs(ifs);
+	*out = list;
+	*n = nr;
+	return 0;
+}
+
+/* Apply notes go to stderr as comments: the YAML on stdout stays clean. */
+static void print_note(void *ctx, unsigned int line, const char *text)
+{
+	(void)ctx;
+	if (line)
+		fprintf(stderr, "# line %u: %s\n", line, text);
+	else
+		fprintf(stderr, "# %s\n", text);
+}
+
+static int load(const struct select_args *a, struct ul_core **out,
+		struct ul_udsp_set **udsp, struct ul_cyaml_errs *errs)
+{
+	struct ul_conf_apply_opts opts = { 0 };
+	struct ul_conf_ifaddr *ifaddrs = NULL;
+	struct ul_err err = { 0 };
+	struct ul_core *c = NULL;
+	struct ul_conf conf;
+	size_t i;
+	int rc;
+
+	ul_conf_init(&conf);
+	rc = ul_conf_parse_file(a->config, &conf, &err);
+	if (rc < 0)
+		goto fail;
+	for (i = 0; i < conf.nr_warnings; i++)
+		fprintf(stderr, "# line %u: %s\n", conf.warnings[i].line,
+			conf.warnings[i].text);
+	rc = host_ifaddrs(&ifaddrs, &opts.nr_ifaddrs);
+	if (rc < 0) {
+		ul_err_set(&err, rc, "cannot list interfaces: %s",
+			   strerror(-rc));
+		goto fail;
+	}
+	opts.ifaddrs = ifaddrs;
+	opts.note = print_note;
+	rc = ul_core_create(&c);
+	if (rc == 0)
+		rc = ul_udsp_attach(c, udsp);
+	if (rc < 0) {
+		ul_err_set(&err, rc, "out of memory");
+		goto fail;
+	}
+	opts.udsp = *udsp;
+	rc = ul_conf_apply(c, &conf, &opts, &err);
+	if (rc < 0)
+		goto fail;
+	free(ifaddrs);
+	ul_conf_fini(&conf);
+	*out = c;
+	return 0;
+fail:
+	ul_cyaml_err_add(errs, "debug", "select", rc, err.msg);
+	ul_udsp_detach(*udsp);
+	*udsp = NULL;
+	ul_core_destroy(c);
+	free(ifaddrs);
+	ul_conf_fini(&conf);
+	return ULNETCTL_RC_BAD_PARAM;
+}
+
+int ulnetctl_debug_select(int argc, char **argv)
+{
+	struct ul_explain ex, *exp = NULL;
+	struct ul_cyaml_errs errs;
+	struct select_args a;
+	struct ul_select_req req;
+	struct ul_udsp_set *udsp = NULL;
+	struct ul_core *c = NULL;
+	struct ul_yemit y;
+	unsigned long i;
+	int rc, sel_rc = 0;
+
+	ul_cyaml_errs_init(&errs, stderr);
+	rc = parse_args(argc, argv, &a, &errs);
+	if (rc)
+		return rc;
+	rc = load(&a, &c, &udsp, &errs);
+	if (rc)
+		return rc;
+	if (a.explain) {
+		if (ul_explain_init(&ex, EXPLAIN_CANDS) < 0) {
+			ul_udsp_detach(udsp);
+			ul_core_destroy(c);
+			ul_cyaml_err_add(&errs, "debug", "select", -ENOMEM,
+					 "out of memory");
+			return -ENOMEM;
+		}
+		exp = &ex;
+	}
+	ul_select_req_init(&req, &a.dst, a.type);
+	req.src_nid = a.src;
+	req.rtr_nid = a.rtr;
+	req.md_numa_node = a.md_numa;
+	rc = ul_yemit_open(&y, stdout, 2, false);
+	if (rc == 0) {
+		ul_yemit_map_start(&y);
+		ul_yemit_str(&y, "select");
+		ul_yemit_seq_start(&y);
+		for (i = 0; i < a.count; i++) {
+			struct ul_select_res res;
+
+			sel_rc = ul_select(c, &req, &res, exp);
+			ul_select_yaml(&y, (unsigned int)i + 1, sel_rc, &res,
+				       exp);
+			if (sel_rc < 0)
+				break;
+		}
+		ul_yemit_seq_end(&y);
+		ul_yemit_map_end(&y);
+		rc = ul_yemit_close(&y);
+	}
+	ul_explain_fini(exp);
+	ul_udsp_detach(udsp);
+	ul_core_destroy(c);
+	if (rc < 0) {
+		ul_cyaml_err_add(&errs, "debug", "select", rc,
+				 "cannot write the output");
+		return rc;
+	}
+	return sel_rc;
+}
