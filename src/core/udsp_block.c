@@ -181,14 +181,15 @@ static int get_descr_body(struct reader *rd, const char *slot,
 			  uint32_t net_ranges)
 {
 	const struct ul_lnd_info *lnd = ul_lnd_by_type(d->net_type);
-	uint32_t want = ul_lnd_is_ip(lnd) ? 4 : 1;
 	const uint8_t *p;
 	unsigned int i;
+	uint32_t want;
 	int rc;
 
 	if (!lnd)
 		return ul_err_set(rd->err, -EINVAL, "%s: unknown net type %u",
 				  slot, d->net_type);
+	want = ul_lnd_is_ip(lnd) ? 4 : 1;
 	if (net_ranges > 1)
 		return ul_err_set(rd->err, -EINVAL,
 				  "%s: %u net number ranges, at most 1 allowed",
