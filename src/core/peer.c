@@ -7,6 +7,7 @@
  * primary NID's peer net is first on the peer, the primary NID first on
  * its peer net; other nets and NIDs follow in creation order.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -291,23 +292,18 @@ static void peer_ni_attach(struct ul_peer_net *lpn, struct ul_peer_ni *lpni,
 	ul_peer_net_update_healthv(lpn);
 }
 
-/* Take lpni off its peer net (keeping the hash entry), dropping the ref. */
-static void peer_ni_detach(struct ul_peer_ni *lpni)
-{
-	struct ul_peer_net *lpn = lpni->peer_net;
-
-	ul_list_del(&lpni->peer_net_link);
-	lpn->peer->nnis--;
-	ul_peer_net_update_healthv(lpn);
-	lpni->peer_net = NULL;
-	ul_peer_net_put(lpn);
-}
-
+/*
+ * Unlinking drops the reference of the list the object was on without
+ * freeing it: every caller still holds another one (a peer net is held by
+ * its peer NIs, a peer by its peer nets), and the last put of that one
+ * frees the chain from the child up (STYLE.md two-phase delete).
+ */
 static void peer_net_unlink(struct ul_peer_net *lpn)
 {
 	lpn->is_dead = true;
 	ul_list_del(&lpn->peer_link);
-	ul_peer_net_put(lpn);
+	lpn->refcount--;
+	assert(lpn->refcount > 0);
 }
 
 static void peer_unlink(struct ul_core *c, struct ul_peer *peer)
@@ -315,27 +311,35 @@ static void peer_unlink(struct ul_core *c, struct ul_peer *peer)
 	peer->is_dead = true;
 	ul_list_del(&peer->core_link);
 	c->npeers--;
-	ul_peer_put(peer);
+	peer->refcount--;
+	assert(peer->refcount > 0);
 }
 
-/* Remove lpni for good; its peer net and peer go with their last NI. */
-static void peer_ni_unlink(struct ul_core *c, struct ul_peer_ni *lpni)
+/*
+ * Take lpni off its peer net, which (with the peer) is unlinked when
+ * emptied; lpni keeps its reference on that peer net until it is put.
+ */
+static void peer_ni_off_net(struct ul_core *c, struct ul_peer_ni *lpni)
 {
 	struct ul_peer_net *lpn = lpni->peer_net;
 	struct ul_peer *peer = lpn->peer;
 
-	ul_peer_net_get(lpn); /* keep lpn and peer readable below */
-	lpni->is_dead = true;
-	ul_hash_del(&c->peer_ni_hash, &lpni->hnode);
 	ul_list_del(&lpni->peer_net_link);
 	peer->nnis--;
 	ul_peer_net_update_healthv(lpn);
-	ul_peer_ni_put(lpni);
-	if (ul_list_empty(&lpn->peer_nis) && !lpn->is_dead)
+	if (ul_list_empty(&lpn->peer_nis))
 		peer_net_unlink(lpn);
 	if (ul_list_empty(&peer->peer_nets) && !peer->is_dead)
 		peer_unlink(c, peer);
-	ul_peer_net_put(lpn);
+}
+
+/* Remove lpni for good; the put frees it and whatever it emptied. */
+static void peer_ni_unlink(struct ul_core *c, struct ul_peer_ni *lpni)
+{
+	lpni->is_dead = true;
+	ul_hash_del(&c->peer_ni_hash, &lpni->hnode);
+	peer_ni_off_net(c, lpni);
+	ul_peer_ni_put(lpni);
 }
 
 /*
@@ -389,8 +393,11 @@ static int peer_create(struct ul_core *c, const struct ulnet_nid *prim_nid,
 	if (!peer)
 		return -ENOMEM;
 	rc = peer_attach_new(c, peer, prim_nid, out, new_lpn);
-	if (rc)
+	if (rc) {
+		ul_peer_get(peer);
 		peer_unlink(c, peer);
+		ul_peer_put(peer);
+	}
 	return rc;
 }
 
@@ -508,15 +515,11 @@ int ul_peer_ni_add(struct ul_core *c, struct ul_peer *peer,
 			return ul_err_set(err, -ENOMEM, "failed to add peer");
 		new_lpn = lpn;
 	}
+	/* lpni keeps its old peer net (and so the old peer) until put. */
 	old_lpn = lpni->peer_net;
-	ul_peer_net_get(old_lpn);
-	peer_ni_detach(lpni);
-	if (ul_list_empty(&old_lpn->peer_nis))
-		peer_net_unlink(old_lpn);
-	if (ul_list_empty(&old->peer_nets) && !old->is_dead)
-		peer_unlink(c, old);
-	ul_peer_net_put(old_lpn);
+	peer_ni_off_net(c, lpni);
 	peer_ni_attach(lpn, lpni, false);
+	ul_peer_net_put(old_lpn);
 	if (peer->is_mr && lpni->is_pref_non_mr)
 		ul_peer_ni_clear_pref_nids(lpni);
 	notify_attach(c, NULL, new_lpn, lpni);
@@ -550,16 +553,18 @@ static void peer_unlink_nis(struct ul_core *c, struct ul_peer *peer,
 	struct ul_peer_net *lpn, *lpn_tmp;
 	struct ul_peer_ni *lpni, *tmp;
 
+	/* Our references keep peer and lpn valid while they empty. */
 	ul_peer_get(peer);
 	ul_list_for_each_entry_safe(lpn, lpn_tmp, &peer->peer_nets, peer_link)
 	{
 		ul_peer_net_get(lpn);
-		ul_list_for_each_entry_safe(
-			lpni, tmp, &lpn->peer_nis,
-			peer_net_link) if (!keep_prim ||
-					   !ulnet_nid_same(&lpni->nid,
-							   &peer->primary_nid))
-			peer_ni_unlink(c, lpni);
+		ul_list_for_each_entry_safe(lpni, tmp, &lpn->peer_nis,
+					    peer_net_link)
+		{
+			if (!keep_prim ||
+			    !ulnet_nid_same(&lpni->nid, &peer->primary_nid))
+				peer_ni_unlink(c, lpni);
+		}
 		ul_peer_net_put(lpn);
 	}
 	ul_peer_put(peer);

@@ -8,6 +8,7 @@
  * (forwarding, or a source is known); mode O, for an originator with no
  * source, first picks the destination's remote peer net and peer NI.
  */
+#include <assert.h>
 #include <errno.h>
 
 #include "core/select_path.h"
@@ -292,6 +293,7 @@ int ul_sel_routed_path(struct ul_send *sd, struct ul_peer_ni **gw_lpni)
 	}
 	/* The chosen route's turn is taken, unless a router was imposed. */
 	if (sd->is_rtr_any) {
+		assert(best && last); /* mode F or O found a route */
 		best->seq = last->seq + 1;
 		sd->route = best;
 	} else if (best) {

@@ -12,7 +12,7 @@ int ul_hash_init(struct ul_hash *h, unsigned int log2_buckets)
 {
 	size_t n = (size_t)1 << log2_buckets;
 
-	h->buckets = calloc(n, sizeof(*h->buckets));
+	h->buckets = calloc(n, sizeof(struct ul_hnode *));
 	if (!h->buckets)
 		return -ENOMEM;
 	h->mask = (uint32_t)(n - 1);
@@ -37,7 +37,7 @@ static void grow(struct ul_hash *h)
 
 	if (new_n > UINT32_MAX)
 		return;
-	nb = calloc(new_n, sizeof(*nb));
+	nb = calloc(new_n, sizeof(struct ul_hnode *));
 	if (!nb)
 		return;
 	for (size_t i = 0; i < old_n; i++) {
