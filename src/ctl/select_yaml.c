@@ -159,14 +159,18 @@ static void emit_send_case(struct ul_yemit *y, uint32_t flags)
 		{ UL_SEND_RESP, "RESP" },
 	};
 	char buf[64] = "";
-	size_t i;
+	size_t i, len = 0;
 
 	for (i = 0; i < sizeof(bits) / sizeof(bits[0]); i++) {
+		int n;
+
 		if (!(flags & bits[i].bit))
 			continue;
-		if (buf[0])
-			strcat(buf, " ");
-		strcat(buf, bits[i].name);
+		n = snprintf(buf + len, sizeof(buf) - len, "%s%s",
+			     len ? " " : "", bits[i].name);
+		if (n < 0 || (size_t)n >= sizeof(buf) - len)
+			break;
+		len += (size_t)n;
 	}
 	ul_yemit_kv(y, "send case", "%s", buf);
 }
