@@ -9,10 +9,13 @@ decode: frames.txt itself, and each unit as a line of hex;
 nid:    each line of tests/fuzz/nid_seeds.txt (NID, net and nidlist strings),
         with a NUL and a NID to match after nidlists;
 conf:   the lnet.conf files of tests/unit/conf and tests/fuzz/conf_seeds.
+udsp:   UDSP rule blocks (reference/udsp.md §8): the worked encodings of
+        §8.4, one rule of every kind and LND, and each cut in half.
 Standard library only; deterministic.
 """
 import os
 import re
+import struct
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
@@ -53,6 +56,66 @@ def write(outdir, name, data):
         f.write(data)
 
 
+# UDSP rule blocks: (idx, action, priority, [src, dst, rte]); a descriptor
+# is None (absent) or (lnd type, net-number ranges, [address expressions]),
+# an expression a list of (lo, hi, stride) ranges.
+UDSP_RULES = [
+    # §8.4: --src 192.168.0.[2-20/2]@tcp1 --priority 3
+    (-1, 1, 3, [(2, [(1, 1, 1)], [[(192, 192, 1)], [(168, 168, 1)],
+                                 [(0, 0, 1)], [(2, 20, 2)]]), None, None]),
+    # §8.4: --src 10.1.0.[1-2]@o2ib --dst 10.1.0.10@o2ib
+    (-1, 2, 0, [(5, [], [[(10, 10, 1)], [(1, 1, 1)], [(0, 0, 1)], [(1, 2, 1)]]),
+                (5, [], [[(10, 10, 1)], [(1, 1, 1)], [(0, 0, 1)], [(10, 10, 1)]]),
+                None]),
+    # --dst 172.16.0.10@o2ib2 --rte 10.1.0.101@o2ib, idx 2
+    (2, 2, 0, [None,
+               (5, [(2, 2, 1)], [[(172, 172, 1)], [(16, 16, 1)], [(0, 0, 1)],
+                                 [(10, 10, 1)]]),
+               (5, [], [[(10, 10, 1)], [(1, 1, 1)], [(0, 0, 1)], [(101, 101, 1)]])]),
+    # --dst o2ib2 --rte 10.1.0.[100-101]@o2ib
+    (-1, 2, 0, [None, (5, [(2, 2, 1)], []),
+                (5, [], [[(10, 10, 1)], [(1, 1, 1)], [(0, 0, 1)], [(100, 101, 1)]])]),
+    # --src o2ib* --priority 3
+    (0, 1, 3, [(5, [(0, 0xffffffff, 1)], []), None, None]),
+    # --src tcp --priority 1
+    (-1, 1, 1, [(2, [], []), None, None]),
+    # --dst 10.0.[1-3,7].5@o2ib --priority 4294967295
+    (-1, 1, 0xffffffff, [None, (5, [], [[(10, 10, 1)], [(0, 0, 1)],
+                                       [(1, 3, 1), (7, 7, 1)], [(5, 5, 1)]]),
+                         None]),
+    # --src 0@lo, --dst [1-5]@gni3 --rte 5@kfi (inert), action none
+    (-1, 1, 0, [(9, [], [[(0, 0, 1)]]), None, None]),
+    (-1, 0, 0, [None, (13, [(3, 3, 1)], [[(1, 5, 1)]]), (16, [], [[(5, 5, 1)]])]),
+    # --rte 10.1.0.100@o2ib alone
+    (-1, 2, 0, [None, None, (5, [], [[(10, 10, 1)], [(1, 1, 1)], [(0, 0, 1)],
+                                    [(100, 100, 1)]])]),
+    # efa, gip, ptlf, bxi3f
+    (1, 1, 2, [(18, [], [[(1, 1, 1)], [(2, 2, 1)], [(3, 3, 1)], [(4, 8, 2)]]),
+               None, None]),
+    (1, 1, 2, [None, (14, [(0, 9, 3)], [[(0, 255, 1)], [(0, 255, 1)],
+                                        [(0, 255, 1)], [(0, 255, 1)]]), None]),
+    (-1, 1, 7, [None, (15, [], [[(7, 7, 1)]]), None]),
+    (-1, 1, 7, [(19, [(7, 7, 1)], [[(0, 100, 3), (200, 200, 1)]]), None, None]),
+]
+
+
+def udsp_block(rule):
+    idx, action, prio, descrs = rule
+    body = b""
+    for tag, d in zip((b"SRC\0", b"DST\0", b"RTE\0"), descrs):
+        if d is None:
+            body += tag + struct.pack("<3I", 0, 0, 0)
+            continue
+        lnd, net, addr = d
+        body += tag + struct.pack("<3I", len(addr), lnd, len(net))
+        body += b"".join(struct.pack("<3I", *r) for r in net)
+        for expr in addr:
+            body += struct.pack("<I", len(expr))
+            body += b"".join(struct.pack("<3I", *r) for r in expr)
+    return struct.pack("<IIiIIIQ", 32 + len(body), 0x0001000b, idx, action,
+                       len(body), prio, 0) + body
+
+
 def main():
     target, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
@@ -82,6 +145,14 @@ def main():
                 if name.endswith(".yaml"):
                     write(outdir, "%s-%s" % (sub[1], name),
                           open(os.path.join(d, name), "rb").read())
+    elif target == "udsp":
+        for i, rule in enumerate(UDSP_RULES):
+            block = udsp_block(rule)
+            write(outdir, "rule-%02d" % i, block)
+            # half a block whose lengths say so: the descriptors run short
+            cut = max(32, len(block) // 2)
+            write(outdir, "cut-%02d" % i, struct.pack("<I", cut) + block[4:16] +
+                  struct.pack("<I", cut - 32) + block[20:cut])
     else:
         sys.exit("make_seeds.py: unknown target %r" % target)
 
