@@ -696,12 +696,11 @@ int ul_udsp_add(struct ul_udsp_set *set, const struct ul_udsp_rule *rule,
 
 int ul_udsp_del(struct ul_udsp_set *set, int idx, struct ul_err *err)
 {
-	struct ul_udsp_rule *r;
+	struct ul_udsp_rule *r, *tmp;
 
 	if (idx < 0) {
-		while (!ul_list_empty(&set->rules)) {
-			r = ul_list_first_entry(&set->rules,
-						struct ul_udsp_rule, link);
+		ul_list_for_each_entry_safe(r, tmp, &set->rules, link)
+		{
 			ul_list_del(&r->link);
 			set->nrules--;
 			rule_revert(set, r);

@@ -142,6 +142,7 @@ static int get_ranges(struct reader *rd, const char *slot, const char *what,
 {
 	const uint8_t *p;
 	struct ul_expr *e;
+	size_t start;
 	uint32_t i;
 
 	if (count == 0 || count > UL_EXPR_MAX_RANGES)
@@ -149,7 +150,9 @@ static int get_ranges(struct reader *rd, const char *slot, const char *what,
 				  "%s %s: %u ranges, must be 1..%u", slot, what,
 				  count, UL_EXPR_MAX_RANGES);
 	/* Bounds before allocation: count is bounded by the bytes present. */
-	if (rd->left / RANGE_SIZE < count)
+	start = rd->off;
+	if (rd->left / RANGE_SIZE < count ||
+	    !take(rd, (size_t)count * RANGE_SIZE, &p))
 		return ul_err_set(rd->err, -EPROTO,
 				  "%s %s: %u ranges truncated at offset %zu",
 				  slot, what, count, rd->off);
@@ -157,8 +160,7 @@ static int get_ranges(struct reader *rd, const char *slot, const char *what,
 	if (!e)
 		return ul_err_set(rd->err, -ENOMEM, "out of memory");
 	e->nr = count;
-	for (i = 0; i < count; i++) {
-		(void)take(rd, RANGE_SIZE, &p);
+	for (i = 0; i < count; i++, p += RANGE_SIZE) {
 		e->r[i].lo = ul_get_le32(p);
 		e->r[i].hi = ul_get_le32(p + 4);
 		e->r[i].stride = ul_get_le32(p + 8);
@@ -167,7 +169,8 @@ static int get_ranges(struct reader *rd, const char *slot, const char *what,
 			ul_err_fmt(rd->err, -EINVAL,
 				   "%s %s: bad range %u-%u/%u at offset %zu",
 				   slot, what, e->r[i].lo, e->r[i].hi,
-				   e->r[i].stride, rd->off - RANGE_SIZE);
+				   e->r[i].stride,
+				   start + (size_t)i * RANGE_SIZE);
 			ul_expr_free(e);
 			return -EINVAL;
 		}

@@ -98,10 +98,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	ta = text(a);
 	tb = text(b);
-	if (strcmp(ta, tb))
+	if (strcmp(ta, tb) != 0)
 		abort();
 	buf2 = encode(b, &len2);
-	if (len != len2 || memcmp(buf, buf2, len))
+	if (len != len2 || memcmp(buf, buf2, len) != 0)
 		abort();
 	if (ul_udsp_rule_dup(a, &c) || !ul_udsp_rule_same(a, c))
 		abort();

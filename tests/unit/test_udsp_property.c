@@ -345,7 +345,7 @@ static int shadow_add(struct fx *fx, const struct ul_udsp_rule *r)
 	assert_int_equal(ul_udsp_rule_dup(r, &copy), 0);
 	at = r->idx < 0 || r->idx >= fx->nshadow ? fx->nshadow : r->idx;
 	memmove(&fx->shadow[at + 1], &fx->shadow[at],
-		(size_t)(fx->nshadow - at) * sizeof(fx->shadow[0]));
+		(size_t)(fx->nshadow - at) * sizeof(struct ul_udsp_rule *));
 	fx->shadow[at] = copy;
 	fx->nshadow++;
 	return 0;
@@ -360,7 +360,8 @@ static void shadow_del(struct fx *fx, int idx)
 	}
 	ul_udsp_rule_free(fx->shadow[idx]);
 	memmove(&fx->shadow[idx], &fx->shadow[idx + 1],
-		(size_t)(fx->nshadow - idx - 1) * sizeof(fx->shadow[0]));
+		(size_t)(fx->nshadow - idx - 1) *
+			sizeof(struct ul_udsp_rule *));
 	fx->nshadow--;
 }
 
@@ -610,7 +611,7 @@ static void print_first_diff(const char *want, const char *got)
 		size_t wl = we ? (size_t)(we - w) : strlen(w);
 		size_t gl = ge ? (size_t)(ge - g) : strlen(g);
 
-		if (wl != gl || memcmp(w, g, wl)) {
+		if (wl != gl || memcmp(w, g, wl) != 0) {
 			fprintf(stderr, "near: %.*s\nwant: %.*s\ngot:  %.*s\n",
 				(int)(strchr(ctx, '\n') - ctx), ctx, (int)wl, w,
 				(int)gl, g);
@@ -628,18 +629,15 @@ static void expect_naive(struct fx *fx, const char *when)
 {
 	char *want = dump(fx, true), *got = dump(fx, false);
 
-	if (strcmp(want, got)) {
-		char line[4096] = "";
+	if (strcmp(want, got) != 0) {
+		char one[256];
 		int i;
 
+		fprintf(stderr, "rules:\n");
 		for (i = 0; i < fx->nshadow; i++) {
-			char one[256];
-
 			ul_udsp_rule_format(fx->shadow[i], one, sizeof(one));
-			strncat(line, one, sizeof(line) - strlen(line) - 2);
-			strcat(line, "\n");
+			fprintf(stderr, "%s\n", one);
 		}
-		fprintf(stderr, "rules:\n%s", line);
 		print_first_diff(want, got);
 		fail_msg("%s: incremental application differs from naive",
 			 when);
@@ -742,7 +740,7 @@ static void rules_matching_nothing_change_nothing(void **state)
 			ul_udsp_rule_free(r);
 		}
 		after = dump(fx, false);
-		if (strcmp(before, after)) {
+		if (strcmp(before, after) != 0) {
 			print_first_diff(before, after);
 			fail_msg("seed %llu: a rule matching nothing changed "
 				 "a field",

@@ -109,11 +109,12 @@ static void rule_from_strings_follows_lnetctl(void **state)
 				 rows[i].rc, err.msg);
 		if (rc) {
 			assert_ptr_equal(r, (struct ul_udsp_rule *)0x1);
-			if (strncmp(err.msg, rows[i].msg, strlen(rows[i].msg)))
+			if (strncmp(err.msg, rows[i].msg,
+				    strlen(rows[i].msg)) != 0)
 				fail_msg("row %zu: '%s'", i, err.msg);
 			continue;
 		}
-		if (strcmp(show(r), rows[i].msg))
+		if (strcmp(show(r), rows[i].msg) != 0)
 			fail_msg("row %zu: '%s'", i, show(r));
 		ul_udsp_rule_free(r);
 	}
@@ -423,8 +424,9 @@ static void show_lists_fields_in_lnetctl_order(void **state)
 {
 	struct fx *fx = *state;
 	static const char *const want[] = {
-		"{ idx: 0, src: 192.168.1.[2-20/2]@tcp1, action: { priority: "
-		"1 } }",
+		/* clang-format off */
+		"{ idx: 0, src: 192.168.1.[2-20/2]@tcp1, action: { priority: 1 } }",
+		/* clang-format on */
 		"{ idx: 1, src: 10.1.0.[1-2]@o2ib, dst: 10.1.0.10@o2ib }",
 		"{ idx: 2, dst: 172.16.0.10@o2ib2, rte: 10.1.0.101@o2ib }",
 	};
