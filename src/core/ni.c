@@ -71,8 +71,9 @@ struct ul_net *ul_net_find(const struct ul_core *c, uint32_t net_id)
 {
 	struct ul_net *net;
 
-	ul_list_for_each_entry(net, &c->nets,
-			       core_link) if (net->net_id == net_id) return net;
+	ul_list_for_each_entry(net, &c->nets, core_link)
+		if (net->net_id == net_id)
+			return net;
 	return NULL;
 }
 
@@ -83,9 +84,9 @@ struct ul_ni *ul_ni_find(const struct ul_core *c, const struct ulnet_nid *nid)
 
 	if (!net)
 		return NULL;
-	ul_list_for_each_entry(ni, &net->nis,
-			       net_link) if (ulnet_nid_same(&ni->nid,
-							    nid)) return ni;
+	ul_list_for_each_entry(ni, &net->nis, net_link)
+		if (ulnet_nid_same(&ni->nid, nid))
+			return ni;
 	return NULL;
 }
 
@@ -95,9 +96,9 @@ struct ul_ni *ul_ni_find_by_ifname(const struct ul_net *net, const char *ifname)
 
 	if (!ifname || !ifname[0])
 		return NULL;
-	ul_list_for_each_entry(ni, &net->nis,
-			       net_link) if (strcmp(ni->ifname, ifname) ==
-					     0) return ni;
+	ul_list_for_each_entry(ni, &net->nis, net_link)
+		if (strcmp(ni->ifname, ifname) == 0)
+			return ni;
 	return NULL;
 }
 
@@ -111,8 +112,7 @@ int ul_net_healthv(const struct ul_net *net)
 	const struct ul_ni *ni;
 	int best = 0;
 
-	ul_list_for_each_entry(ni, &net->nis, net_link)
-	{
+	ul_list_for_each_entry(ni, &net->nis, net_link) {
 		if (!ni->is_fatal && ni->healthv > best)
 			best = ni->healthv;
 	}
@@ -242,8 +242,7 @@ static void net_unlink(struct ul_core *c, struct ul_net *net)
 {
 	struct ul_ni *ni, *tmp;
 
-	ul_list_for_each_entry_safe(ni, tmp, &net->nis, net_link)
-	{
+	ul_list_for_each_entry_safe(ni, tmp, &net->nis, net_link) {
 		if (ni != c->lo_ni)
 			c->nnis--;
 		ni_unlink(ni);

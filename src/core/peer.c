@@ -127,8 +127,9 @@ struct ul_peer_net *ul_peer_net_find(const struct ul_peer *peer,
 {
 	struct ul_peer_net *lpn;
 
-	ul_list_for_each_entry(lpn, &peer->peer_nets,
-			       peer_link) if (lpn->net_id == net_id) return lpn;
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
+		if (lpn->net_id == net_id)
+			return lpn;
 	return NULL;
 }
 
@@ -139,9 +140,9 @@ void ul_peer_net_update_healthv(struct ul_peer_net *lpn)
 	const struct ul_peer_ni *lpni;
 	int best = 0;
 
-	ul_list_for_each_entry(lpni, &lpn->peer_nis,
-			       peer_net_link) if (lpni->healthv > best)
-		best = lpni->healthv;
+	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+		if (lpni->healthv > best)
+			best = lpni->healthv;
 	lpn->healthv = best;
 }
 
@@ -212,10 +213,10 @@ void ul_peer_set_mr(struct ul_peer *peer, bool is_mr)
 	if (is_mr && !peer->is_mr) {
 		/* The automatic sticky NID only made sense while non-MR. */
 		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-			ul_list_for_each_entry(
-				lpni, &lpn->peer_nis,
-				peer_net_link) if (lpni->is_pref_non_mr)
-				ul_peer_ni_clear_pref_nids(lpni);
+			ul_list_for_each_entry(lpni, &lpn->peer_nis,
+					       peer_net_link)
+				if (lpni->is_pref_non_mr)
+					ul_peer_ni_clear_pref_nids(lpni);
 	}
 	peer->is_mr = is_mr;
 }
@@ -555,12 +556,10 @@ static void peer_unlink_nis(struct ul_core *c, struct ul_peer *peer,
 
 	/* Our references keep peer and lpn valid while they empty. */
 	ul_peer_get(peer);
-	ul_list_for_each_entry_safe(lpn, lpn_tmp, &peer->peer_nets, peer_link)
-	{
+	ul_list_for_each_entry_safe(lpn, lpn_tmp, &peer->peer_nets, peer_link) {
 		ul_peer_net_get(lpn);
 		ul_list_for_each_entry_safe(lpni, tmp, &lpn->peer_nis,
-					    peer_net_link)
-		{
+					    peer_net_link) {
 			if (!keep_prim ||
 			    !ulnet_nid_same(&lpni->nid, &peer->primary_nid))
 				peer_ni_unlink(c, lpni);

@@ -26,9 +26,9 @@ struct ul_rnet *ul_rnet_find(const struct ul_core *c, uint32_t net_id)
 {
 	struct ul_rnet *rnet;
 
-	ul_list_for_each_entry(rnet, &c->rnets,
-			       core_link) if (rnet->net_id ==
-					      net_id) return rnet;
+	ul_list_for_each_entry(rnet, &c->rnets, core_link)
+		if (rnet->net_id == net_id)
+			return rnet;
 	return NULL;
 }
 
@@ -99,8 +99,7 @@ int ul_route_add(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
 	peer = ul_peer_ni_peer(gw_lpni);
 	rnet = ul_rnet_find(c, net_id);
 	if (rnet) {
-		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
-		{
+		ul_list_for_each_entry(r, &rnet->routes, rnet_link) {
 			if (r->gateway == peer)
 				return ul_err_set(err, -EEXIST,
 						  "Route already exists or "
@@ -172,12 +171,10 @@ int ul_route_del(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
 			return ul_err_set(err, -ENOENT,
 					  "failed to delete route");
 	}
-	ul_list_for_each_entry_safe(rnet, rnet_tmp, &c->rnets, core_link)
-	{
+	ul_list_for_each_entry_safe(rnet, rnet_tmp, &c->rnets, core_link) {
 		if (net_id != ULNET_NET_ANY && rnet->net_id != net_id)
 			continue;
-		ul_list_for_each_entry_safe(r, tmp, &rnet->routes, rnet_link)
-		{
+		ul_list_for_each_entry_safe(r, tmp, &rnet->routes, rnet_link) {
 			if (peer && r->gateway != peer)
 				continue;
 			is_found = true;
@@ -207,8 +204,7 @@ static bool gw_has_up_ni(const struct ul_peer *gw, uint32_t net_id)
 
 	if (!lpn)
 		return false;
-	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
-	{
+	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
 		if (lpni->ns_status == UL_NS_STATUS_UP)
 			return true;
 	}

@@ -70,8 +70,7 @@ static struct ul_ni *best_ni_in_net(struct ul_send *sd, struct ul_net *net)
 
 	if (sd->ex)
 		st = ul_explain_step_add(sd->ex, UL_STEP_LOCAL_NI, net->net_id);
-	ul_list_for_each_entry(ni, &net->nis, net_link)
-	{
+	ul_list_for_each_entry(ni, &net->nis, net_link) {
 		enum ul_crit crit = UL_CRIT_NONE;
 		int r = 1;
 
@@ -137,8 +136,7 @@ static struct ul_peer_ni *select_peer_ni(struct ul_send *sd,
 	}
 	if (sd->ex)
 		st = ul_explain_step_add(sd->ex, sd->lpni_step, lpn->net_id);
-	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
-	{
+	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
 		enum ul_crit crit = UL_CRIT_NONE;
 		int r = 1;
 
@@ -185,9 +183,9 @@ struct ul_peer_ni *ul_sel_best_lpni(struct ul_send *sd,
 		return lpn ? select_peer_ni(sd, best_ni, lpn, NULL) : NULL;
 	}
 	/* Any net: every peer net on a local net, carrying the best over. */
-	ul_list_for_each_entry(lpn, &peer->peer_nets,
-			       peer_link) if (ul_net_find(sd->c, lpn->net_id))
-		best = select_peer_ni(sd, best_ni, lpn, best);
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
+		if (ul_net_find(sd->c, lpn->net_id))
+			best = select_peer_ni(sd, best_ni, lpn, best);
 	return best;
 }
 
@@ -222,8 +220,7 @@ struct ul_ni *ul_sel_best_ni_on_local_net(struct ul_send *sd,
 	if (sd->ex)
 		st = ul_explain_step_add(sd->ex, UL_STEP_NET_PAIR,
 					 ULNET_NET_ANY);
-	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-	{
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link) {
 		enum ul_crit crit = UL_CRIT_NONE;
 		int r = 1;
 
@@ -270,8 +267,7 @@ struct ul_ni *ul_sel_existing_pref_ni(struct ul_send *sd,
 	struct ul_ni *ni;
 
 	/* The first NI of the same peer net with a preferred NID decides. */
-	ul_list_for_each_entry(e, &lpni->peer_net->peer_nis, peer_net_link)
-	{
+	ul_list_for_each_entry(e, &lpni->peer_net->peer_nis, peer_net_link) {
 		const struct ulnet_nid *pref;
 
 		if (!e->pref_nids.count)

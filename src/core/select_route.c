@@ -82,8 +82,7 @@ static struct ul_route *find_route(struct ul_send *sd, struct ul_rnet *rnet,
 	*last = NULL;
 	if (sd->ex)
 		st = ul_explain_step_add(sd->ex, UL_STEP_ROUTE, rnet->net_id);
-	ul_list_for_each_entry(r, &rnet->routes, rnet_link)
-	{
+	ul_list_for_each_entry(r, &rnet->routes, rnet_link) {
 		enum ul_crit crit = UL_CRIT_NONE;
 		struct ul_peer_ni *gw;
 		bool is_first = !best;
@@ -170,8 +169,7 @@ static struct ul_peer_net *best_remote_lpn(struct ul_send *sd,
 	if (sd->ex)
 		st = ul_explain_step_add(sd->ex, UL_STEP_PEER_NET,
 					 ULNET_NET_ANY);
-	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-	{
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link) {
 		enum ul_crit crit = UL_CRIT_NONE;
 		int r = 1;
 

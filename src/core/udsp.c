@@ -308,10 +308,8 @@ static void apply_pair(struct ul_udsp_set *set, const struct ul_udsp_rule *r,
 	struct ul_ni *ni;
 	bool is_first = true;
 
-	ul_list_for_each_entry(net, &set->core->nets, core_link)
-	{
-		ul_list_for_each_entry(ni, &net->nis, net_link)
-		{
+	ul_list_for_each_entry(net, &set->core->nets, core_link) {
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			if (!ul_nid_descr_match_nid(r->src, &ni->nid))
 				continue;
 			if (is_first)
@@ -333,10 +331,8 @@ static void apply_router(struct ul_udsp_set *set, const struct ul_udsp_rule *r,
 	struct ul_route *route;
 	bool is_first = true;
 
-	ul_list_for_each_entry(rnet, &set->core->rnets, core_link)
-	{
-		ul_list_for_each_entry(route, &rnet->routes, rnet_link)
-		{
+	ul_list_for_each_entry(rnet, &set->core->rnets, core_link) {
+		ul_list_for_each_entry(route, &rnet->routes, rnet_link) {
 			const struct ulnet_nid *gw =
 				&route->gateway->primary_nid;
 
@@ -498,8 +494,7 @@ void ul_udsp_apply_all(struct ul_udsp_set *set)
 	struct ul_ni *ni;
 
 	for_each_peer_ni(set, peer_ni_clear_rule_lists, KINDS_ALL);
-	ul_list_for_each_entry(net, &c->nets, core_link)
-	{
+	ul_list_for_each_entry(net, &c->nets, core_link) {
 		net_apply(set, net);
 		ul_list_for_each_entry(ni, &net->nis, net_link)
 			ni_apply(set, ni);
@@ -520,16 +515,13 @@ static void rule_revert(struct ul_udsp_set *set, const struct ul_udsp_rule *r)
 	struct ul_net *net;
 	struct ul_ni *ni;
 
-	ul_list_for_each_entry(net, &c->nets, core_link)
-	{
+	ul_list_for_each_entry(net, &c->nets, core_link) {
 		rule_on_net(r, net, true);
 		ul_list_for_each_entry(ni, &net->nis, net_link)
 			rule_on_ni(r, ni, true);
 	}
-	ul_list_for_each_entry(peer, &c->peers, core_link)
-	{
-		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-		{
+	ul_list_for_each_entry(peer, &c->peers, core_link) {
+		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link) {
 			rule_on_peer_net(r, lpn, true);
 			ul_list_for_each_entry(lpni, &lpn->peer_nis,
 					       peer_net_link)
@@ -578,12 +570,11 @@ static void udsp_on_ni_add(void *ctx, struct ul_ni *ni)
 	bool is_pair_src = false;
 
 	ni_apply(set, ni);
-	ul_list_for_each_entry(
-		r, &set->rules,
-		link) if (ul_udsp_rule_kind(r) == UL_UDSP_KIND_PAIR &&
-			  ul_udsp_rule_is_effective(r) &&
-			  ul_nid_descr_match_nid(r->src, &ni->nid))
-		is_pair_src = true;
+	ul_list_for_each_entry(r, &set->rules, link)
+		if (ul_udsp_rule_kind(r) == UL_UDSP_KIND_PAIR &&
+		    ul_udsp_rule_is_effective(r) &&
+		    ul_nid_descr_match_nid(r->src, &ni->nid))
+			is_pair_src = true;
 	if (is_pair_src)
 		for_each_peer_ni(set, peer_ni_apply,
 				 KIND_BIT(UL_UDSP_KIND_PAIR));
@@ -634,8 +625,7 @@ void ul_udsp_detach(struct ul_udsp_set *set)
 	if (!set)
 		return;
 	ul_core_set_observer(set->core, NULL);
-	ul_list_for_each_entry_safe(r, tmp, &set->rules, link)
-	{
+	ul_list_for_each_entry_safe(r, tmp, &set->rules, link) {
 		ul_list_del(&r->link);
 		ul_udsp_rule_free(r);
 	}
@@ -647,7 +637,8 @@ static void renumber(struct ul_udsp_set *set)
 	struct ul_udsp_rule *r;
 	int i = 0;
 
-	ul_list_for_each_entry(r, &set->rules, link) r->idx = i++;
+	ul_list_for_each_entry(r, &set->rules, link)
+		r->idx = i++;
 }
 
 static struct ul_udsp_rule *rule_at(const struct ul_udsp_set *set, int idx)
@@ -656,7 +647,9 @@ static struct ul_udsp_rule *rule_at(const struct ul_udsp_set *set, int idx)
 
 	if (idx < 0 || (unsigned int)idx >= set->nrules)
 		return NULL;
-	ul_list_for_each_entry(r, &set->rules, link) if (idx-- == 0) return r;
+	ul_list_for_each_entry(r, &set->rules, link)
+		if (idx-- == 0)
+			return r;
 	return NULL;
 }
 
@@ -665,8 +658,7 @@ int ul_udsp_add(struct ul_udsp_set *set, const struct ul_udsp_rule *rule,
 {
 	struct ul_udsp_rule *r, *copy, *pos;
 
-	ul_list_for_each_entry(r, &set->rules, link)
-	{
+	ul_list_for_each_entry(r, &set->rules, link) {
 		if (!rule_same_descrs(r, rule))
 			continue;
 		if (r->action_type == UL_UDSP_ACTION_PRIORITY &&
@@ -699,8 +691,7 @@ int ul_udsp_del(struct ul_udsp_set *set, int idx, struct ul_err *err)
 	struct ul_udsp_rule *r, *tmp;
 
 	if (idx < 0) {
-		ul_list_for_each_entry_safe(r, tmp, &set->rules, link)
-		{
+		ul_list_for_each_entry_safe(r, tmp, &set->rules, link) {
 			ul_list_del(&r->link);
 			set->nrules--;
 			rule_revert(set, r);

@@ -314,8 +314,7 @@ static bool healthier_ni_exists(const struct ul_net *net, int h)
 {
 	const struct ul_ni *ni;
 
-	ul_list_for_each_entry(ni, &net->nis, net_link)
-	{
+	ul_list_for_each_entry(ni, &net->nis, net_link) {
 		if (!ni->is_fatal && ni->healthv > h)
 			return true;
 	}
@@ -326,8 +325,7 @@ static bool healthier_lpni_exists(const struct ul_peer_net *lpn, int h)
 {
 	const struct ul_peer_ni *lpni;
 
-	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
-	{
+	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
 		if (lpni->healthv > h)
 			return true;
 	}
@@ -373,12 +371,10 @@ static void select_never_prefers_lower_health(void **state)
 					nis[i]->sel_priority = small(&s);
 				}
 				ul_list_for_each_entry(lpn, &p->peer_nets,
-						       peer_link)
-				{
+						       peer_link) {
 					ul_list_for_each_entry(lpni,
 							       &lpn->peer_nis,
-							       peer_net_link)
-					{
+							       peer_net_link) {
 						ul_peer_ni_set_healthv(
 							lpni,
 							(int)pick(&s, 4) * 300);
@@ -397,8 +393,7 @@ static void select_never_prefers_lower_health(void **state)
 						  res.lpni->healthv))
 				fail_msg("row %d send %d: healthier peer NI",
 					 row, k);
-			ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
-			{
+			ul_list_for_each_entry(lpn, &p->peer_nets, peer_link) {
 				if (!best_lpn ||
 				    lpn->healthv > best_lpn->healthv)
 					best_lpn = lpn;

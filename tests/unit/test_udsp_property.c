@@ -132,16 +132,17 @@ static void ev_peer_add(struct fx *fx)
 
 	gen_nid(fx, s, sizeof(s), false, 10, 5);
 	n = nid(s);
-	ul_list_for_each_entry(peer, &fx->c->peers,
-			       core_link) if (peer->is_configured) npeers++;
+	ul_list_for_each_entry(peer, &fx->c->peers, core_link)
+		if (peer->is_configured)
+			npeers++;
 	if (npeers == 0 || rnd(fx, 3) == 0) {
 		(void)ul_peer_add(fx->c, &n, rnd(fx, 2), false, NULL, NULL);
 		return;
 	}
 	pick = rnd(fx, npeers);
-	ul_list_for_each_entry(peer, &fx->c->peers,
-			       core_link) if (peer->is_configured &&
-					      pick-- == 0) break;
+	ul_list_for_each_entry(peer, &fx->c->peers, core_link)
+		if (peer->is_configured && pick-- == 0)
+			break;
 	(void)ul_peer_ni_add(fx->c, peer, &n, NULL, NULL);
 }
 
@@ -457,15 +458,12 @@ static void naive_pref(struct fx *fx, FILE *f, const struct ul_peer_ni *lpni)
 			continue;
 		n = 0;
 		ul_list_for_each_entry(net, &fx->c->nets, core_link)
-			ul_list_for_each_entry(
-				ni, &net->nis,
-				net_link) if (ul_nid_descr_match_nid(r->src,
-								     &ni->nid) &&
-					      (is_mr || n == 0))
-		{
-			put_nid(f, &ni->nid);
-			n++;
-		}
+			ul_list_for_each_entry(ni, &net->nis, net_link)
+				if (ul_nid_descr_match_nid(r->src, &ni->nid) &&
+				    (is_mr || n == 0)) {
+					put_nid(f, &ni->nid);
+					n++;
+				}
 		if (n)
 			break;
 	}
@@ -487,21 +485,21 @@ static void naive_rtr(struct fx *fx, FILE *f, const struct ul_peer_ni *lpni)
 			continue;
 		n = 0;
 		ul_list_for_each_entry(rnet, &fx->c->rnets, core_link)
-			ul_list_for_each_entry(route, &rnet->routes, rnet_link)
-		{
-			const struct ulnet_nid *gw =
-				&route->gateway->primary_nid;
+			ul_list_for_each_entry(route, &rnet->routes,
+					       rnet_link) {
+				const struct ulnet_nid *gw =
+					&route->gateway->primary_nid;
 
-			if (!ul_nid_descr_match_nid(r->rte, gw))
-				continue;
-			for (k = 0; k < n; k++)
-				if (ulnet_nid_same(seen[k], gw))
-					break;
-			if (k < n || n == 64)
-				continue;
-			seen[n++] = gw;
-			put_nid(f, gw);
-		}
+				if (!ul_nid_descr_match_nid(r->rte, gw))
+					continue;
+				for (k = 0; k < n; k++)
+					if (ulnet_nid_same(seen[k], gw))
+						break;
+				if (k < n || n == 64)
+					continue;
+				seen[n++] = gw;
+				put_nid(f, gw);
+			}
 		if (n)
 			break;
 	}
@@ -535,16 +533,14 @@ static char *dump(struct fx *fx, bool is_naive)
 	FILE *f = open_memstream(&text, &size);
 
 	assert_non_null(f);
-	ul_list_for_each_entry(net, &fx->c->nets, core_link)
-	{
+	ul_list_for_each_entry(net, &fx->c->nets, core_link) {
 		fprintf(f, "net %x", net->net_id);
 		put_prio(f, is_naive ? NAIVE_PRIO(fx, N_SRC_NET,
 						  ul_nid_descr_match_net(
 							  r->src, net->net_id))
 				     : net->sel_priority);
 		fprintf(f, "\n");
-		ul_list_for_each_entry(ni, &net->nis, net_link)
-		{
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			fprintf(f, "  ni");
 			put_nid(f, &ni->nid);
 			put_prio(f,
@@ -556,13 +552,11 @@ static char *dump(struct fx *fx, bool is_naive)
 			fprintf(f, "\n");
 		}
 	}
-	ul_list_for_each_entry(peer, &fx->c->peers, core_link)
-	{
+	ul_list_for_each_entry(peer, &fx->c->peers, core_link) {
 		fprintf(f, "peer");
 		put_nid(f, &peer->primary_nid);
 		fprintf(f, " mr=%d\n", peer->is_mr);
-		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-		{
+		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link) {
 			fprintf(f, "  lpn %x", lpn->net_id);
 			put_prio(f, is_naive
 					    ? NAIVE_PRIO(fx, N_DST_NET,
@@ -572,8 +566,7 @@ static char *dump(struct fx *fx, bool is_naive)
 					    : lpn->sel_priority);
 			fprintf(f, "\n");
 			ul_list_for_each_entry(lpni, &lpn->peer_nis,
-					       peer_net_link)
-			{
+					       peer_net_link) {
 				fprintf(f, "    lpni");
 				put_nid(f, &lpni->nid);
 				put_prio(

@@ -261,32 +261,28 @@ static void expect_all_default(struct fx *fx)
 	struct ul_ni *ni;
 	char buf[ULNET_NIDSTR_SIZE];
 
-	ul_list_for_each_entry(net, &fx->c->nets, core_link)
-	{
+	ul_list_for_each_entry(net, &fx->c->nets, core_link) {
 		if (net->sel_priority != UL_PRIO_UNSET)
 			fail_msg("net %s priority %u",
 				 ulnet_net_format(net->net_id, buf,
 						  sizeof(buf)),
 				 net->sel_priority);
-		ul_list_for_each_entry(ni, &net->nis,
-				       net_link) if (ni->sel_priority !=
-						     UL_PRIO_UNSET)
-			fail_msg("ni %s priority %u",
-				 ulnet_nid_format(&ni->nid, buf, sizeof(buf)),
-				 ni->sel_priority);
+		ul_list_for_each_entry(ni, &net->nis, net_link)
+			if (ni->sel_priority != UL_PRIO_UNSET)
+				fail_msg("ni %s priority %u",
+					 ulnet_nid_format(&ni->nid, buf,
+							  sizeof(buf)),
+					 ni->sel_priority);
 	}
-	ul_list_for_each_entry(peer, &fx->c->peers, core_link)
-	{
-		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-		{
+	ul_list_for_each_entry(peer, &fx->c->peers, core_link) {
+		ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link) {
 			if (lpn->sel_priority != UL_PRIO_UNSET)
 				fail_msg("peer net %s priority %u",
 					 ulnet_net_format(lpn->net_id, buf,
 							  sizeof(buf)),
 					 lpn->sel_priority);
 			ul_list_for_each_entry(lpni, &lpn->peer_nis,
-					       peer_net_link)
-			{
+					       peer_net_link) {
 				ulnet_nid_format(&lpni->nid, buf, sizeof(buf));
 				if (lpni->sel_priority != UL_PRIO_UNSET ||
 				    lpni->pref_nids.count ||
