@@ -72,6 +72,37 @@ expect_pairs example_c_preferred_router "10.1.0.1@o2ib via 10.1.0.101@o2ib -> 17
 10.1.0.2@o2ib via 10.1.0.100@o2ib -> 172.16.0.11@o2ib1" -- --dst 172.16.0.10@o2ib1 --count 4
 CONF=$CONF_SAVED
 
+# Example C, non-MR router R3 to the MR peer S3: the final NID alternates,
+# the gateway stays 192.168.1.200@tcp, the local NI is chosen on tcp.
+expect_pairs example_c_non_mr_router "192.168.1.1@tcp via 192.168.1.200@tcp -> 10.2.0.10@tcp1
+192.168.1.1@tcp via 192.168.1.200@tcp -> 10.2.0.11@tcp1
+192.168.1.1@tcp via 192.168.1.200@tcp -> 10.2.0.10@tcp1" -- --dst 10.2.0.10@tcp1 --count 3
+
+# Example D: the remote non-MR peer N2 keeps its first local NI while the
+# MR routers alternate.
+expect_pairs example_d_non_mr_peer_routed "10.1.0.1@o2ib via 10.1.0.101@o2ib -> 172.16.0.20@o2ib1
+10.1.0.1@o2ib via 10.1.0.100@o2ib -> 172.16.0.20@o2ib1
+10.1.0.1@o2ib via 10.1.0.101@o2ib -> 172.16.0.20@o2ib1" -- --dst 172.16.0.20@o2ib1 --count 3
+# Example D, N3 behind the non-MR router R3: always C3, always R3.
+expect_pairs example_d_non_mr_router_and_peer "192.168.1.1@tcp via 192.168.1.200@tcp -> 10.2.0.20@tcp1
+192.168.1.1@tcp via 192.168.1.200@tcp -> 10.2.0.20@tcp1" -- --dst 10.2.0.20@tcp1 --count 2
+
+# Example G: pinned source, remote destination: no rotation of the final NID.
+expect_pairs example_g_pinned_source_routed "10.1.0.2@o2ib via 10.1.0.101@o2ib -> 172.16.0.11@o2ib1
+10.1.0.2@o2ib via 10.1.0.100@o2ib -> 172.16.0.11@o2ib1" -- --src 10.1.0.2@o2ib --dst 172.16.0.11@o2ib1 --type get --count 2
+
+# Example H: a REPLY to S2's routed GET goes back through the router the
+# GET came from (mode R), whatever the routes say.
+expect_pairs example_h_reply_through_same_router "10.1.0.2@o2ib via 10.1.0.101@o2ib -> 172.16.0.10@o2ib1
+10.1.0.2@o2ib via 10.1.0.101@o2ib -> 172.16.0.10@o2ib1" -- --src 10.1.0.2@o2ib --dst 172.16.0.10@o2ib1 --rtr 10.1.0.101@o2ib --type reply --count 2
+
+# Example I: R1 forwards C's PUT for a healthy .10: exactly .10, from
+# R1's o2ib1 NI, every time.
+CONF=$ULNET_SRC/examples/select-router-r1.yaml
+expect_pairs example_i_forwarding_keeps_final_nid "172.16.0.100@o2ib1 -> 172.16.0.10@o2ib1
+172.16.0.100@o2ib1 -> 172.16.0.10@o2ib1" -- --forward 10.1.0.1@o2ib --dst 172.16.0.10@o2ib1 --count 2
+CONF=$CONF_SAVED
+
 # Example E: a pinned source is used whatever else holds.
 expect_pairs example_e_pinned_source "10.1.0.2@o2ib -> 10.1.0.11@o2ib
 10.1.0.2@o2ib -> 10.1.0.11@o2ib" -- --src 10.1.0.2@o2ib --dst 10.1.0.11@o2ib --count 2

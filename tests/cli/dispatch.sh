@@ -19,6 +19,7 @@ debug select: dry run of pathway selection on an lnet.conf, no network
 	--count: number of successive sends (default 1)
 	--type: put, get, ack or reply (default put)
 	--md-numa: NUMA node of the message buffer (default any)
+	--forward: forward, as a router, a message from this NID
 	--explain: show every step of the selection
 '
 

@@ -8,7 +8,8 @@
  *
  *   ulnetctl debug select --config FILE --dst NID [--src NID] [--rtr NID]
  *                         [--count N] [--type put|get|ack|reply]
- *                         [--md-numa NODE] [--explain]
+ *                         [--md-numa NODE] [--forward ORIGIN_NID]
+ *                         [--explain]
  */
 #include <errno.h>
 #include <getopt.h>
@@ -38,8 +39,9 @@
 
 struct select_args {
 	const char *config;
-	struct ulnet_nid dst, src, rtr;
+	struct ulnet_nid dst, src, rtr, origin;
 	bool has_dst;
+	bool is_forward;
 	unsigned long count;
 	enum ul_msg_type type;
 	int md_numa;
@@ -83,6 +85,7 @@ static int parse_args(int argc, char **argv, struct select_args *a,
 		{ "type", required_argument, NULL, 't' },
 		{ "md-numa", required_argument, NULL, 'm' },
 		{ "explain", no_argument, NULL, 'e' },
+		{ "forward", required_argument, NULL, 'f' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char *end;
@@ -97,8 +100,8 @@ static int parse_args(int argc, char **argv, struct select_args *a,
 	a->md_numa = UL_NUMA_ANY;
 	optind = 0;
 	opterr = 0;
-	while ((opt = getopt_long(argc, argv, "c:d:s:r:n:t:m:e", opts, NULL)) !=
-	       -1) {
+	while ((opt = getopt_long(argc, argv, "c:d:s:r:n:t:m:ef:", opts,
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'c':
 			a->config = optarg;
@@ -156,6 +159,13 @@ static int parse_args(int argc, char **argv, struct select_args *a,
 			break;
 		case 'e':
 			a->explain = true;
+			break;
+		case 'f':
+			rc = parse_nid_arg(errs, "--forward", optarg,
+					   &a->origin);
+			if (rc)
+				return rc;
+			a->is_forward = true;
 			break;
 		default:
 			return bad_arg(errs, "unknown option '%s'",
@@ -306,6 +316,10 @@ int ulnetctl_debug_select(int argc, char **argv)
 	req.src_nid = a.src;
 	req.rtr_nid = a.rtr;
 	req.md_numa_node = a.md_numa;
+	/* Forwarding: a router passes on the originator's message (§6.8). */
+	req.is_forward = a.is_forward;
+	if (a.is_forward)
+		req.hdr_src_nid = a.origin;
 	rc = ul_yemit_open(&y, stdout, 2, false);
 	if (rc == 0) {
 		ul_yemit_map_start(&y);

@@ -13,6 +13,7 @@ int ulnetctl_debug_select(int argc, char **argv);
 	"\t--count: number of successive sends (default 1)\n"                  \
 	"\t--type: put, get, ack or reply (default put)\n"                     \
 	"\t--md-numa: NUMA node of the message buffer (default any)\n"         \
+	"\t--forward: forward, as a router, a message from this NID\n"         \
 	"\t--explain: show every step of the selection\n"
 
 #endif /* ULNETCTL_SELECT_H */
