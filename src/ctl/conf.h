@@ -144,6 +144,7 @@ enum {
 	UL_CONF_GROUP_HAS_NID = 1U << 0,	  /* group.nid is set */
 	UL_CONF_GROUP_HAS_TUNABLES = 1U << 1,	  /* "tunables" given */
 	UL_CONF_GROUP_HAS_LND_TUNABLES = 1U << 2, /* "lnd tunables" given */
+	UL_CONF_GROUP_HAS_DEV_CPT = 1U << 3,	  /* "dev cpt" given */
 };
 
 struct ul_conf_ni_group {
@@ -155,6 +156,13 @@ struct ul_conf_ni_group {
 	struct ul_conf_tunables tunables;
 	struct ul_conf_lnd_tunables lnd_tunables;
 	struct ul_expr *cpt; /* "CPT", NULL if absent */
+	/*
+	 * "dev cpt": the partition of the NI's device, as `net show -v`
+	 * exports it. ulnet has no CPTs; it reads the value as the NUMA node
+	 * of the NI's device, which is what a dry run of selection needs
+	 * for its NUMA distances. -1 when absent.
+	 */
+	int dev_cpt;
 	unsigned int line;
 };
 

@@ -76,14 +76,13 @@ static const struct ul_conf_ifaddr *find_if(const struct apply *a,
 
 static int add_ni(const struct apply *a, const struct ulnet_nid *nid,
 		  const char *ifname, const struct ul_net_tunables *tun,
-		  unsigned int line)
+		  int numa_node, unsigned int line)
 {
 	struct ul_err cerr = { 0 };
 	char nidstr[ULNET_NIDSTR_SIZE], what[ULNET_NIDSTR_SIZE + 8];
 	int rc;
 
-	/* No NUMA node is known without a device: every NI is "any". */
-	rc = ul_ni_add(a->c, nid, ifname, UL_NUMA_ANY, tun, NULL, &cerr);
+	rc = ul_ni_add(a->c, nid, ifname, numa_node, tun, NULL, &cerr);
 	if (rc < 0) {
 		snprintf(what, sizeof(what), "NI %s",
 			 ulnet_nid_format(nid, nidstr, sizeof(nidstr)));
@@ -122,9 +121,13 @@ static void note_cpt(const struct apply *a, const struct ul_expr *cpt,
 		     "CPT binding not applied: ulnet has no CPU partitions");
 }
 
+/*
+ * numa_node: the group's "dev cpt" (conf.h), else UL_NUMA_ANY: no NUMA
+ * node is known for an NI without a device.
+ */
 static int apply_iface_nis(const struct apply *a, uint32_t net,
 			   const struct ul_conf_ni *nis, size_t nr,
-			   const struct ul_net_tunables *tun)
+			   const struct ul_net_tunables *tun, int numa_node)
 {
 	size_t i;
 	int rc;
@@ -134,12 +137,12 @@ static int apply_iface_nis(const struct apply *a, uint32_t net,
 
 		if (nis[i].by == UL_CONF_NI_BY_NID) {
 			nid = nis[i].nid;
-			rc = add_ni(a, &nid, NULL, tun, nis[i].line);
+			rc = add_ni(a, &nid, NULL, tun, numa_node, nis[i].line);
 		} else {
 			rc = if_nid(a, net, nis[i].ifname, nis[i].line, &nid);
 			if (rc == 0)
 				rc = add_ni(a, &nid, nis[i].ifname, tun,
-					    nis[i].line);
+					    numa_node, nis[i].line);
 		}
 		if (rc < 0)
 			return rc;
@@ -164,7 +167,8 @@ static int apply_default_ni(const struct apply *a, const struct ul_conf_net *cn,
 						   sizeof(netstr)));
 	if (if_nid(a, cn->net, a->opts->ifaddrs[0].ifname, cn->line, &nid) < 0)
 		return a->err ? a->err->code : -ENODEV;
-	return add_ni(a, &nid, a->opts->ifaddrs[0].ifname, tun, cn->line);
+	return add_ni(a, &nid, a->opts->ifaddrs[0].ifname, tun, UL_NUMA_ANY,
+		      cn->line);
 }
 
 static void note_lnd(const struct apply *a,
@@ -190,7 +194,8 @@ static int apply_net(const struct apply *a, const struct ul_conf_net *cn)
 	net_tunables(cn, NULL, &tun);
 	note_cpt(a, cn->cpt, cn->line);
 	note_lnd(a, &cn->lnd_tunables, cn->line);
-	rc = apply_iface_nis(a, cn->net, cn->nis, cn->nr_nis, &tun);
+	rc = apply_iface_nis(a, cn->net, cn->nis, cn->nr_nis, &tun,
+			     UL_NUMA_ANY);
 	if (rc < 0)
 		return rc;
 	added += cn->nr_nis;
@@ -200,7 +205,11 @@ static int apply_net(const struct apply *a, const struct ul_conf_net *cn)
 		net_tunables(cn, g, &tun);
 		note_cpt(a, g->cpt, g->line);
 		note_lnd(a, &g->lnd_tunables, g->line);
-		rc = apply_iface_nis(a, cn->net, g->nis, g->nr_nis, &tun);
+		rc = apply_iface_nis(a, cn->net, g->nis, g->nr_nis, &tun,
+				     (g->flags & UL_CONF_GROUP_HAS_DEV_CPT) &&
+						     g->dev_cpt >= 0
+					     ? g->dev_cpt
+					     : UL_NUMA_ANY);
 		if (rc < 0)
 			return rc;
 		added += g->nr_nis;
@@ -259,7 +268,7 @@ static int apply_ip2nets(const struct apply *a, const struct ul_conf *conf)
 			rc = if_nid(a, cn->net, ifa->ifname, cn->line, &nid);
 			if (rc == 0)
 				rc = add_ni(a, &nid, ifa->ifname, &tun,
-					    cn->line);
+					    UL_NUMA_ANY, cn->line);
 			if (rc < 0)
 				return rc;
 			applied++;

@@ -12,9 +12,8 @@
 
 /* Keys of an export that describe an NI's state, not its configuration. */
 static const char *const ni_state_keys[] = {
-	"status",	"statistics",	  "udsp info",
-	"sent_stats",	"received_stats", "dropped_stats",
-	"health stats", "dev cpt",	  NULL,
+	"status",	  "statistics",	   "udsp info",	   "sent_stats",
+	"received_stats", "dropped_stats", "health stats", NULL,
 };
 
 static int walk_tunables(struct ul_conf_walk *w, const struct ul_ynode *m,
@@ -287,13 +286,16 @@ enum {
 	GK_TUNABLES,
 	GK_LND_TUNABLES,
 	GK_CPT,
+	GK_DEV_CPT,
 };
 
 static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 		      struct ul_conf_net *net, struct ul_conf_ni_group *g)
 {
-	static const char *const keys[] = { "interfaces",   "nid", "tunables",
-					    "lnd tunables", "CPT", NULL };
+	static const char *const keys[] = { "interfaces", "nid",
+					    "tunables",	  "lnd tunables",
+					    "CPT",	  "dev cpt",
+					    NULL };
 	char buf[ULNET_NIDSTR_SIZE];
 	const struct ul_ynode *nid_node = NULL;
 	struct ul_conf_ni *ni;
@@ -302,6 +304,7 @@ static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 	int rc, k;
 
 	g->line = m->line;
+	g->dev_cpt = -1;
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
@@ -347,6 +350,11 @@ static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 			rc = walk_lnd_tunables(w, v, net->net,
 					       &g->lnd_tunables);
 			g->flags |= UL_CONF_GROUP_HAS_LND_TUNABLES;
+			break;
+		case GK_DEV_CPT:
+			rc = ul_conf_walk_get_int32(w, v, -1, UL_CONF_CPT_MAX,
+						    &g->dev_cpt);
+			g->flags |= UL_CONF_GROUP_HAS_DEV_CPT;
 			break;
 		default:
 			rc = walk_cpt(w, v, &g->cpt);

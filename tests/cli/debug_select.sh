@@ -62,6 +62,21 @@ CONF=$TMP/a2.yaml
 expect_pairs example_a_dst_net_priority_first "10.1.0.1@o2ib -> 10.1.0.10@o2ib
 10.1.0.2@o2ib -> 10.1.0.11@o2ib
 10.1.0.1@o2ib -> 10.1.0.10@o2ib" -- --dst 10.1.0.10@o2ib --count 3
+# Example A, NUMA variant: C1's device on the buffer's node (dev cpt 0),
+# C2's on node 1: C1 always wins on o2ib; with numa_range 30 the two
+# distances (10, 20) clamp to 30 and C1 and C2 take turns again.
+sed 's/      - nid: 10.1.0.1@o2ib/      - nid: 10.1.0.1@o2ib\n        dev cpt: 0/; s/      - nid: 10.1.0.2@o2ib/      - nid: 10.1.0.2@o2ib\n        dev cpt: 1/' \
+	"$CONF_SAVED" >"$TMP/numa.yaml"
+{ cat "$TMP/numa.yaml"; printf 'global:\n  numa_range: 30\n'; } >"$TMP/numa30.yaml"
+CONF=$TMP/numa.yaml
+expect_pairs example_a_numa_nearest_ni "10.1.0.1@o2ib -> 10.1.0.10@o2ib
+192.168.1.1@tcp -> 192.168.1.10@tcp
+10.1.0.1@o2ib -> 10.1.0.11@o2ib" -- --dst 10.1.0.10@o2ib --md-numa 0 --count 3
+CONF=$TMP/numa30.yaml
+expect_pairs example_a_numa_range_30 "10.1.0.1@o2ib -> 10.1.0.10@o2ib
+192.168.1.1@tcp -> 192.168.1.10@tcp
+10.1.0.2@o2ib -> 10.1.0.11@o2ib" -- --dst 10.1.0.10@o2ib --md-numa 0 --count 3
+CONF=$CONF_SAVED
 # Example C with "udsp add --dst 172.16.0.11@o2ib1 --rte 10.1.0.100@o2ib":
 # messages whose final NID is .11 always go through R1.
 { cat "$CONF_SAVED"; printf 'udsp:\n  - idx: 0\n    dst: 172.16.0.11@o2ib1\n    rte: 10.1.0.100@o2ib\n'; } >"$TMP/c1.yaml"

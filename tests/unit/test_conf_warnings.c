@@ -141,7 +141,6 @@ static void full_export_state_is_reported_key_by_key(void **state)
 		"net[0].local NI(s)[0].dropped_stats",
 		"net[0].local NI(s)[0].health stats",
 		"net[0].local NI(s)[0].lnd tunables.timeout",
-		"net[0].local NI(s)[0].dev cpt",
 		"route[0].state",
 		"route[0].type",
 		"peer[0].peer state",
