@@ -196,6 +196,11 @@ int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
 	if (c->nnis >= c->tun.max_interfaces)
 		return ul_err_set(err, -ENOSPC,
 				  "too many NIs, check lnet_interfaces_max");
+	if (ifname && strlen(ifname) >= UL_IFNAME_SIZE)
+		return ul_err_set(err, -EINVAL,
+				  "cannot add LNet NI: interface name '%.64s' "
+				  "is longer than %d characters",
+				  ifname, UL_IFNAME_SIZE - 1);
 	net = ul_net_find(c, net_id);
 	if (net && ul_ni_find(c, nid))
 		return ul_err_set(err, -EEXIST,
@@ -220,6 +225,9 @@ int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
 		return ul_err_set(err, -ENOMEM, "cannot add LNet NI");
 	}
 	c->nnis++;
+	/* Peer NIs created before their net existed get its credits now. */
+	if (is_new_net)
+		ul_peer_on_net_added(c, net);
 	if (is_new_net && c->obs.on_net_add)
 		c->obs.on_net_add(c->obs.ctx, net);
 	if (c->obs.on_ni_add)

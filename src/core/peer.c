@@ -407,6 +407,21 @@ static bool nid_is_peerable(const struct ulnet_nid *nid)
 	return !ulnet_nid_is_any(nid) && nid->nid_type != ULNET_LND_LO;
 }
 
+void ul_peer_on_net_added(struct ul_core *c, const struct ul_net *net)
+{
+	struct ul_peer_net *lpn;
+	struct ul_peer_ni *lpni;
+	struct ul_peer *peer;
+
+	ul_list_for_each_entry(peer, &c->peers, core_link) {
+		lpn = ul_peer_net_find(peer, net->net_id);
+		if (!lpn)
+			continue;
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+			lpni->txcredits = net->tun.peer_tx_credits;
+	}
+}
+
 int ul_peer_ni_find_or_create(struct ul_core *c, const struct ulnet_nid *nid,
 			      const struct ul_ni *rx_ni,
 			      struct ul_peer_ni **out)
@@ -419,7 +434,7 @@ int ul_peer_ni_find_or_create(struct ul_core *c, const struct ulnet_nid *nid,
 		*out = lpni;
 		return 0;
 	}
-	if (ulnet_nid_is_any(nid))
+	if (!nid_is_peerable(nid))
 		return -EINVAL;
 	rc = peer_create(c, nid, &lpni, &lpn);
 	if (rc)
@@ -453,6 +468,15 @@ int ul_peer_add(struct ul_core *c, const struct ulnet_nid *prim_nid, bool is_mr,
 			return ul_err_set(err, -EPERM,
 					  "failed to add primary peer: "
 					  "Multi-Rail mismatch");
+		/*
+		 * A peer that a route created is a gateway: LNet would
+		 * delete and re-create it as a configured peer, which a
+		 * gateway refuses (lnetctl.md §7.1, sanity-lnet 105).
+		 */
+		if (!peer->is_configured && peer->rtr_refcount)
+			return ul_err_set(err, -EBUSY,
+					  "failed to add primary peer: it is "
+					  "a route gateway");
 	} else {
 		rc = peer_create(c, prim_nid, &lpni, &lpn);
 		if (rc)

@@ -110,8 +110,9 @@ struct ul_peer {
 /*
  * Add a configured peer (lnetctl peer add --prim_nid). If a peer with this
  * primary exists it becomes configured (and MR if asked); -EPERM when it
- * is configured MR and is_mr is false. -EEXIST when the NID is a
- * non-primary NID of another peer, -EINVAL for the ANY or a lo NID.
+ * is configured and its MR flag differs from is_mr (either way, as LNet);
+ * -EBUSY when it was created by a route (a gateway). -EEXIST when the NID
+ * is a non-primary NID of another peer, -EINVAL for the ANY or a lo NID.
  * *out (may be NULL) is borrowed.
  */
 int ul_peer_add(struct ul_core *c, const struct ulnet_nid *prim_nid, bool is_mr,
@@ -156,8 +157,15 @@ void ul_peer_set_mr(struct ul_peer *peer, bool is_mr);
  * NID if none exists (LNet's lnet_peerni_by_nid_locked). rx_ni is the
  * local NI a message from the new NID arrived on, or NULL for a send: a
  * peer NI created by receipt gets rx_ni's NID as its sticky preferred
- * NID (selection.md §4.6). 0, -EINVAL for the ANY NID, or -ENOMEM.
+ * NID (selection.md §4.6). 0, -EINVAL for the ANY NID or a lo NID, or
+ * -ENOMEM.
  */
+/*
+ * A local net was created: peer NIs already on it take its peer credits
+ * (LNet's lnet_peer_net_added); before, with no net, they had none.
+ */
+void ul_peer_on_net_added(struct ul_core *c, const struct ul_net *net);
+
 int ul_peer_ni_find_or_create(struct ul_core *c, const struct ulnet_nid *nid,
 			      const struct ul_ni *rx_ni,
 			      struct ul_peer_ni **out);

@@ -22,6 +22,8 @@ struct ul_udsp_set {
 	struct ul_list rules; /* struct ul_udsp_rule.link, idx order */
 	unsigned int nrules;
 	struct ul_udsp_stats stats;
+	bool is_deferred; /* full applications wait (ul_udsp_defer) */
+	bool is_stale;	  /* one was skipped while deferred */
 };
 
 /* ---- rules ---- */
@@ -485,7 +487,27 @@ static void peer_ni_clear_rule_lists(struct ul_udsp_set *set,
 		ul_peer_ni_clear_pref_nids(lpni);
 }
 
+static void apply_all_now(struct ul_udsp_set *set);
+
 void ul_udsp_apply_all(struct ul_udsp_set *set)
+{
+	if (set->is_deferred) {
+		set->is_stale = true;
+		return;
+	}
+	apply_all_now(set);
+}
+
+void ul_udsp_defer(struct ul_udsp_set *set, bool is_deferred)
+{
+	set->is_deferred = is_deferred;
+	if (!is_deferred && set->is_stale) {
+		set->is_stale = false;
+		apply_all_now(set);
+	}
+}
+
+static void apply_all_now(struct ul_udsp_set *set)
 {
 	struct ul_core *c = set->core;
 	struct ul_peer_net *lpn;

@@ -105,6 +105,8 @@ struct ul_udsp_rule {
 
 /* Counters of what application refused or could not do. */
 struct ul_udsp_stats {
+	/* Counted per application, not per distinct refusal: every full
+	 * application meets the same refusals again. */
 	uint64_t nr_pref_refused; /* second preferred NID on a non-MR peer
 				   * NI (LNet's EPERM console error) */
 	uint64_t nr_apply_failed; /* list entries lost to -ENOMEM */
@@ -205,6 +207,15 @@ void ul_udsp_stats(const struct ul_udsp_set *set, struct ul_udsp_stats *out);
  * deleted).
  */
 void ul_udsp_apply_all(struct ul_udsp_set *set);
+/*
+ * Defer full applications: while deferred, ul_udsp_add(), ul_udsp_del()
+ * and ul_udsp_apply_all() change the list but leave the objects alone;
+ * ending the deferral runs one full application if any was skipped.
+ * Loading a file of N rules this way costs one application, not N (each
+ * is linear in rules x objects). Objects that appear meanwhile still get
+ * the rules present, through the observer.
+ */
+void ul_udsp_defer(struct ul_udsp_set *set, bool is_deferred);
 
 /*
  * Routes changed: recompute every peer NI's preferred router list from

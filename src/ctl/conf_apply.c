@@ -392,12 +392,15 @@ static int apply_routing(const struct apply *a, const struct ul_conf *conf)
 static int apply_udsp(const struct apply *a, const struct ul_conf *conf)
 {
 	size_t i;
+	int rc = 0;
 
-	for (i = 0; i < conf->nr_udsps; i++) {
+	/* One full application for the whole section, not one per rule. */
+	if (a->opts->udsp)
+		ul_udsp_defer(a->opts->udsp, true);
+	for (i = 0; i < conf->nr_udsps && rc == 0; i++) {
 		const struct ul_conf_udsp *cu = &conf->udsps[i];
 		struct ul_udsp_rule *rule;
 		struct ul_err cerr = { 0 };
-		int rc;
 
 		if (!a->opts->udsp) {
 			note(a, cu->line,
@@ -414,9 +417,11 @@ static int apply_udsp(const struct apply *a, const struct ul_conf *conf)
 			ul_udsp_rule_free(rule);
 		}
 		if (rc < 0)
-			return fail(a, cu->line, "udsp", rc, &cerr);
+			rc = fail(a, cu->line, "udsp", rc, &cerr);
 	}
-	return 0;
+	if (a->opts->udsp)
+		ul_udsp_defer(a->opts->udsp, false);
+	return rc;
 }
 
 static int apply_section(const struct apply *a, const struct ul_conf *conf,

@@ -227,6 +227,59 @@ static void apply_ni_by_nid_needs_no_interface(void **state)
 	assert_non_null(ul_ni_find(f->c, &n));
 }
 
+/* A peer configured before its net exists gets the net's credits. */
+static void apply_peer_before_net_gets_net_credits(void **state)
+{
+	struct fixture *f = *state;
+	struct ul_err err = { 0 };
+	struct ul_peer_ni *lpni;
+	struct ulnet_nid n;
+	const char *yaml = "peer:\n  - primary nid: 10.1.0.10@o2ib\n"
+			   "net:\n  - net type: o2ib\n    local NI(s):\n"
+			   "      - nid: 10.1.0.1@o2ib\n        tunables:\n"
+			   "          peer_credits: 16\n";
+
+	assert_int_equal(apply_text(f, yaml, &err), 0);
+	n = ht_nid("10.1.0.10@o2ib");
+	lpni = ul_peer_ni_find(f->c, &n);
+	assert_non_null(lpni);
+	assert_int_equal(lpni->txcredits, 16);
+}
+
+/* A route's gateway cannot then be configured as a peer, as in LNet. */
+static void apply_gateway_refused_as_configured_peer(void **state)
+{
+	struct fixture *f = *state;
+	struct ul_err err = { 0 };
+	const char *yaml =
+		"net:\n  - net type: o2ib\n    local NI(s):\n"
+		"      - nid: 10.1.0.1@o2ib\n"
+		"route:\n  - net: o2ib1\n    gateway: 10.1.0.100@o2ib\n"
+		"peer:\n  - primary nid: 10.1.0.100@o2ib\n";
+
+	assert_int_equal(apply_text(f, yaml, &err), -EBUSY);
+	assert_non_null(strstr(err.msg, "route gateway"));
+}
+
+/* Core refuses what it cannot hold, instead of cutting or accepting it. */
+static void core_refuses_long_ifname_and_lo_peers(void **state)
+{
+	struct fixture *f = *state;
+	struct ul_peer_ni *lpni = NULL;
+	struct ulnet_nid n = ht_nid("10.1.0.1@o2ib");
+	struct ulnet_nid lo5;
+
+	assert_int_equal(ul_ni_add(f->c, &n, "an-interface-name-too-long",
+				   UL_NUMA_ANY, NULL, NULL, NULL),
+			 -EINVAL);
+	memset(&lo5, 0, sizeof(lo5));
+	lo5.nid_type = ULNET_LND_LO;
+	lo5.nid_addr[0] = 5;
+	assert_int_equal(ul_peer_ni_find_or_create(f->c, &lo5, NULL, &lpni),
+			 -EINVAL);
+	assert_null(lpni);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -236,6 +289,14 @@ int main(void)
 		cmocka_unit_test(apply_failures_name_line_and_item),
 		cmocka_unit_test_setup_teardown(
 			apply_ni_by_nid_needs_no_interface, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			apply_peer_before_net_gets_net_credits, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			apply_gateway_refused_as_configured_peer, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			core_refuses_long_ifname_and_lo_peers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

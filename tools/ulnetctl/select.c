@@ -266,6 +266,12 @@ static int load(const struct select_args *a, struct ul_core **out,
 		goto fail;
 	}
 	opts.udsp = *udsp;
+	/*
+	 * Routes keep the file's order. LNet inserts each at a random place
+	 * so that nodes spread over equal gateways; a dry run must answer
+	 * the same way every time, and in an order the operator can see.
+	 */
+	ul_core_set_route_append(c, true);
 	rc = ul_conf_apply(c, &conf, &opts, &err);
 	if (rc < 0)
 		goto fail;
