@@ -27,9 +27,10 @@ run() {
 }
 
 echo "== ulnet demo =="
-echo "ulnet is LNet in user space. This build has the NID library, nidlists"
-echo "and the socklnd wire codec; the runtime (real multi-rail nodes) is not"
-echo "built yet, so this demo shows the offline tools."
+echo "ulnet is LNet in user space. This build has the NID library, nidlists,"
+echo "the socklnd wire codec, and LNet's pathway selection with UDSP rules;"
+echo "the runtime (real multi-rail nodes) is not built yet, so this demo shows"
+echo "the offline tools."
 
 echo
 echo "-- nidlists: LNet's syntax for ranges of NIDs (ip2nets, fault rules)"
@@ -40,12 +41,31 @@ run debug nidlist '[1-100]@gni *@tcp' 57@gni
 run debug nidlist '10.0.0.[1-5/0]@tcp'
 
 echo
+echo "-- pathway selection, dry run: node C of selection.md sends 4 PUTs to a"
+echo "   Multi-Rail peer (two o2ib NIs, one tcp NI on each side): the sends"
+echo "   rotate over the nets, then over the NIs of each net"
+echo
+echo "\$ ulnetctl debug select --config examples/select-node-c.yaml --dst 10.1.0.10@o2ib --count 4"
+"$ctl" debug select --config "$top/examples/select-node-c.yaml" \
+	--dst 10.1.0.10@o2ib --count 4 | grep -E 'send:|local ni|peer ni'
+echo
+echo "   the same with a UDSP rule \"prefer tcp\" (udsp add --src tcp --priority 0):"
+{ cat "$top/examples/select-node-c.yaml"
+  printf 'udsp:\n  - idx: 0\n    src: tcp\n    action:\n      priority: 0\n'; } >"$tmp/udsp.yaml"
+"$ctl" debug select --config "$tmp/udsp.yaml" --dst 10.1.0.10@o2ib --count 2 |
+	grep -E 'send:|local ni|peer ni'
+echo
+echo "   and why the first send went where it did (--explain, local NI step):"
+"$ctl" debug select --config "$top/examples/select-node-c.yaml" \
+	--dst 10.1.0.10@o2ib --explain | sed -n '/step: local ni/,/step: peer ni/p' | head -24
+
+echo
 echo "-- the socklnd wire: the first connection of the test vectors, decoded"
 echo "   (acceptor request, V3 hellos, PUT/ACK, GET/REPLY, ping, push)"
 echo
-echo "\$ ulnetctl debug decode tests/vectors/frames.txt | head -80"
+echo "\$ ulnetctl debug decode tests/vectors/frames.txt | head -60"
 "$ctl" debug decode "$top/tests/vectors/frames.txt" >"$tmp/decoded.yaml"
-head -80 "$tmp/decoded.yaml"
+head -60 "$tmp/decoded.yaml"
 echo "... ($(wc -l <"$tmp/decoded.yaml") lines in all)"
 
 echo
