@@ -1,0 +1,128 @@
+/*
+ * The node: one LNet instance's message layer on top of its object model
+ * (struct ul_core): portals, match entries and memory descriptors, the
+ * PUT/GET/ACK/REPLY life cycle, credits, the ping service on the reserved
+ * portal, per-NI and per-peer-NI statistics, and the LNDs that carry the
+ * messages (lnd/lnd.h).
+ *
+ * Pure logic like the rest of core: it never reads the clock (time is
+ * timers->now_ns, set by whoever drives the heap), never blocks, never
+ * touches a socket itself. The runtime drives it from an epoll loop with
+ * the monotonic clock; tests/sim drives several nodes in one process with
+ * a virtual clock over simlnd. Everything runs on the driver's thread.
+ *
+ * The functions mirror the public API of include/ulnet/ulnet.h, with the
+ * same arguments, return codes and event contract. Events are never
+ * delivered from inside a call: what finishes at once is queued and
+ * delivered by ul_node_flush(), which the driver calls before it sleeps.
+ */
+#ifndef UL_CORE_NODE_H
+#define UL_CORE_NODE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "ulnet/ulnet.h"
+
+struct ul_core;
+struct ul_err;
+struct ul_lnd;
+struct ul_log;
+struct ul_net_tunables;
+struct ul_timer_heap;
+
+struct ul_node;
+
+struct ul_node_opts {
+	struct ul_timer_heap *timers; /* required; its now_ns is the time */
+	const struct ul_log *log;     /* may be NULL */
+	struct ulnet *api;	      /* passed to event callbacks */
+	uint32_t pid;		      /* ULNET_PID_LUSTRE */
+	uint64_t interface_cookie;    /* unique per run (wire.md §7.3) */
+};
+
+/*
+ * Create a node over core (the node takes ownership and destroys it).
+ * Nothing starts. 0 or -ENOMEM (core is destroyed then too).
+ */
+int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
+		   struct ul_node **out);
+/* Shut down if still up, then free the node and its core. NULL is fine. */
+void ul_node_destroy(struct ul_node *n);
+
+struct ul_core *ul_node_core(struct ul_node *n);
+
+/*
+ * Serve NIs of lnd->lnd_type with this LND (copied). Before startup.
+ * 0, -EEXIST (type already served), -ENOMEM.
+ */
+int ul_node_register_lnd(struct ul_node *n, const struct ul_lnd *lnd);
+
+/*
+ * Start every NI already in core (configuration), post the ping target
+ * and push target on the reserved portal. An NI whose LND is missing or
+ * fails to start fails the call: everything started is stopped again.
+ */
+int ul_node_startup(struct ul_node *n, struct ul_err *err);
+/*
+ * Stop: every message in flight or queued ends with its final event
+ * (-ESHUTDOWN), every MD gets its last event, every NI stops. The events
+ * are delivered before this returns. Idempotent.
+ */
+void ul_node_shutdown(struct ul_node *n);
+
+/* Run-time NI and net changes: core plus LND start/stop. */
+int ul_node_ni_add(struct ul_node *n, const struct ulnet_nid *nid,
+		   const char *ifname, int numa_node,
+		   const struct ul_net_tunables *tun, struct ul_err *err);
+int ul_node_ni_del(struct ul_node *n, const struct ulnet_nid *nid,
+		   struct ul_err *err);
+int ul_node_net_del(struct ul_node *n, uint32_t net_id, struct ul_err *err);
+
+/*
+ * The link monitor says interface ifname went down or came up: every NI
+ * on it changes status at once (down: status down and LND told; up: back
+ * up).
+ */
+void ul_node_link_change(struct ul_node *n, const char *ifname, bool is_up);
+
+/* As ulnet_md_bind() and friends. */
+int ul_node_md_bind(struct ul_node *n, const struct ulnet_md *md,
+		    enum ulnet_unlink unlink, struct ulnet_handle *out);
+int ul_node_md_attach(struct ul_node *n, uint32_t portal,
+		      const struct ulnet_process_id *match_id,
+		      uint64_t match_bits, uint64_t ignore_bits,
+		      enum ulnet_ins_pos pos, const struct ulnet_md *md,
+		      enum ulnet_unlink unlink, struct ulnet_handle *out);
+int ul_node_md_unlink(struct ul_node *n, struct ulnet_handle md);
+int ul_node_put(struct ul_node *n, const struct ulnet_nid *self,
+		struct ulnet_handle md, enum ulnet_ack_req ack,
+		const struct ulnet_process_id *target, uint32_t portal,
+		uint64_t match_bits, uint32_t offset, uint64_t hdr_data);
+int ul_node_get(struct ul_node *n, const struct ulnet_nid *self,
+		struct ulnet_handle md, const struct ulnet_process_id *target,
+		uint32_t portal, uint64_t match_bits, uint32_t offset);
+
+/*
+ * Asynchronous ping: a GET on the reserved portal; cb runs exactly once
+ * (on the node's thread, never inside this call) with 0 and the decoded
+ * reply, or -ETIMEDOUT after timeout_ms, -EHOSTUNREACH, -EPROTO,
+ * -ESHUTDOWN. 0 or -errno (no callback).
+ */
+typedef void (*ul_node_ping_cb)(void *arg, int status,
+				const struct ulnet_ping_result *res);
+int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
+		 const struct ulnet_process_id *target, uint32_t timeout_ms,
+		 ul_node_ping_cb cb, void *arg);
+
+/* As ulnet_ni_info(). */
+int ul_node_ni_info(struct ul_node *n, struct ulnet_ni_info *out, size_t cap,
+		    size_t *count);
+
+/*
+ * Deliver the events queued since the last call. Returns true if more
+ * work is queued (the driver should not sleep).
+ */
+bool ul_node_flush(struct ul_node *n);
+
+#endif /* UL_CORE_NODE_H */

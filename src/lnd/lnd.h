@@ -1,0 +1,157 @@
+/*
+ * The LND interface: what every transport (socklnd, lolnd, simlnd)
+ * offers the message layer, and the upcalls it makes into it
+ * (DESIGN.md, "The LND interface").
+ *
+ * An LND is registered with a node for one LND type (struct ul_lnd: an
+ * ops table plus the LND-wide context: socklnd's loop and options,
+ * simlnd's fabric). The node starts each NI of that type with
+ * ops->startup() and stops it with ops->shutdown(). Everything runs on
+ * the node's thread; nothing here locks.
+ *
+ * Send: the node hands the LND one struct ul_lnd_tx per message with the
+ * complete LNet header, the next hop and the payload as fragments of the
+ * application's memory. ops->send() returns 0 and later calls
+ * ul_lnd_tx_done() exactly once, never from inside ops->send(); or it
+ * returns an error and never calls it.
+ *
+ * Receive: when the LND has read and decoded an LNet header it calls
+ * ul_lnd_parse(). The node validates the header against its state,
+ * matches it, and fills the struct ul_lnd_rx with where the payload goes
+ * (mlen bytes into iov; the other rlen - mlen bytes are skipped). The LND
+ * then reads the payload straight into those fragments and calls
+ * ul_lnd_rx_done() exactly once (also for a dropped message: then msg is
+ * NULL and mlen 0). If ul_lnd_parse() returns an error the message is
+ * malformed: the LND closes the connection (reference/wire.md §10.5) and
+ * calls nothing else for it.
+ *
+ * Failures carry a health status (reference/health.md §4.1, §10): how
+ * the LND classifies them decides which health value drops.
+ */
+#ifndef UL_LND_LND_H
+#define UL_LND_LND_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "ulnet/nid.h"
+#include "util/list.h"
+#include "wire/wire.h"
+
+struct ul_err;
+struct ul_ni;
+struct ul_node;
+struct ul_timer_heap;
+
+/* Message health status (LNet's enum lnet_msg_hstatus, same values). */
+enum ul_hstatus {
+	UL_HSTATUS_OK = 0,
+	UL_HSTATUS_LOCAL_INTERRUPT = 1,
+	UL_HSTATUS_LOCAL_DROPPED = 2,
+	UL_HSTATUS_LOCAL_ABORTED = 3,
+	UL_HSTATUS_LOCAL_NO_ROUTE = 4,
+	UL_HSTATUS_LOCAL_ERROR = 5,
+	UL_HSTATUS_LOCAL_TIMEOUT = 6,
+	UL_HSTATUS_REMOTE_ERROR = 7,
+	UL_HSTATUS_REMOTE_DROPPED = 8,
+	UL_HSTATUS_REMOTE_TIMEOUT = 9,
+	UL_HSTATUS_NETWORK_TIMEOUT = 10,
+};
+
+/* LNet's name for a health status ("local_error", ...). */
+const char *ul_hstatus_name(enum ul_hstatus hs);
+
+struct ul_lnd_ni;
+struct ul_lnd_tx;
+
+struct ul_lnd_ops {
+	const char *name; /* "socklnd", "lolnd", "simlnd" */
+	/*
+	 * Start one NI: set lni->data, bind listeners. 0, or -errno with a
+	 * message in err and nothing left behind.
+	 */
+	int (*startup)(struct ul_lnd_ni *lni, struct ul_err *err);
+	/*
+	 * Stop one NI: close its connections. Every tx the LND holds for it
+	 * completes with ul_lnd_tx_done(-ESHUTDOWN, LOCAL_DROPPED) and every
+	 * rx in progress with ul_lnd_rx_done(-ESHUTDOWN) before it returns.
+	 */
+	void (*shutdown)(struct ul_lnd_ni *lni);
+	/*
+	 * Queue tx toward tx->target_nid. 0: ul_lnd_tx_done() follows,
+	 * exactly once, later. -errno (nothing follows): -EHOSTUNREACH when
+	 * the LND can never reach that NID, -ENOMEM.
+	 */
+	int (*send)(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx);
+	/*
+	 * Optional: the interface of an NI went down or came back (link
+	 * monitor). An LND may close connections on down.
+	 */
+	void (*link_change)(struct ul_lnd_ni *lni, bool is_up);
+};
+
+/* An LND registered with a node for one LND type. */
+struct ul_lnd {
+	const struct ul_lnd_ops *ops;
+	void *ctx;	   /* LND-wide state, owned by whoever registered */
+	uint32_t lnd_type; /* enum ulnet_lnd_type it serves */
+};
+
+/* One NI as its LND sees it; the node owns it. */
+struct ul_lnd_ni {
+	struct ul_ni *ni;	      /* core NI: nid, ifname, net tunables */
+	struct ul_node *node;	      /* for the upcalls */
+	const struct ul_lnd *lnd;     /* ops and LND-wide context */
+	struct ul_timer_heap *timers; /* the instance's heap; now_ns */
+	uint32_t pid;		      /* our LNet pid, ULNET_PID_LUSTRE */
+	void *data;		      /* the LND's, set by startup */
+};
+
+/*
+ * One message to transmit. The node owns it and everything it points to
+ * until ul_lnd_tx_done(); the LND may link it through lnd_link meanwhile.
+ */
+struct ul_lnd_tx {
+	struct ul_list lnd_link;     /* the LND's queues */
+	struct ul_wire_lnet_hdr hdr; /* complete; payload_length = nob */
+	struct ulnet_nid target_nid; /* next hop: a peer NI on lni's net */
+	uint32_t target_pid;
+	const struct iovec *iov; /* payload fragments (app memory) */
+	uint32_t niov;
+	uint32_t nob;	      /* payload bytes, hdr.payload_length */
+	uint64_t deadline_ns; /* message deadline (health.md §3) */
+};
+
+/*
+ * One message being received, filled by ul_lnd_parse(). The iov array
+ * belongs to the node and stays valid until ul_lnd_rx_done().
+ */
+struct ul_lnd_rx {
+	const struct iovec *iov; /* where mlen bytes go */
+	uint32_t niov;
+	uint32_t mlen; /* bytes to deliver into iov */
+	uint32_t rlen; /* payload bytes on the wire (skip rlen - mlen) */
+	void *msg;     /* the node's; NULL when the message is dropped */
+};
+
+/*
+ * Upcall: an LNet header arrived on lni from the peer NI from_nid (the
+ * NID the connection belongs to; routed traffic has another src_nid in
+ * hdr). 0 with *rx filled, or -EPROTO: close the connection.
+ */
+int ul_lnd_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
+		 const struct ulnet_nid *from_nid, struct ul_lnd_rx *rx);
+/*
+ * Upcall: the payload of rx is in place (status 0) or the connection
+ * failed before it was (negative errno; health REMOTE_ERROR).
+ */
+void ul_lnd_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status);
+/*
+ * Upcall: tx left (status 0, UL_HSTATUS_OK) or failed (negative errno and
+ * the health status that classifies the failure, health.md §10).
+ */
+void ul_lnd_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
+		    enum ul_hstatus hstatus);
+
+#endif /* UL_LND_LND_H */

@@ -1,0 +1,44 @@
+/*
+ * Logging: one line per event, naming the object by NID or NI (STYLE.md).
+ * Each instance has its own sink (no process-wide state); a line goes out
+ * only when its mask bit is on, and the check is one AND, so a disabled
+ * debug line costs no formatting. Mask names follow LNet's debug masks.
+ */
+#ifndef UL_UTIL_LOG_H
+#define UL_UTIL_LOG_H
+
+#include <stdint.h>
+
+enum ul_log_mask {
+	UL_D_NET = 1u << 0,	 /* per-message detail: off by default */
+	UL_D_NETERROR = 1u << 1, /* network errors: conn failures, drops */
+	UL_D_CONSOLE = 1u << 2,	 /* what an operator should see */
+	UL_D_WARNING = 1u << 3,
+	UL_D_ERROR = 1u << 4,
+	UL_D_INFO = 1u << 5, /* lifecycle: NI up/down, connections */
+};
+
+/* Default: everything but per-message detail. */
+#define UL_LOG_DEFAULT_MASK                                                    \
+	(UL_D_NETERROR | UL_D_CONSOLE | UL_D_WARNING | UL_D_ERROR | UL_D_INFO)
+
+typedef void (*ul_log_fn)(void *ctx, const char *line);
+
+struct ul_log {
+	ul_log_fn fn; /* NULL: discard everything */
+	void *ctx;
+	uint32_t mask;
+};
+
+/* Format one line ("<mask name>: <text>") and hand it to the sink. */
+void ul_log_emit(const struct ul_log *lg, uint32_t mask, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+#define ul_log(lg, m, ...)                                                     \
+	do {                                                                   \
+		const struct ul_log *ul_log_lg_ = (lg);                        \
+		if (ul_log_lg_ && ul_log_lg_->fn && (ul_log_lg_->mask & (m)))  \
+			ul_log_emit(ul_log_lg_, (m), __VA_ARGS__);             \
+	} while (0)
+
+#endif /* UL_UTIL_LOG_H */
