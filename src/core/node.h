@@ -119,6 +119,9 @@ int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
 int ul_node_ni_info(struct ul_node *n, struct ulnet_ni_info *out, size_t cap,
 		    size_t *count);
 
+/* The upcalls every LND of a node makes (lnd/lnd.h). */
+extern const struct ul_lnd_upcalls ul_node_lnd_upcalls;
+
 /*
  * Deliver the events queued since the last call. Returns true if more
  * work is queued (the driver should not sleep).

@@ -20,8 +20,8 @@
  * matches it, and fills the struct ul_lnd_rx with where the payload goes
  * (mlen bytes into iov; the other rlen - mlen bytes are skipped). The LND
  * then reads the payload straight into those fragments and calls
- * ul_lnd_rx_done() exactly once (also for a dropped message: then msg is
- * NULL and mlen 0). If ul_lnd_parse() returns an error the message is
+ * up->rx_done() exactly once (also for a dropped message: then msg is
+ * NULL and mlen 0). If up->parse() returns an error the message is
  * malformed: the LND closes the connection (reference/wire.md §10.5) and
  * calls nothing else for it.
  *
@@ -74,12 +74,12 @@ struct ul_lnd_ops {
 	int (*startup)(struct ul_lnd_ni *lni, struct ul_err *err);
 	/*
 	 * Stop one NI: close its connections. Every tx the LND holds for it
-	 * completes with ul_lnd_tx_done(-ESHUTDOWN, LOCAL_DROPPED) and every
-	 * rx in progress with ul_lnd_rx_done(-ESHUTDOWN) before it returns.
+	 * completes with up->tx_done(-ESHUTDOWN, LOCAL_DROPPED) and every
+	 * rx in progress with up->rx_done(-ESHUTDOWN) before it returns.
 	 */
 	void (*shutdown)(struct ul_lnd_ni *lni);
 	/*
-	 * Queue tx toward tx->target_nid. 0: ul_lnd_tx_done() follows,
+	 * Queue tx toward tx->target_nid. 0: up->tx_done() follows,
 	 * exactly once, later. -errno (nothing follows): -EHOSTUNREACH when
 	 * the LND can never reach that NID, -ENOMEM.
 	 */
@@ -98,19 +98,48 @@ struct ul_lnd {
 	uint32_t lnd_type; /* enum ulnet_lnd_type it serves */
 };
 
+struct ul_lnd_rx;
+
+/*
+ * The upcalls an LND makes, through a table so that an LND can be tested
+ * against a mock node. The node's table is ul_node_lnd_upcalls.
+ */
+struct ul_lnd_upcalls {
+	/*
+	 * An LNet header arrived on lni from the peer NI from_nid (the NID
+	 * the connection belongs to; routed traffic has another src_nid in
+	 * hdr). 0 with *rx filled, or -EPROTO: close the connection.
+	 */
+	int (*parse)(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
+		     const struct ulnet_nid *from_nid, struct ul_lnd_rx *rx);
+	/*
+	 * The payload of rx is in place (status 0) or the connection failed
+	 * before it was (negative errno; health REMOTE_ERROR).
+	 */
+	void (*rx_done)(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx,
+			int status);
+	/*
+	 * tx left (status 0, UL_HSTATUS_OK) or failed (negative errno and the
+	 * health status that classifies the failure, health.md §10).
+	 */
+	void (*tx_done)(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
+			enum ul_hstatus hstatus);
+};
+
 /* One NI as its LND sees it; the node owns it. */
 struct ul_lnd_ni {
-	struct ul_ni *ni;	      /* core NI: nid, ifname, net tunables */
-	struct ul_node *node;	      /* for the upcalls */
-	const struct ul_lnd *lnd;     /* ops and LND-wide context */
-	struct ul_timer_heap *timers; /* the instance's heap; now_ns */
-	uint32_t pid;		      /* our LNet pid, ULNET_PID_LUSTRE */
-	void *data;		      /* the LND's, set by startup */
+	struct ul_ni *ni;     /* core NI: nid, ifname, net tunables */
+	struct ul_node *node; /* the node's; opaque to the LND */
+	const struct ul_lnd_upcalls *up; /* how to reach the node */
+	const struct ul_lnd *lnd;	 /* ops and LND-wide context */
+	struct ul_timer_heap *timers;	 /* the instance's heap; now_ns */
+	uint32_t pid;			 /* our LNet pid, ULNET_PID_LUSTRE */
+	void *data;			 /* the LND's, set by startup */
 };
 
 /*
  * One message to transmit. The node owns it and everything it points to
- * until ul_lnd_tx_done(); the LND may link it through lnd_link meanwhile.
+ * until up->tx_done(); the LND may link it through lnd_link meanwhile.
  */
 struct ul_lnd_tx {
 	struct ul_list lnd_link;     /* the LND's queues */
@@ -124,8 +153,8 @@ struct ul_lnd_tx {
 };
 
 /*
- * One message being received, filled by ul_lnd_parse(). The iov array
- * belongs to the node and stays valid until ul_lnd_rx_done().
+ * One message being received, filled by up->parse(). The iov array
+ * belongs to the node and stays valid until up->rx_done().
  */
 struct ul_lnd_rx {
 	const struct iovec *iov; /* where mlen bytes go */
@@ -134,24 +163,5 @@ struct ul_lnd_rx {
 	uint32_t rlen; /* payload bytes on the wire (skip rlen - mlen) */
 	void *msg;     /* the node's; NULL when the message is dropped */
 };
-
-/*
- * Upcall: an LNet header arrived on lni from the peer NI from_nid (the
- * NID the connection belongs to; routed traffic has another src_nid in
- * hdr). 0 with *rx filled, or -EPROTO: close the connection.
- */
-int ul_lnd_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
-		 const struct ulnet_nid *from_nid, struct ul_lnd_rx *rx);
-/*
- * Upcall: the payload of rx is in place (status 0) or the connection
- * failed before it was (negative errno; health REMOTE_ERROR).
- */
-void ul_lnd_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status);
-/*
- * Upcall: tx left (status 0, UL_HSTATUS_OK) or failed (negative errno and
- * the health status that classifies the failure, health.md §10).
- */
-void ul_lnd_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
-		    enum ul_hstatus hstatus);
 
 #endif /* UL_LND_LND_H */
