@@ -12,11 +12,11 @@
  * Send: the node hands the LND one struct ul_lnd_tx per message with the
  * complete LNet header, the next hop and the payload as fragments of the
  * application's memory. ops->send() returns 0 and later calls
- * ul_lnd_tx_done() exactly once, never from inside ops->send(); or it
+ * up->tx_done() exactly once, never from inside ops->send(); or it
  * returns an error and never calls it.
  *
  * Receive: when the LND has read and decoded an LNet header it calls
- * ul_lnd_parse(). The node validates the header against its state,
+ * up->parse(). The node validates the header against its state,
  * matches it, and fills the struct ul_lnd_rx with where the payload goes
  * (mlen bytes into iov; the other rlen - mlen bytes are skipped). The LND
  * then reads the payload straight into those fragments and calls
