@@ -33,6 +33,12 @@ struct ul_conf_ifaddr {
 	uint32_t ipv4; /* host order */
 };
 
+/*
+ * The host's up interfaces with an IPv4 address, loopback ones last:
+ * 0 with a malloc'd array (caller frees) and its length, or -errno.
+ */
+int ul_conf_host_ifaddrs(struct ul_conf_ifaddr **out, size_t *n);
+
 struct ul_conf_apply_opts {
 	/* The host's up interfaces with IPv4 addresses (may be empty). */
 	const struct ul_conf_ifaddr *ifaddrs;

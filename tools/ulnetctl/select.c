@@ -13,7 +13,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <ifaddrs.h>
 #include <stdarg.h>
 #include <net/if.h>
 #include <netinet/in.h>
@@ -181,47 +180,6 @@ static int parse_args(int argc, char **argv, struct select_args *a,
 	return 0;
 }
 
-/* The host's up IPv4 interfaces, loopback last (it is never a default). */
-static int host_ifaddrs(struct ul_conf_ifaddr **out, size_t *n)
-{
-	struct ifaddrs *ifs, *ifa;
-	struct ul_conf_ifaddr *list;
-	size_t cap = 0, nr = 0, pass;
-
-	if (getifaddrs(&ifs) < 0)
-		return -errno;
-	for (ifa = ifs; ifa; ifa = ifa->ifa_next)
-		cap++;
-	list = calloc(cap ? cap : 1, sizeof(*list));
-	if (!list) {
-		freeifaddrs(ifs);
-		return -ENOMEM;
-	}
-	for (pass = 0; pass < 2; pass++) {
-		for (ifa = ifs; ifa; ifa = ifa->ifa_next) {
-			const struct sockaddr_in *sin;
-			bool is_lo = ifa->ifa_flags & IFF_LOOPBACK;
-
-			if (!ifa->ifa_addr ||
-			    ifa->ifa_addr->sa_family != AF_INET ||
-			    !(ifa->ifa_flags & IFF_UP) ||
-			    is_lo != (pass == 1) ||
-			    strlen(ifa->ifa_name) >= UL_CONF_IFNAME_SIZE)
-				continue;
-			sin = (const struct sockaddr_in *)(const void *)
-				      ifa->ifa_addr;
-			snprintf(list[nr].ifname, sizeof(list[nr].ifname), "%s",
-				 ifa->ifa_name);
-			list[nr].ipv4 = ntohl(sin->sin_addr.s_addr);
-			nr++;
-		}
-	}
-	freeifaddrs(ifs);
-	*out = list;
-	*n = nr;
-	return 0;
-}
-
 /* Apply notes go to stderr as comments: the YAML on stdout stays clean. */
 static void print_note(void *ctx, unsigned int line, const char *text)
 {
@@ -250,7 +208,7 @@ static int load(const struct select_args *a, struct ul_core **out,
 	for (i = 0; i < conf.nr_warnings; i++)
 		fprintf(stderr, "# line %u: %s\n", conf.warnings[i].line,
 			conf.warnings[i].text);
-	rc = host_ifaddrs(&ifaddrs, &opts.nr_ifaddrs);
+	rc = ul_conf_host_ifaddrs(&ifaddrs, &opts.nr_ifaddrs);
 	if (rc < 0) {
 		ul_err_set(&err, rc, "cannot list interfaces: %s",
 			   strerror(-rc));
