@@ -11,6 +11,8 @@ nid:    each line of tests/fuzz/nid_seeds.txt (NID, net and nidlist strings),
 conf:   the lnet.conf files of tests/unit/conf and tests/fuzz/conf_seeds.
 udsp:   UDSP rule blocks (reference/udsp.md §8): the worked encodings of
         §8.4, one rule of every kind and LND, and each cut in half.
+ctl:    control protocol frames (src/ctl/proto.h): a request of every op,
+        with and without its optional attributes, and a reply to each.
 Standard library only; deterministic.
 """
 import os
@@ -116,6 +118,66 @@ def udsp_block(rule):
                        len(body), prio, 0) + body
 
 
+# Control protocol (src/ctl/proto.h): little-endian, attributes padded to 4.
+CTL_MAGIC = 0x554C4354
+
+
+def ctl_attr(atype, value, nested=False):
+    pad = b"\0" * (-len(value) % 4)
+    return struct.pack("<HHI", atype, 1 if nested else 0, len(value)) + value + pad
+
+
+def ctl_frame(op, attrs):
+    payload = b"".join(attrs)
+    return struct.pack("<IHHI", CTL_MAGIC, 1, op, len(payload)) + payload
+
+
+def ctl_nid(lnd, num, addr):
+    return struct.pack(">BBHIIII", 0, lnd, num, addr, 0, 0, 0)
+
+
+def ctl_u32(atype, v):
+    return ctl_attr(atype, struct.pack("<I", v))
+
+
+def ctl_u64(atype, v):
+    return ctl_attr(atype, struct.pack("<Q", v))
+
+
+def ctl_seeds():
+    tcp = ctl_nid(2, 0, 0xC0A80114)
+    lo = ctl_nid(9, 0, 0)
+    ping = ctl_attr(0x0005, tcp)
+    yield "req-ping", ctl_frame(1, [ping])
+    yield "req-ping-all", ctl_frame(1, [ping, ctl_attr(0x0006, lo),
+                                        ctl_u32(0x0007, 1000)])
+    yield "req-net-show", ctl_frame(2, [ctl_u32(0x0004, 0)])
+    yield "req-net-show-net", ctl_frame(2, [ctl_attr(0x0008, b"tcp1\0"),
+                                            ctl_u32(0x0004, 4)])
+    yield "req-peer-show", ctl_frame(3, [ctl_attr(0x0005, tcp), ctl_u32(0x0004, 2)])
+    rc = ctl_u32(0x0001, 0)
+    pni = ctl_attr(0x0103, ctl_attr(0x0005, tcp) + ctl_u32(0x0009, 0xDEADBEEF), True)
+    yield "rep-ping", ctl_frame(0x8001, [rc, ctl_attr(0x0100, tcp),
+                                         ctl_u32(0x0101, 12345),
+                                         ctl_u32(0x0102, 0x1B), pni])
+    stats = ctl_attr(0x0400, ctl_u64(0x0410, 3) + ctl_u64(0x0417, 2), True)
+    health = ctl_attr(0x0404, ctl_u32(0x0430, 0) + ctl_u32(0x0431, 1000), True)
+    sent = ctl_attr(0x0401, ctl_u64(0x0420, 1) + ctl_u64(0x0424, 0), True)
+    tun = ctl_attr(0x0204, ctl_u32(0x0205, 180) + ctl_u32(0x0208, 256), True)
+    ni = ctl_attr(0x0202, ctl_attr(0x0005, tcp) + ctl_u32(0x0009, 0xDEADBEEF) +
+                  ctl_attr(0x0203, b"eth0\0") + stats + sent + health + tun +
+                  ctl_attr(0x020E, b"[0]\0"), True)
+    net = ctl_attr(0x0200, ctl_u32(0x0201, 0x20000) + ni, True)
+    yield "rep-net-show", ctl_frame(0x8002, [rc, net])
+    peer_ni = ctl_attr(0x0304, ctl_attr(0x0005, tcp) + ctl_u32(0x0305, 0) +
+                       ctl_u32(0x0306, 8) + stats + health, True)
+    peer = ctl_attr(0x0300, ctl_attr(0x0301, tcp) + ctl_u32(0x0302, 1) +
+                    ctl_u32(0x0303, 273) + peer_ni, True)
+    yield "rep-peer-show", ctl_frame(0x8003, [rc, peer])
+    yield "rep-error", ctl_frame(0x8002, [ctl_u32(0x0001, 0xFFFFFF9C),
+                                          ctl_attr(0x0002, b"LNet stack down\0")])
+
+
 def main():
     target, outdir = sys.argv[1], sys.argv[2]
     os.makedirs(outdir, exist_ok=True)
@@ -153,6 +215,9 @@ def main():
             cut = max(32, len(block) // 2)
             write(outdir, "cut-%02d" % i, struct.pack("<I", cut) + block[4:16] +
                   struct.pack("<I", cut - 32) + block[20:cut])
+    elif target == "ctl":
+        for name, data in ctl_seeds():
+            write(outdir, name, data)
     else:
         sys.exit("make_seeds.py: unknown target %r" % target)
 

@@ -1,0 +1,538 @@
+/*
+ * The control protocol between ulnetctl and a running instance (ulnetd),
+ * carried over the instance's control socket (DESIGN.md "Configuration
+ * and control"). This file is its specification and its only serializer:
+ * the CLI and the server both build and parse messages with the functions
+ * below, so the two ends cannot disagree about the layout.
+ *
+ * Transport. A Unix stream socket, mode 0600, at the path given by
+ * `ulnetd --ctl` or $ULNET_CTL (default UL_CTL_DEFAULT_PATH). Only a peer
+ * with the daemon's uid (or root) is served. The client sends one request
+ * and reads one reply, and may then send the next request on the same
+ * connection; the server answers requests of one connection in order.
+ *
+ * Framing. Every message, request or reply, is a 12-byte header followed
+ * by a payload. All integers on the wire are little-endian.
+ *
+ *	offset 0  u32 magic    UL_CTL_MAGIC, "ULCT" (0x554c4354)
+ *	offset 4  u16 version  UL_CTL_VERSION (1)
+ *	offset 6  u16 op       enum ul_ctl_op; a reply has UL_CTL_OP_REPLY set
+ *	offset 8  u32 length   payload bytes, at most UL_CTL_MAX_PAYLOAD
+ *
+ * The layout of these 12 bytes never changes between versions, so a peer
+ * speaking another version can still skip the payload and answer.
+ *
+ * Payload. A sequence of attributes in the style of netlink:
+ *
+ *	offset 0  u16 type     enum ul_ctl_attr_id
+ *	offset 2  u16 flags    UL_CTL_F_NESTED when the value is attributes
+ *	offset 4  u32 length   value bytes (header and padding excluded)
+ *	offset 8  value, then zero bytes up to the next multiple of 4
+ *
+ * Every attribute id has exactly one type (u32, s32, u64, s64, a string
+ * with its terminating NUL, a 20-byte NID, raw bytes, a flag with no
+ * value, or nested attributes) whatever the op or the nesting level, so
+ * one table checks them all. A NID travels in LNet's 20-byte struct form
+ * (reference/wire.md §3.2), whose net number and address words are in
+ * network order as on LNet's wire. The payload length is a multiple of 4. A
+ * truncated attribute, a length past its parent's end, non-zero padding,
+ * a nested flag that disagrees with the id's type, a value of the wrong
+ * size for its type or a string without its NUL is -EPROTO; so are a bad
+ * magic, an oversized length and, for a request, another version.
+ * Unknown attribute ids are skipped (a newer client may send more);
+ * unknown ops get an -EOPNOTSUPP reply.
+ *
+ * Requests are plain data with presence: an absent attribute means "not
+ * given", and a request is decoded into a struct (ul_ctl_req) before
+ * anything is applied. Replies carry the request's op with
+ * UL_CTL_OP_REPLY set, then UL_CTL_A_RC (s32: 0 or a negative errno) and,
+ * on failure, UL_CTL_A_ERR_MSG (lnetctl's text for the error YAML's
+ * "descr"), then the op's data. A request of another version gets an
+ * error reply in version UL_CTL_VERSION with UL_CTL_A_VERSION and a
+ * message naming both versions, and the connection is closed; so does any
+ * malformed request.
+ *
+ * Ops of version 1 (what lnetctl's YAML needs at every verbose level,
+ * reference/lnetctl.md §6.3, §7.3, §11.1):
+ *
+ *	PING      request  NID (target), SRC_NID?, TIMEOUT_MS?
+ *	          reply    PING_PRIMARY, PING_PID, PING_FEATURES,
+ *	                   PING_NI* {NID, STATUS}
+ *	NET_SHOW  request  NET_NAME?, VERBOSE?
+ *	          reply    NET* {NET_ID, NI* {NID, STATUS, IFNAME?, STATS?,
+ *	                   NET_PRIO?, NID_PRIO?, SENT_STATS?, RECV_STATS?,
+ *	                   DROP_STATS?, HEALTH?, TUNABLES?, LND_TUNABLES?,
+ *	                   DEV_CPT?, CPT?}}
+ *	PEER_SHOW request  NID?, VERBOSE?
+ *	          reply    PEER* {PEER_PRIMARY, PEER_MR, PEER_STATE?,
+ *	                   PEER_NI* {NID, NET_PRIO?, NID_PRIO?, PNI_STATE,
+ *	                   credits...?, STATS?, SENT_STATS?, RECV_STATS?,
+ *	                   DROP_STATS?, HEALTH?}}
+ *
+ * The server includes the optional blocks the verbose level needs; the
+ * printer decides from the level what to print. Op numbers and attribute
+ * id ranges for the rest of lnetctl's commands are reserved below, so
+ * later ops slot in without renumbering: net add/del/set, peer add/del/
+ * set/list, route add/del/show, set/global show, udsp add/del/show (the
+ * rule travels as UL_CTL_A_UDSP_BLOCK, the binary block of
+ * core/udsp_block.h), stats show/reset, discover, fault, import/export.
+ *
+ * A reply is at most UL_CTL_MAX_PAYLOAD too; a table that does not fit
+ * is refused with -EMSGSIZE (a later version may page it with a cursor
+ * attribute).
+ */
+#ifndef UL_CTL_PROTO_H
+#define UL_CTL_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ulnet/nid.h"
+
+struct ul_err;
+
+#define UL_CTL_DEFAULT_PATH "/run/ulnet/ulnetd.ctl"
+#define UL_CTL_MAGIC 0x554c4354u
+#define UL_CTL_VERSION 1
+#define UL_CTL_HDR_SIZE 12
+#define UL_CTL_ATTR_HDR_SIZE 8
+#define UL_CTL_MAX_PAYLOAD (1u << 20)
+#define UL_CTL_F_NESTED 0x0001
+#define UL_CTL_NID_SIZE 20
+/* Nesting deeper than this is refused (version 1 needs 4). */
+#define UL_CTL_NEST_MAX 8
+/* Longest string value, NUL included (error messages, names). */
+#define UL_CTL_STR_MAX 1024
+
+enum ul_ctl_op {
+	UL_CTL_OP_PING = 1,
+	UL_CTL_OP_NET_SHOW = 2,
+	UL_CTL_OP_PEER_SHOW = 3,
+	/*
+	 * Reserved: 4 NET_ADD, 5 NET_DEL, 6 NET_SET, 7 PEER_ADD, 8 PEER_DEL,
+	 * 9 PEER_SET, 10 PEER_LIST, 11 ROUTE_ADD, 12 ROUTE_DEL,
+	 * 13 ROUTE_SHOW, 14 SET, 15 GLOBAL_SHOW, 16 UDSP_ADD, 17 UDSP_DEL,
+	 * 18 UDSP_SHOW, 19 STATS_SHOW, 20 STATS_RESET, 21 DISCOVER,
+	 * 22 FAULT_ADD, 23 FAULT_DEL, 24 FAULT_SHOW, 25 EXPORT, 26 IMPORT.
+	 */
+	UL_CTL_OP_REPLY = 0x8000, /* or-ed into a reply's op */
+};
+
+/* How a value is laid out; one per attribute id. */
+enum ul_ctl_type {
+	UL_CTL_T_UNKNOWN = 0, /* not an id of this version: skipped */
+	UL_CTL_T_U32,
+	UL_CTL_T_S32,
+	UL_CTL_T_U64,
+	UL_CTL_T_S64,
+	UL_CTL_T_STR,	/* NUL-terminated, no NUL inside */
+	UL_CTL_T_NID,	/* 20 bytes */
+	UL_CTL_T_BYTES, /* any length */
+	UL_CTL_T_FLAG,	/* no value */
+	UL_CTL_T_NESTED,
+};
+
+/*
+ * Attribute ids, one namespace for all ops, grouped in ranges of 0x100.
+ * The comment gives the type.
+ */
+enum ul_ctl_attr_id {
+	/* 0x00xx: reply envelope and request fields shared by ops */
+	UL_CTL_A_RC = 0x0001,	      /* s32: 0 or negative errno */
+	UL_CTL_A_ERR_MSG = 0x0002,    /* str: lnetctl's "descr" text */
+	UL_CTL_A_VERSION = 0x0003,    /* u32: the sender's version */
+	UL_CTL_A_VERBOSE = 0x0004,    /* u32: lnetctl's -v level */
+	UL_CTL_A_NID = 0x0005,	      /* nid: the object, or a filter */
+	UL_CTL_A_SRC_NID = 0x0006,    /* nid: local NID to send from */
+	UL_CTL_A_TIMEOUT_MS = 0x0007, /* u32 */
+	UL_CTL_A_NET_NAME = 0x0008,   /* str: "tcp1", parsed by the server */
+	UL_CTL_A_STATUS = 0x0009,     /* u32: LNet NI status (UP/DOWN) */
+	UL_CTL_A_NET_PRIO = 0x000a,   /* s32: UDSP net priority, -1 none */
+	UL_CTL_A_NID_PRIO = 0x000b,   /* s32: UDSP NID priority, -1 none */
+
+	/* 0x01xx: ping (and later discover) */
+	UL_CTL_A_PING_PRIMARY = 0x0100,	 /* nid */
+	UL_CTL_A_PING_PID = 0x0101,	 /* u32 */
+	UL_CTL_A_PING_FEATURES = 0x0102, /* u32: pi_features */
+	UL_CTL_A_PING_NI = 0x0103,	 /* nested {NID, STATUS} */
+
+	/* 0x02xx: local nets and NIs */
+	UL_CTL_A_NET = 0x0200,		       /* nested {NET_ID, NI*} */
+	UL_CTL_A_NET_ID = 0x0201,	       /* u32 */
+	UL_CTL_A_NI = 0x0202,		       /* nested, see ul_ctl_ni */
+	UL_CTL_A_IFNAME = 0x0203,	       /* str */
+	UL_CTL_A_TUNABLES = 0x0204,	       /* nested {PEER_TIMEOUT...} */
+	UL_CTL_A_PEER_TIMEOUT = 0x0205,	       /* s32 */
+	UL_CTL_A_PEER_CREDITS = 0x0206,	       /* s32 */
+	UL_CTL_A_PEER_BUFFER_CREDITS = 0x0207, /* s32 */
+	UL_CTL_A_CREDITS = 0x0208,	       /* s32 */
+	UL_CTL_A_LND_TUNABLES = 0x0209,	       /* nested {CONNS_PER_PEER...} */
+	UL_CTL_A_CONNS_PER_PEER = 0x020a,      /* s32 */
+	UL_CTL_A_LND_TIMEOUT = 0x020b,	       /* s32: seconds */
+	UL_CTL_A_TOS = 0x020c,		       /* s32 */
+	UL_CTL_A_DEV_CPT = 0x020d,	       /* s32 */
+	UL_CTL_A_CPT = 0x020e,		       /* str: "[0,1]" */
+
+	/* 0x03xx: peers */
+	UL_CTL_A_PEER = 0x0300,		   /* nested */
+	UL_CTL_A_PEER_PRIMARY = 0x0301,	   /* nid */
+	UL_CTL_A_PEER_MR = 0x0302,	   /* u32: 0 or 1 */
+	UL_CTL_A_PEER_STATE = 0x0303,	   /* u32: LNET_PEER_* bits */
+	UL_CTL_A_PEER_NI = 0x0304,	   /* nested */
+	UL_CTL_A_PNI_STATE = 0x0305,	   /* u32: enum ul_ctl_pni_state */
+	UL_CTL_A_MAX_TX_CREDITS = 0x0306,  /* s32 */
+	UL_CTL_A_TX_CREDITS = 0x0307,	   /* s32 */
+	UL_CTL_A_MIN_TX_CREDITS = 0x0308,  /* s32 */
+	UL_CTL_A_TX_Q_NOB = 0x0309,	   /* u32 */
+	UL_CTL_A_RTR_CREDITS = 0x030a,	   /* s32 */
+	UL_CTL_A_MIN_RTR_CREDITS = 0x030b, /* s32 */
+	UL_CTL_A_REFCOUNT = 0x030c,	   /* s32 */
+
+	/* 0x04xx: statistics blocks shared by NIs and peer NIs */
+	UL_CTL_A_STATS = 0x0400,      /* nested {SEND_COUNT..PUT_ACK} */
+	UL_CTL_A_SENT_STATS = 0x0401, /* nested {MSG_PUT..MSG_HELLO} */
+	UL_CTL_A_RECV_STATS = 0x0402, /* nested, same */
+	UL_CTL_A_DROP_STATS = 0x0403, /* nested, same */
+	UL_CTL_A_HEALTH = 0x0404,     /* nested {FATAL_ERROR...} */
+	UL_CTL_A_SEND_COUNT = 0x0410, /* u64 */
+	UL_CTL_A_RECV_COUNT = 0x0411, /* u64 */
+	UL_CTL_A_DROP_COUNT = 0x0412, /* u64 */
+	/* u64 each: samples, min, max, avg of the three latencies */
+	UL_CTL_A_PUT_EGRESS_SAMPLES = 0x0413,
+	UL_CTL_A_PUT_EGRESS_MIN = 0x0414,
+	UL_CTL_A_PUT_EGRESS_MAX = 0x0415,
+	UL_CTL_A_PUT_EGRESS_AVG = 0x0416,
+	UL_CTL_A_GET_RTT_SAMPLES = 0x0417,
+	UL_CTL_A_GET_RTT_MIN = 0x0418,
+	UL_CTL_A_GET_RTT_MAX = 0x0419,
+	UL_CTL_A_GET_RTT_AVG = 0x041a,
+	UL_CTL_A_PUT_ACK_SAMPLES = 0x041b,
+	UL_CTL_A_PUT_ACK_MIN = 0x041c,
+	UL_CTL_A_PUT_ACK_MAX = 0x041d,
+	UL_CTL_A_PUT_ACK_AVG = 0x041e,
+	UL_CTL_A_MSG_PUT = 0x0420,	     /* u64 */
+	UL_CTL_A_MSG_GET = 0x0421,	     /* u64 */
+	UL_CTL_A_MSG_REPLY = 0x0422,	     /* u64 */
+	UL_CTL_A_MSG_ACK = 0x0423,	     /* u64 */
+	UL_CTL_A_MSG_HELLO = 0x0424,	     /* u64 */
+	UL_CTL_A_FATAL_ERROR = 0x0430,	     /* u32 */
+	UL_CTL_A_HEALTH_VALUE = 0x0431,	     /* s32 */
+	UL_CTL_A_H_INTERRUPTS = 0x0432,	     /* u64 */
+	UL_CTL_A_H_DROPPED = 0x0433,	     /* u64 */
+	UL_CTL_A_H_ABORTED = 0x0434,	     /* u64 */
+	UL_CTL_A_H_NO_ROUTE = 0x0435,	     /* u64 */
+	UL_CTL_A_H_TIMEOUTS = 0x0436,	     /* u64 */
+	UL_CTL_A_H_ERROR = 0x0437,	     /* u64 */
+	UL_CTL_A_H_NETWORK_TIMEOUT = 0x0438, /* u64 */
+	UL_CTL_A_PING_COUNT = 0x0439,	     /* u64 */
+	UL_CTL_A_NEXT_PING = 0x043a,	     /* s64: seconds */
+
+	/*
+	 * Reserved ranges: 0x05xx routes, 0x06xx tunables (set, global
+	 * show), 0x07xx UDSP (0x0700 UDSP_BLOCK, bytes), 0x08xx global
+	 * statistics, 0x09xx discover, 0x0axx fault rules, 0x0bxx
+	 * import/export.
+	 */
+	UL_CTL_A__MAX = 0x0c00,
+};
+
+/* A peer NI's "state" in peer show (lnetctl.md §7.3). */
+enum ul_ctl_pni_state {
+	UL_CTL_PNI_STATE_NA = 0,
+	UL_CTL_PNI_STATE_UP = 1,
+	UL_CTL_PNI_STATE_DOWN = 2,
+};
+
+/* LNet's NI status words (ping info, UL_CTL_A_STATUS). */
+#define UL_CTL_NI_STATUS_UP 0xdeadbeefu
+#define UL_CTL_NI_STATUS_DOWN 0x5eedbeadu
+
+/* ---- Building a message --------------------------------------------- */
+
+/*
+ * A message under construction. The first failure (-ENOMEM, -EMSGSIZE
+ * past UL_CTL_MAX_PAYLOAD, -EINVAL for unbalanced nests or a string too
+ * long) sticks and turns later puts into no-ops, so builders are
+ * straight-line code checked once by ul_ctl_msg_finish().
+ */
+struct ul_ctl_msg {
+	uint8_t *buf; /* header + payload, owned */
+	size_t len;
+	size_t cap;
+	size_t nest[UL_CTL_NEST_MAX]; /* offsets of open nested attributes */
+	unsigned int depth;
+	int err;
+};
+
+/* Start a message with this op (reply bit included if it is a reply). */
+void ul_ctl_msg_init(struct ul_ctl_msg *m, uint16_t op);
+/* Free the buffer (safe on an initialised message, also twice). */
+void ul_ctl_msg_fini(struct ul_ctl_msg *m);
+/*
+ * Close the message: write the payload length. 0 and the frame in
+ * m->buf / m->len, or the sticky error.
+ */
+int ul_ctl_msg_finish(struct ul_ctl_msg *m);
+
+void ul_ctl_put_u32(struct ul_ctl_msg *m, uint16_t type, uint32_t v);
+void ul_ctl_put_s32(struct ul_ctl_msg *m, uint16_t type, int32_t v);
+void ul_ctl_put_u64(struct ul_ctl_msg *m, uint16_t type, uint64_t v);
+void ul_ctl_put_s64(struct ul_ctl_msg *m, uint16_t type, int64_t v);
+void ul_ctl_put_str(struct ul_ctl_msg *m, uint16_t type, const char *s);
+void ul_ctl_put_nid(struct ul_ctl_msg *m, uint16_t type,
+		    const struct ulnet_nid *nid);
+void ul_ctl_put_bytes(struct ul_ctl_msg *m, uint16_t type, const void *p,
+		      size_t len);
+void ul_ctl_put_flag(struct ul_ctl_msg *m, uint16_t type);
+void ul_ctl_nest_start(struct ul_ctl_msg *m, uint16_t type);
+void ul_ctl_nest_end(struct ul_ctl_msg *m);
+
+/* ---- Parsing --------------------------------------------------------- */
+
+struct ul_ctl_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t op;
+	uint32_t len; /* payload bytes */
+};
+
+/*
+ * Decode the 12-byte header at buf (len >= UL_CTL_HDR_SIZE, else
+ * -EPROTO). -EPROTO for a bad magic or a length over the limit; any
+ * version decodes (the caller answers a mismatch).
+ */
+int ul_ctl_hdr_decode(const void *buf, size_t len, struct ul_ctl_hdr *h,
+		      struct ul_err *err);
+
+/* One attribute, its value borrowed from the message buffer. */
+struct ul_ctl_attr {
+	uint16_t type;
+	uint16_t flags;
+	uint32_t len;
+	const uint8_t *val;
+};
+
+struct ul_ctl_iter {
+	const uint8_t *p;
+	size_t left;
+};
+
+void ul_ctl_iter_init(struct ul_ctl_iter *it, const void *payload, size_t len);
+/* Iterate the attributes nested in a (which must be nested). */
+void ul_ctl_iter_nested(struct ul_ctl_iter *it, const struct ul_ctl_attr *a);
+/*
+ * Next attribute, checked against its id's type: 1 and *a, 0 at the end,
+ * -EPROTO (with the reason in err) for anything malformed.
+ */
+int ul_ctl_iter_next(struct ul_ctl_iter *it, struct ul_ctl_attr *a,
+		     struct ul_err *err);
+/* The type of an attribute id in this version. */
+enum ul_ctl_type ul_ctl_attr_type(uint16_t type);
+
+/* Values of checked attributes (the iterator verified their sizes). */
+uint32_t ul_ctl_attr_u32(const struct ul_ctl_attr *a);
+int32_t ul_ctl_attr_s32(const struct ul_ctl_attr *a);
+uint64_t ul_ctl_attr_u64(const struct ul_ctl_attr *a);
+int64_t ul_ctl_attr_s64(const struct ul_ctl_attr *a);
+const char *ul_ctl_attr_str(const struct ul_ctl_attr *a);
+void ul_ctl_attr_nid(const struct ul_ctl_attr *a, struct ulnet_nid *nid);
+
+/* ---- Requests -------------------------------------------------------- */
+
+#define UL_CTL_NET_NAME_MAX 32
+
+struct ul_ctl_ping_req {
+	struct ulnet_nid target;
+	bool has_src;
+	struct ulnet_nid src;
+	bool has_timeout;
+	uint32_t timeout_ms;
+};
+
+struct ul_ctl_net_show_req {
+	bool has_net;
+	char net[UL_CTL_NET_NAME_MAX]; /* as typed; the server parses it */
+	uint32_t verbose;	       /* 0 when not given */
+};
+
+struct ul_ctl_peer_show_req {
+	bool has_nid;
+	struct ulnet_nid nid;
+	uint32_t verbose;
+};
+
+struct ul_ctl_req {
+	uint16_t op; /* enum ul_ctl_op */
+	union {
+		struct ul_ctl_ping_req ping;
+		struct ul_ctl_net_show_req net_show;
+		struct ul_ctl_peer_show_req peer_show;
+	};
+};
+
+/* Build the request's frame in m (initialised here). 0 or -errno. */
+int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m);
+/*
+ * Decode a whole request frame (header + payload, len bytes exactly).
+ * 0 and *out; -EPROTO (malformed, another version, a missing mandatory
+ * attribute), -EOPNOTSUPP (an op this version does not know). err says
+ * why. *out is set only on success.
+ */
+int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
+		      struct ul_err *err);
+
+/* ---- Replies --------------------------------------------------------- */
+
+/* Latency samples of one kind (lnetctl's *_samples, *_nsec). */
+struct ul_ctl_lat {
+	uint64_t samples;
+	uint64_t min_nsec;
+	uint64_t max_nsec;
+	uint64_t avg_nsec;
+};
+
+/* The "statistics" block of net show and peer show. */
+struct ul_ctl_stats {
+	uint64_t send_count;
+	uint64_t recv_count;
+	uint64_t drop_count;
+	struct ul_ctl_lat put_egress;
+	struct ul_ctl_lat get_rtt;
+	struct ul_ctl_lat put_ack;
+};
+
+/* sent_stats / received_stats / dropped_stats. */
+struct ul_ctl_msg_counts {
+	uint64_t put;
+	uint64_t get;
+	uint64_t reply;
+	uint64_t ack;
+	uint64_t hello;
+};
+
+/* "health stats": an NI prints some fields, a peer NI others. */
+struct ul_ctl_health {
+	uint32_t fatal_error;
+	int32_t healthv;
+	uint64_t interrupts;
+	uint64_t dropped;
+	uint64_t aborted;
+	uint64_t no_route;
+	uint64_t timeouts;
+	uint64_t error;
+	uint64_t network_timeout;
+	uint64_t ping_count;
+	int64_t next_ping;
+};
+
+/* The blocks of an NI or peer NI that a verbose level adds. */
+struct ul_ctl_ni_blocks {
+	bool has_stats; /* level >= 1 */
+	struct ul_ctl_stats stats;
+	bool has_udsp; /* level >= 4 */
+	int32_t net_prio;
+	int32_t nid_prio;
+	bool has_msg_stats; /* level >= 2 */
+	struct ul_ctl_msg_counts sent, received, dropped;
+	bool has_health; /* level >= 2 */
+	struct ul_ctl_health health;
+};
+
+struct ul_ctl_ni {
+	struct ulnet_nid nid;
+	uint32_t status;		  /* UL_CTL_NI_STATUS_* */
+	char ifname[UL_CTL_NET_NAME_MAX]; /* "" for none */
+	struct ul_ctl_ni_blocks b;
+	bool has_tunables; /* level >= 1 */
+	int32_t peer_timeout;
+	int32_t peer_credits;
+	int32_t peer_buffer_credits;
+	int32_t credits;
+	bool has_lnd_tunables; /* level >= 1, not for lo */
+	int32_t conns_per_peer;
+	int32_t lnd_timeout;
+	int32_t tos;
+	bool has_cpt; /* level >= 1 */
+	int32_t dev_cpt;
+	char cpt[UL_CTL_NET_NAME_MAX];
+};
+
+struct ul_ctl_net {
+	uint32_t net_id;
+	size_t nnis;
+	struct ul_ctl_ni *nis;
+};
+
+struct ul_ctl_peer_ni {
+	struct ulnet_nid nid;
+	uint32_t state;	  /* enum ul_ctl_pni_state */
+	bool has_credits; /* level >= 1 */
+	int32_t max_tx_credits;
+	int32_t tx_credits;
+	int32_t min_tx_credits;
+	uint32_t tx_q_nob;
+	int32_t rtr_credits;
+	int32_t min_rtr_credits;
+	int32_t refcount;
+	struct ul_ctl_ni_blocks b;
+};
+
+struct ul_ctl_peer {
+	struct ulnet_nid primary;
+	bool is_mr;
+	bool has_state; /* level >= 3 */
+	uint32_t state;
+	size_t npnis;
+	struct ul_ctl_peer_ni *pnis;
+};
+
+struct ul_ctl_ping_ni {
+	struct ulnet_nid nid;
+	uint32_t status;
+};
+
+struct ul_ctl_reply {
+	uint16_t op; /* the request's op, without UL_CTL_OP_REPLY */
+	int32_t rc;
+	char err_msg[UL_CTL_STR_MAX]; /* "" when none */
+	uint32_t version;	      /* UL_CTL_A_VERSION if sent, else 0 */
+	union {
+		struct {
+			struct ulnet_nid primary;
+			uint32_t pid;
+			uint32_t features;
+			size_t nnis;
+			struct ul_ctl_ping_ni *nis;
+		} ping;
+		struct {
+			size_t nnets;
+			struct ul_ctl_net *nets;
+		} net_show;
+		struct {
+			size_t npeers;
+			struct ul_ctl_peer *peers;
+		} peer_show;
+	};
+};
+
+/*
+ * Build a reply frame in m (initialised here): the envelope always, the
+ * op's data only when rc is 0. 0 or -errno (-EMSGSIZE: too large).
+ */
+int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m);
+/*
+ * Decode a whole reply frame into *out (zeroed first; arrays allocated).
+ * The frame must answer op. 0, -EPROTO (malformed, wrong op), -ENOMEM.
+ * On failure *out holds nothing to free.
+ */
+int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
+			struct ul_ctl_reply *out, struct ul_err *err);
+/* Free what ul_ctl_reply_decode() (or a builder) allocated in r. */
+void ul_ctl_reply_fini(struct ul_ctl_reply *r);
+
+/* Build a reply that is an error only. */
+void ul_ctl_reply_error(struct ul_ctl_reply *r, uint16_t op, int rc,
+			const char *msg);
+
+#endif /* UL_CTL_PROTO_H */
