@@ -1,0 +1,611 @@
+/*
+ * socklnd: the LND object, NI start and stop, peers, send dispatch and
+ * the housekeeping that runs on timers (socklnd.h has the model).
+ *
+ * Timers:
+ *   - ni->tick, every SOCK_TICK_NS while the NI runs: fails txs waiting
+ *     past their deadline, closes connections whose queued data or whose
+ *     message in progress made no progress for sock_timeout, sends
+ *     keepalive NOOPs (wire.md §9.3) and frees idle peers;
+ *   - peer->reconnect: the next connection attempt after a refusal or a
+ *     failure (backoff min_reconnect_ms doubling to max_reconnect_ms);
+ *   - conn->hs_timer (socklnd_conn.c): the handshake deadline.
+ * The before-sleep hook flushes queued output, frees closed connections
+ * and delivers completions.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/ni.h"
+#include "lnd/socklnd_int.h"
+#include "util/err.h"
+
+void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
+{
+	memset(opts, 0, sizeof(*opts));
+	opts->accept_port = UL_WIRE_ACCEPT_PORT;
+	opts->accept = ULNET_ACCEPT_SECURE;
+	opts->src_port = ULNET_SRC_PORT_AUTO;
+	opts->conns_per_peer = 1;
+	opts->typed_conns = 1;
+	opts->sock_timeout_sec = 50;
+	opts->keepalive_sec = 30;
+	opts->accept_timeout_ms = 5000;
+	opts->min_reconnect_ms = 1000;
+	opts->max_reconnect_ms = 60000;
+	opts->nodelay = 1;
+}
+
+uint64_t sock_now(const struct sock_ni *ni)
+{
+	return ul_loop_timers(ni->s->loop)->now_ns;
+}
+
+/* health.md §10: how socklnd classifies the errno a tx failed with. */
+enum ul_hstatus sock_hstatus_of_errno(int err)
+{
+	switch (err) {
+	case 0:
+		return UL_HSTATUS_OK;
+	case -ETIMEDOUT:
+		return UL_HSTATUS_NETWORK_TIMEOUT;
+	case -ENETDOWN:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+	case -ECONNREFUSED:
+	case -ECONNRESET:
+		return UL_HSTATUS_REMOTE_DROPPED;
+	case -ESHUTDOWN:
+		return UL_HSTATUS_LOCAL_DROPPED;
+	default:
+		return UL_HSTATUS_LOCAL_ERROR;
+	}
+}
+
+void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs)
+{
+	ul_list_del(&st->link);
+	st->status = status;
+	st->hstatus = hs;
+	ul_list_add_tail(&st->ni->s->done, &st->link);
+}
+
+/*
+ * Hand every decided tx to the node. Each entry is unlinked before its
+ * upcall, so a nested call (tx_done sending, shutdown delivering) sees a
+ * consistent list and no tx completes twice.
+ */
+void sock_deliver(struct ul_socklnd *s)
+{
+	while (!ul_list_empty(&s->done)) {
+		struct sock_tx *st =
+			ul_list_first_entry(&s->done, struct sock_tx, link);
+		struct ul_lnd_ni *lni = st->ni->lni;
+
+		ul_list_del(&st->link);
+		if (st->tx)
+			lni->up->tx_done(lni, st->tx, st->status, st->hstatus);
+		free(st);
+	}
+}
+
+static void free_zombies(struct ul_socklnd *s)
+{
+	while (!ul_list_empty(&s->zombies)) {
+		struct sock_conn *conn = ul_list_first_entry(
+			&s->zombies, struct sock_conn, link);
+
+		ul_list_del(&conn->link);
+		free(conn);
+	}
+}
+
+/* Phase 3 of the loop: write what was queued, then tidy up. */
+static void on_before_sleep(void *arg)
+{
+	struct ul_socklnd *s = arg;
+
+	sock_flush_all(s);
+	free_zombies(s);
+	sock_deliver(s);
+}
+
+int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
+		      struct ul_socklnd **out)
+{
+	struct ul_socklnd *s;
+	int rc;
+
+	if (opts->typed_conns && opts->conns_per_peer == 0)
+		return -EINVAL;
+	if (opts->accept != ULNET_ACCEPT_NONE && opts->accept_port == 0)
+		return -EINVAL;
+	if (opts->min_reconnect_ms == 0 ||
+	    opts->max_reconnect_ms < opts->min_reconnect_ms)
+		return -EINVAL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->loop = loop;
+	s->opts = *opts;
+	if (!s->opts.accept_port_bulk)
+		s->opts.accept_port_bulk = s->opts.accept_port;
+	s->is_privileged =
+		opts->src_port == ULNET_SRC_PORT_PRIVILEGED ||
+		(opts->src_port == ULNET_SRC_PORT_AUTO && geteuid() == 0);
+	ul_list_init(&s->nis);
+	ul_list_init(&s->flush);
+	ul_list_init(&s->done);
+	ul_list_init(&s->zombies);
+	rc = ul_loop_hook_add(loop, on_before_sleep, s);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+void ul_socklnd_destroy(struct ul_socklnd *s)
+{
+	if (!s)
+		return;
+	ul_loop_hook_del(s->loop, on_before_sleep, s);
+	free_zombies(s);
+	sock_deliver(s);
+	free(s);
+}
+
+/* ---- Peers ------------------------------------------------------------ */
+
+struct sock_peer *sock_peer_find(struct sock_ni *ni,
+				 const struct ulnet_nid *nid)
+{
+	struct sock_peer *peer;
+
+	ul_list_for_each_entry(peer, &ni->peers, link)
+		if (ulnet_nid_same(&peer->nid, nid))
+			return peer;
+	return NULL;
+}
+
+static void on_reconnect(struct ul_timer *t, uint64_t now_ns)
+{
+	struct sock_peer *peer =
+		ul_container_of(t, struct sock_peer, reconnect);
+
+	sock_peer_connect_next(peer, now_ns);
+	sock_deliver(peer->ni->s);
+}
+
+struct sock_peer *sock_peer_find_or_add(struct sock_ni *ni,
+					const struct ulnet_nid *nid,
+					uint32_t pid)
+{
+	struct sock_peer *peer = sock_peer_find(ni, nid);
+
+	if (peer)
+		return peer;
+	peer = calloc(1, sizeof(*peer));
+	if (!peer)
+		return NULL;
+	peer->ni = ni;
+	peer->nid = *nid;
+	peer->ip = nid->nid_addr[0];
+	peer->pid = pid;
+	peer->backoff_ms = ni->s->opts.min_reconnect_ms;
+	peer->last_rx_ns = sock_now(ni);
+	ul_list_init(&peer->conns);
+	ul_list_init(&peer->connecting);
+	ul_list_init(&peer->txq);
+	ul_timer_init(&peer->reconnect, on_reconnect);
+	ulnet_nid_format(nid, peer->nidstr, sizeof(peer->nidstr));
+	ul_list_add_tail(&ni->peers, &peer->link);
+	return peer;
+}
+
+static bool peer_is_idle(const struct sock_peer *peer)
+{
+	return ul_list_empty(&peer->conns) &&
+	       ul_list_empty(&peer->connecting) && ul_list_empty(&peer->txq);
+}
+
+static void peer_free(struct sock_peer *peer)
+{
+	ul_timer_cancel(ul_loop_timers(peer->ni->s->loop), &peer->reconnect);
+	ul_list_del(&peer->link);
+	free(peer);
+}
+
+void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs)
+{
+	struct sock_tx *st, *tmp;
+
+	ul_list_for_each_entry_safe(st, tmp, &peer->txq, link)
+		sock_tx_complete(st, status, hs);
+}
+
+/*
+ * The type of the next connection to open (wire.md §4.3), or NONE:
+ * CONTROL first, then BULK_IN and BULK_OUT alternately up to
+ * conns_per_peer each; untyped, a single ANY connection. Connections the
+ * peer opened count too, in our view of their type.
+ */
+static uint32_t peer_needed_type(const struct sock_peer *peer)
+{
+	const struct ul_socklnd_opts *o = &peer->ni->s->opts;
+	unsigned int nin, nout;
+
+	if (!o->typed_conns)
+		return sock_peer_count_type(peer, UL_WIRE_CONN_ANY)
+			       ? UL_WIRE_CONN_NONE
+			       : UL_WIRE_CONN_ANY;
+	if (!sock_peer_count_type(peer, UL_WIRE_CONN_CONTROL))
+		return UL_WIRE_CONN_CONTROL;
+	nin = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_IN);
+	nout = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_OUT);
+	if (nin < o->conns_per_peer && nin <= nout)
+		return UL_WIRE_CONN_BULK_IN;
+	if (nout < o->conns_per_peer)
+		return UL_WIRE_CONN_BULK_OUT;
+	if (nin < o->conns_per_peer)
+		return UL_WIRE_CONN_BULK_IN;
+	return UL_WIRE_CONN_NONE;
+}
+
+static bool peer_has_each_type(const struct sock_peer *peer)
+{
+	if (!peer->ni->s->opts.typed_conns)
+		return sock_peer_count_type(peer, UL_WIRE_CONN_ANY) > 0;
+	return sock_peer_count_type(peer, UL_WIRE_CONN_CONTROL) &&
+	       sock_peer_count_type(peer, UL_WIRE_CONN_BULK_IN) &&
+	       sock_peer_count_type(peer, UL_WIRE_CONN_BULK_OUT);
+}
+
+/*
+ * Open the next connection the peer needs, one at a time, when we have
+ * something to send it and no backoff is running.
+ */
+void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns)
+{
+	struct ul_socklnd *s = peer->ni->s;
+	uint32_t ctype;
+	int rc;
+
+	if (peer->ni->is_stopping || !ul_list_empty(&peer->connecting))
+		return;
+	if (!peer->wants_conns && ul_list_empty(&peer->txq))
+		return;
+	if (peer->nrefused >= SOCK_MAX_REFUSALS && peer_has_each_type(peer))
+		return;
+	ctype = peer_needed_type(peer);
+	if (ctype == UL_WIRE_CONN_NONE)
+		return;
+	if (now_ns < peer->retry_ns) {
+		if (!ul_timer_is_armed(&peer->reconnect))
+			ul_timer_arm(ul_loop_timers(s->loop), &peer->reconnect,
+				     peer->retry_ns);
+		return;
+	}
+	rc = sock_conn_connect(peer, ctype);
+	if (rc < 0)
+		ul_log(s->opts.log, UL_D_NETERROR,
+		       "socklnd %s: cannot connect %s to %s: %s",
+		       peer->ni->nidstr, sock_ctype_name(ctype), peer->nidstr,
+		       strerror(-rc));
+}
+
+/* ---- NI start and stop ------------------------------------------------ */
+
+static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
+{
+	struct ul_socklnd *s = peer->ni->s;
+	uint64_t timeout_ns = s->opts.sock_timeout_sec * SOCK_NS_PER_SEC;
+	uint64_t ka_ns = s->opts.keepalive_sec * SOCK_NS_PER_SEC;
+	struct sock_conn *conn, *ctmp;
+	struct sock_tx *st, *ttmp;
+
+	/* Txs that waited for a connection past their deadline (§3). */
+	ul_list_for_each_entry_safe(st, ttmp, &peer->txq, link)
+		if (st->tx && st->tx->deadline_ns &&
+		    st->tx->deadline_ns <= now_ns)
+			sock_tx_complete(st, -ETIMEDOUT,
+					 UL_HSTATUS_NETWORK_TIMEOUT);
+
+	ul_list_for_each_entry_safe(conn, ctmp, &peer->conns, link) {
+		bool is_mid_msg = conn->rx_state != SOCK_RX_KSH ||
+				  conn->rx_hlen > 0;
+
+		if (timeout_ns && !ul_list_empty(&conn->txq) &&
+		    now_ns - conn->tx_progress_ns >= timeout_ns) {
+			ul_log(s->opts.log, UL_D_NETERROR,
+			       "socklnd %s: %s conn to %s: no send progress "
+			       "for %us, closing",
+			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
+			       peer->nidstr, s->opts.sock_timeout_sec);
+			sock_conn_close(conn, -ETIMEDOUT,
+					UL_HSTATUS_NETWORK_TIMEOUT);
+			continue;
+		}
+		if (timeout_ns && is_mid_msg &&
+		    now_ns - conn->rx_progress_ns >= timeout_ns) {
+			ul_log(s->opts.log, UL_D_NETERROR,
+			       "socklnd %s: %s conn to %s: receive stalled "
+			       "inside a message for %us, closing",
+			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
+			       peer->nidstr, s->opts.sock_timeout_sec);
+			sock_conn_close(conn, -ETIMEDOUT,
+					UL_HSTATUS_NETWORK_TIMEOUT);
+			continue;
+		}
+		/* Queued, not started, past the deadline. */
+		ul_list_for_each_entry_safe(st, ttmp, &conn->txq, link)
+			if (st->written == 0 && st->tx && st->tx->deadline_ns &&
+			    st->tx->deadline_ns <= now_ns) {
+				conn->txq_nob -= st->nob;
+				conn->stats.txq_len--;
+				sock_tx_complete(st, -ETIMEDOUT,
+						 UL_HSTATUS_NETWORK_TIMEOUT);
+			}
+	}
+
+	/* Keepalive on our BULK_IN (or ANY) connection, §9.3. */
+	if (ka_ns && !ul_list_empty(&peer->conns) &&
+	    now_ns - peer->last_rx_ns >= ka_ns &&
+	    (peer->last_keepalive_ns == 0 ||
+	     now_ns - peer->last_keepalive_ns >= SOCK_KEEPALIVE_RETRY_NS)) {
+		ul_list_for_each_entry(conn, &peer->conns, link) {
+			if ((conn->ctype != UL_WIRE_CONN_BULK_IN &&
+			     conn->ctype != UL_WIRE_CONN_ANY) ||
+			    !ul_list_empty(&conn->txq))
+				continue;
+			st = sock_tx_alloc_noop(peer->ni,
+						UL_WIRE_KEEPALIVE_PING);
+			if (!st)
+				break;
+			peer->last_keepalive_ns = now_ns;
+			ul_log(s->opts.log, UL_D_NET,
+			       "socklnd %s: keepalive to %s", peer->ni->nidstr,
+			       peer->nidstr);
+			sock_conn_queue_tx(conn, st);
+			break;
+		}
+	}
+}
+
+static void on_ni_tick(struct ul_timer *t, uint64_t now_ns)
+{
+	struct sock_ni *ni = ul_container_of(t, struct sock_ni, tick);
+	struct sock_peer *peer, *tmp;
+
+	ul_list_for_each_entry_safe(peer, tmp, &ni->peers, link) {
+		ni_tick_peer(peer, now_ns);
+		if (peer_is_idle(peer))
+			peer_free(peer);
+		else
+			sock_peer_connect_next(peer, now_ns);
+	}
+	ul_timer_arm(ul_loop_timers(ni->s->loop), &ni->tick,
+		     now_ns + SOCK_TICK_NS);
+	sock_deliver(ni->s);
+}
+
+static uint64_t realtime_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * SOCK_NS_PER_SEC + (uint64_t)ts.tv_nsec;
+}
+
+static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
+{
+	struct ul_socklnd *s = lni->lnd->ctx;
+	const struct ulnet_nid *nid = &lni->ni->nid;
+	struct sock_ni *ni;
+	int rc;
+
+	if (nid->nid_type != ULNET_LND_SOCK || nid->nid_size != 0)
+		return ul_err_set(err, -EINVAL,
+				  "socklnd: an NI needs an IPv4 tcp NID");
+	ni = calloc(1, sizeof(*ni));
+	if (!ni)
+		return ul_err_set(err, -ENOMEM, "socklnd: out of memory");
+	ni->s = s;
+	ni->lni = lni;
+	ni->nid = *nid;
+	ni->ip = nid->nid_addr[0];
+	ni->incarnation = realtime_ns();
+	ni->listen_fd[0] = -1;
+	ni->listen_fd[1] = -1;
+	ul_list_init(&ni->peers);
+	ul_list_init(&ni->passive);
+	ul_timer_init(&ni->tick, on_ni_tick);
+	ulnet_nid_format(nid, ni->nidstr, sizeof(ni->nidstr));
+	rc = sock_acceptor_start(ni, err);
+	if (rc < 0)
+		goto err_free;
+	rc = ul_timer_arm(ul_loop_timers(s->loop), &ni->tick,
+			  ul_loop_update_time(s->loop) + SOCK_TICK_NS);
+	if (rc < 0) {
+		ul_err_set(err, rc, "socklnd: out of memory");
+		goto err_acceptor;
+	}
+	ul_list_add_tail(&s->nis, &ni->link);
+	lni->data = ni;
+	ul_log(s->opts.log, UL_D_INFO, "socklnd %s: up, incarnation %#llx",
+	       ni->nidstr, (unsigned long long)ni->incarnation);
+	return 0;
+
+err_acceptor:
+	sock_acceptor_stop(ni);
+err_free:
+	free(ni);
+	return rc;
+}
+
+static void sock_shutdown(struct ul_lnd_ni *lni)
+{
+	struct sock_ni *ni = lni->data;
+	struct ul_socklnd *s;
+	struct sock_peer *peer, *ptmp;
+	struct sock_conn *conn, *ctmp;
+
+	if (!ni)
+		return;
+	s = ni->s;
+	ni->is_stopping = true;
+	sock_acceptor_stop(ni);
+	ul_timer_cancel(ul_loop_timers(s->loop), &ni->tick);
+	ul_list_for_each_entry_safe(conn, ctmp, &ni->passive, link)
+		sock_conn_close(conn, -ESHUTDOWN, UL_HSTATUS_LOCAL_DROPPED);
+	ul_list_for_each_entry_safe(peer, ptmp, &ni->peers, link) {
+		ul_list_for_each_entry_safe(conn, ctmp, &peer->connecting, link)
+			sock_conn_close(conn, -ESHUTDOWN,
+					UL_HSTATUS_LOCAL_DROPPED);
+		ul_list_for_each_entry_safe(conn, ctmp, &peer->conns, link)
+			sock_conn_close(conn, -ESHUTDOWN,
+					UL_HSTATUS_LOCAL_DROPPED);
+		sock_peer_fail_txs(peer, -ESHUTDOWN, UL_HSTATUS_LOCAL_DROPPED);
+		peer_free(peer);
+	}
+	/* Every tx of this NI completes before we return (lnd.h). */
+	sock_deliver(s);
+	ul_list_del(&ni->link);
+	ul_log(s->opts.log, UL_D_INFO, "socklnd %s: down", ni->nidstr);
+	lni->data = NULL;
+	free(ni);
+}
+
+static int sock_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
+{
+	struct sock_ni *ni = lni->data;
+	const struct ulnet_nid *to = &tx->target_nid;
+	struct sock_peer *peer;
+	struct sock_conn *conn;
+	struct sock_tx *st;
+
+	if (!ni || ni->is_stopping)
+		return -ESHUTDOWN;
+	if (to->nid_type != ULNET_LND_SOCK || to->nid_size != 0 ||
+	    ulnet_nid_net(to) != ulnet_nid_net(&ni->nid) ||
+	    to->nid_addr[0] == 0)
+		return -EHOSTUNREACH;
+	st = sock_tx_alloc_lnet(ni, tx);
+	if (!st)
+		return -ENOMEM;
+	if (st->hdr_len == 0) {
+		free(st);
+		return -EINVAL;
+	}
+	peer = sock_peer_find_or_add(ni, to, tx->target_pid);
+	if (!peer) {
+		free(st);
+		return -ENOMEM;
+	}
+	peer->wants_conns = true;
+	conn = sock_conn_choose(peer, st);
+	if (conn) {
+		sock_conn_queue_tx(conn, st);
+		return 0;
+	}
+	ul_list_add_tail(&peer->txq, &st->link);
+	sock_peer_connect_next(peer, sock_now(ni));
+	return 0;
+}
+
+static void sock_link_change(struct ul_lnd_ni *lni, bool is_up)
+{
+	struct sock_ni *ni = lni->data;
+	struct sock_peer *peer;
+
+	if (!ni || is_up)
+		return;
+	/* The interface went down: what is queued cannot leave. */
+	ul_list_for_each_entry(peer, &ni->peers, link)
+		sock_peer_close_conns(peer, -ENETDOWN,
+				      UL_HSTATUS_LOCAL_DROPPED);
+	sock_deliver(ni->s);
+}
+
+const struct ul_lnd_ops ul_socklnd_ops = {
+	.name = "socklnd",
+	.startup = sock_startup,
+	.shutdown = sock_shutdown,
+	.send = sock_send,
+	.link_change = sock_link_change,
+};
+
+/* ---- Introspection ---------------------------------------------------- */
+
+static struct sock_ni *ni_find(const struct ul_socklnd *s,
+			       const struct ulnet_nid *nid)
+{
+	struct sock_ni *ni;
+
+	ul_list_for_each_entry(ni, &s->nis, link)
+		if (ulnet_nid_same(&ni->nid, nid))
+			return ni;
+	return NULL;
+}
+
+int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
+		     const struct ulnet_nid *peer_nid,
+		     struct ul_socklnd_conn_info *out, size_t cap)
+{
+	struct sock_ni *ni = ni_find(s, ni_nid);
+	struct sock_peer *peer;
+	struct sock_conn *conn;
+	int n = 0;
+
+	if (!ni)
+		return -ENOENT;
+	peer = sock_peer_find(ni, peer_nid);
+	if (!peer)
+		return 0;
+	ul_list_for_each_entry(conn, &peer->conns, link) {
+		if ((size_t)n < cap)
+			out[n] = conn->stats;
+		n++;
+	}
+	return n;
+}
+
+size_t ul_socklnd_nconns(const struct ul_socklnd *s)
+{
+	const struct sock_ni *ni;
+	const struct sock_peer *peer;
+	size_t n = 0;
+
+	ul_list_for_each_entry(ni, &s->nis, link)
+		ul_list_for_each_entry(peer, &ni->peers, link)
+			n += ul_list_count(&peer->conns);
+	return n;
+}
+
+size_t ul_socklnd_nhandshakes(const struct ul_socklnd *s)
+{
+	const struct sock_ni *ni;
+	const struct sock_peer *peer;
+	size_t n = 0;
+
+	ul_list_for_each_entry(ni, &s->nis, link) {
+		n += ul_list_count(&ni->passive);
+		ul_list_for_each_entry(peer, &ni->peers, link)
+			n += ul_list_count(&peer->connecting);
+	}
+	return n;
+}
+
+int ul_socklnd_listen_port(const struct ul_socklnd *s,
+			   const struct ulnet_nid *ni_nid)
+{
+	const struct sock_ni *ni = ni_find(s, ni_nid);
+
+	if (!ni || ni->listen_fd[0] < 0)
+		return -ENOENT;
+	return ni->listen_port;
+}

@@ -1,0 +1,99 @@
+/*
+ * socklnd: the kernel's socklnd protocol (V3 over IPv4 TCP) as an LND, so
+ * that a ulnet node talks to other ulnet nodes and to kernel Lustre nodes
+ * (reference/wire.md; failure classes from reference/health.md §10).
+ *
+ * One struct ul_socklnd serves every NI of type tcp on one loop. The
+ * integrator creates it with ul_socklnd_create() and registers
+ *	struct ul_lnd { &ul_socklnd_ops, socklnd, ULNET_LND_SOCK }
+ * with the node; the node then starts each tcp NI through the ops. Each
+ * NI listens on its own IPv4 address (the NID's) on accept_port, connects
+ * out from that address, and speaks V3 only: a V1/V2/V4 connector gets
+ * our V3 hello with ctype NONE, which is how the kernel answers a version
+ * it does not speak (wire.md §4.6).
+ *
+ * Everything runs on the loop thread; nothing here locks. Upcalls never
+ * happen from inside ops->send(); tx_done is delivered at the end of the
+ * I/O callback, timer or before-sleep hook that decided it. Do not call
+ * ops->shutdown() from inside an upcall.
+ */
+#ifndef UL_LND_SOCKLND_H
+#define UL_LND_SOCKLND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "lnd/lnd.h"
+#include "ulnet/nid.h"
+#include "ulnet/ulnet.h"
+
+struct ul_loop;
+struct ul_log;
+struct ul_socklnd;
+
+struct ul_socklnd_opts {
+	uint16_t accept_port;		/* acceptor port, CONTROL conns; 988 */
+	uint16_t accept_port_bulk;	/* BULK/ANY conns; 0: accept_port */
+	enum ulnet_accept accept;	/* SECURE, ALL, NONE */
+	enum ulnet_src_port src_port;	/* AUTO: privileged when euid 0 */
+	unsigned int conns_per_peer;	/* BULK_IN and BULK_OUT each; 1 */
+	int typed_conns;		/* 1: CONTROL+BULK, 0: one ANY conn */
+	unsigned int sock_timeout_sec;	/* stall on an established conn; 50 */
+	unsigned int keepalive_sec;	/* silence before a NOOP; 30, 0 off */
+	unsigned int accept_timeout_ms; /* passive handshake bound; 5000 */
+	unsigned int min_reconnect_ms;	/* 1000 */
+	unsigned int max_reconnect_ms;	/* 60000 */
+	int nodelay;			/* TCP_NODELAY; 1 */
+	const struct ul_log *log;	/* NULL: no log; must outlive s */
+};
+
+/* The LND; register it as struct ul_lnd { &ul_socklnd_ops, s, SOCK }. */
+extern const struct ul_lnd_ops ul_socklnd_ops;
+
+/* LNet's defaults (wire.md §2), accept SECURE, src_port AUTO. */
+void ul_socklnd_opts_init(struct ul_socklnd_opts *opts);
+
+/*
+ * Create the LND on loop (which must outlive it), with a copy of opts.
+ * 0 and *out, -EINVAL for inconsistent options, -ENOMEM.
+ */
+int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
+		      struct ul_socklnd **out);
+/*
+ * Free the LND. Every NI must have been shut down first. Call it on the
+ * loop thread; NULL is fine.
+ */
+void ul_socklnd_destroy(struct ul_socklnd *s);
+
+/* ---- Introspection, for tests and for "ulnetctl" style listings ----- */
+
+struct ul_socklnd_conn_info {
+	uint32_t ctype;	     /* our own view: enum ul_wire_conn_type */
+	int is_passive;	     /* the peer connected to us */
+	uint16_t local_port; /* host order */
+	uint16_t peer_port;
+	uint64_t tx_bytes; /* bytes written, headers included */
+	uint64_t rx_bytes; /* bytes read after the handshake */
+	uint64_t tx_msgs;  /* LNET messages completely written */
+	uint64_t rx_msgs;  /* LNET messages completely received */
+	uint64_t tx_noops; /* NOOPs written */
+	uint64_t rx_noops; /* NOOPs received */
+	size_t txq_len;	   /* messages queued, not yet fully written */
+};
+
+/*
+ * The established connections between the local NI ni_nid and the peer
+ * NI peer_nid: fills up to cap entries of out (out may be NULL with cap
+ * 0) and returns how many there are, or -ENOENT for an unknown local NI.
+ */
+int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
+		     const struct ulnet_nid *peer_nid,
+		     struct ul_socklnd_conn_info *out, size_t cap);
+/* Established connections of every NI, and handshakes in progress. */
+size_t ul_socklnd_nconns(const struct ul_socklnd *s);
+size_t ul_socklnd_nhandshakes(const struct ul_socklnd *s);
+/* The listening port of the NI ni_nid (after startup), or -ENOENT. */
+int ul_socklnd_listen_port(const struct ul_socklnd *s,
+			   const struct ulnet_nid *ni_nid);
+
+#endif /* UL_LND_SOCKLND_H */

@@ -1,0 +1,387 @@
+/*
+ * socklnd acceptor: the listening sockets of an NI and the passive half of
+ * the handshake (wire.md §4.8, §10.1, §10.2): source port rule, acceptor
+ * request, hello, then races (§4.5), duplicates and incarnation (§4.4),
+ * and our reply with the inverse type or NONE.
+ *
+ * Each NI listens on its own address, not INADDR_ANY, so that several
+ * nodes share a machine on different addresses with the same port.
+ *
+ * Departure from the kernel (§4.7): with accept=all, a connector whose
+ * source port is above 1023 is trusted with the src_nid and src_pid of
+ * its hello, as if its port were privileged; the kernel would invent a
+ * "user-space peer" identity instead. Two ulnet nodes without root
+ * connect this way.
+ */
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "lnd/socklnd_int.h"
+#include "util/err.h"
+
+/* Passive handshakes in progress per NI; more connections are closed. */
+#define SOCK_MAX_PASSIVE 256
+/* Connections accepted per listener callback. */
+#define SOCK_ACCEPT_BATCH 16
+
+static void fmt_addr(char *buf, size_t len, uint32_t ip, uint16_t port)
+{
+	snprintf(buf, len, "%u.%u.%u.%u:%u", ip >> 24, (ip >> 16) & 0xff,
+		 (ip >> 8) & 0xff, ip & 0xff, port);
+}
+
+static void on_accept(struct sock_ni *ni, int lfd)
+{
+	struct ul_socklnd *s = ni->s;
+	char addr[32];
+
+	for (int i = 0; i < SOCK_ACCEPT_BATCH; i++) {
+		struct sockaddr_in sa;
+		socklen_t salen = sizeof(sa);
+		struct sock_conn *conn;
+		uint16_t port;
+		int fd = accept4(lfd, (struct sockaddr *)&sa, &salen,
+				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+		if (fd < 0)
+			return; /* EAGAIN, or an error the next poll repeats */
+		port = ntohs(sa.sin_port);
+		fmt_addr(addr, sizeof(addr), ntohl(sa.sin_addr.s_addr), port);
+		if (s->opts.accept == ULNET_ACCEPT_SECURE &&
+		    port > UL_WIRE_PRIV_PORT_MAX) {
+			/* §10.1: close at once, nothing read or sent. */
+			ul_log(s->opts.log, UL_D_NETERROR,
+			       "socklnd %s: refused %s: source port above %u "
+			       "(accept=secure)",
+			       ni->nidstr, addr, UL_WIRE_PRIV_PORT_MAX);
+			close(fd);
+			continue;
+		}
+		if (ul_list_count(&ni->passive) >= SOCK_MAX_PASSIVE) {
+			ul_log(s->opts.log, UL_D_NETERROR,
+			       "socklnd %s: refused %s: too many handshakes",
+			       ni->nidstr, addr);
+			close(fd);
+			continue;
+		}
+		conn = sock_conn_alloc(ni, fd, true,
+				       s->opts.accept_timeout_ms *
+					       SOCK_NS_PER_MS);
+		if (!conn) {
+			close(fd);
+			continue;
+		}
+		conn->is_user_port = port > UL_WIRE_PRIV_PORT_MAX;
+		sock_socket_setup(ni, fd);
+		if (ul_io_start(s->loop, &conn->io, fd, EPOLLIN,
+				sock_conn_on_io) < 0) {
+			ul_timer_cancel(ul_loop_timers(s->loop),
+					&conn->hs_timer);
+			close(fd);
+			free(conn);
+			continue;
+		}
+		ul_list_add_tail(&ni->passive, &conn->link);
+	}
+}
+
+static void on_listen0(struct ul_io *io, uint32_t events)
+{
+	struct sock_ni *ni = ul_container_of(io, struct sock_ni, listen_io[0]);
+
+	(void)events;
+	on_accept(ni, io->fd);
+}
+
+static void on_listen1(struct ul_io *io, uint32_t events)
+{
+	struct sock_ni *ni = ul_container_of(io, struct sock_ni, listen_io[1]);
+
+	(void)events;
+	on_accept(ni, io->fd);
+}
+
+static int listen_on(struct sock_ni *ni, int idx, uint16_t port,
+		     struct ul_err *err)
+{
+	struct sockaddr_in sa;
+	socklen_t salen = sizeof(sa);
+	int on = 1, rc;
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	char addr[32];
+
+	fmt_addr(addr, sizeof(addr), ni->ip, port);
+	if (fd < 0)
+		return ul_err_set(err, -errno, "socklnd: socket: %s",
+				  strerror(errno));
+	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(ni->ip);
+	sa.sin_port = htons(port);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(fd, SOMAXCONN) < 0) {
+		rc = -errno;
+		ul_err_set(err, rc, "socklnd: cannot listen on %s: %s", addr,
+			   strerror(-rc));
+		goto err_close;
+	}
+	if (getsockname(fd, (struct sockaddr *)&sa, &salen) == 0 && idx == 0)
+		ni->listen_port = ntohs(sa.sin_port);
+	rc = ul_io_start(ni->s->loop, &ni->listen_io[idx], fd, EPOLLIN,
+			 idx ? on_listen1 : on_listen0);
+	if (rc < 0) {
+		ul_err_set(err, rc, "socklnd: cannot watch %s", addr);
+		goto err_close;
+	}
+	ni->listen_fd[idx] = fd;
+	return 0;
+
+err_close:
+	close(fd);
+	return rc;
+}
+
+int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err)
+{
+	const struct ul_socklnd_opts *o = &ni->s->opts;
+	int rc;
+
+	if (o->accept == ULNET_ACCEPT_NONE)
+		return 0;
+	rc = listen_on(ni, 0, o->accept_port, err);
+	if (rc < 0 || o->accept_port_bulk == o->accept_port)
+		return rc;
+	rc = listen_on(ni, 1, o->accept_port_bulk, err);
+	if (rc < 0)
+		sock_acceptor_stop(ni);
+	return rc;
+}
+
+void sock_acceptor_stop(struct sock_ni *ni)
+{
+	for (int i = 0; i < 2; i++) {
+		if (ni->listen_fd[i] < 0)
+			continue;
+		ul_io_stop(&ni->listen_io[i]);
+		close(ni->listen_fd[i]);
+		ni->listen_fd[i] = -1;
+	}
+}
+
+/* ---- Passive handshake ------------------------------------------------ */
+
+static void passive_close(struct sock_conn *conn, const char *why)
+{
+	char addr[32];
+
+	fmt_addr(addr, sizeof(addr), conn->peer_ip, conn->peer_port);
+	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
+	       "socklnd %s: closing connection from %s: %s", conn->ni->nidstr,
+	       addr, why);
+	sock_conn_close(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
+}
+
+/* Answer with our V3 hello, ctype NONE, then close (§4.5, §4.6). */
+static void passive_refuse(struct sock_conn *conn, const struct ulnet_nid *dst,
+			   const char *why)
+{
+	uint8_t buf[UL_WIRE_HELLO_MAX_SIZE];
+	int len = sock_hello_build(conn->ni, dst, UL_WIRE_CONN_NONE, buf,
+				   sizeof(buf));
+
+	if (len > 0)
+		(void)sock_hs_write(conn, buf, (size_t)len);
+	passive_close(conn, why);
+}
+
+/* §10.1: 0 to go on with the hello, 1 to wait, -1 when closed. */
+static int passive_recv_acr(struct sock_conn *conn)
+{
+	struct sock_ni *ni = conn->ni;
+	enum ul_wire_acr_verdict verdict;
+	struct ul_wire_acr acr;
+	struct ul_err e = { 0 };
+	uint8_t answer[UL_WIRE_ACR_SIZE];
+	size_t size = 0;
+	int rc;
+
+	for (;;) {
+		rc = ul_wire_acr_classify(conn->hs_in, conn->hs_in_len,
+					  &verdict, &size);
+		if (rc == 0 &&
+		    (verdict != UL_WIRE_ACR_OK || conn->hs_in_len >= size))
+			break;
+		rc = sock_hs_read(conn, size);
+		if (rc < 0) {
+			passive_close(conn, "reading the acceptor request");
+			return -1;
+		}
+		if (rc == 0)
+			return 1;
+	}
+	switch (verdict) {
+	case UL_WIRE_ACR_OK:
+		break;
+	case UL_WIRE_ACR_HELLO:
+	case UL_WIRE_ACR_BAD_VERSION:
+		if (ul_wire_acr_encode_version_answer(answer, sizeof(answer)) >
+		    0)
+			(void)sock_hs_write(conn, answer, sizeof(answer));
+		passive_close(conn, verdict == UL_WIRE_ACR_HELLO
+					    ? "hello without acceptor request"
+					    : "unknown acceptor version");
+		return -1;
+	case UL_WIRE_ACR_OLD_TCP:
+		passive_close(conn, "an old socknal tried to connect");
+		return -1;
+	case UL_WIRE_ACR_BAD_MAGIC:
+	default:
+		passive_close(conn, "bad acceptor magic");
+		return -1;
+	}
+	if (ul_wire_acr_decode(conn->hs_in, size, &acr, &e) < 0) {
+		passive_close(conn, e.msg);
+		return -1;
+	}
+	if (!ulnet_nid_same(&acr.nid, &ni->nid)) {
+		passive_close(conn, "the requested NID is not this NI's");
+		return -1;
+	}
+	conn->hs_in_len = 0;
+	if (!sock_conn_set_state(conn, SOCK_CONN_RECV_PHELLO)) {
+		passive_close(conn, "state");
+		return -1;
+	}
+	return 0;
+}
+
+static bool same_ips_count_full(const struct sock_conn *conn,
+				const struct sock_peer *peer, uint32_t ctype)
+{
+	const struct sock_conn *c;
+	unsigned int n = 0;
+
+	/* Loopback pairs (both ends one address) are exempt, as the kernel. */
+	if (conn->local_ip == conn->peer_ip)
+		return false;
+	ul_list_for_each_entry(c, &peer->conns, link)
+		if (c->ctype == ctype && c->local_ip == conn->local_ip &&
+		    c->peer_ip == conn->peer_ip)
+			n++;
+	return n >= conn->ni->s->opts.conns_per_peer;
+}
+
+/* §10.2, then races, duplicates and incarnation. */
+static void passive_recv_hello(struct sock_conn *conn)
+{
+	struct sock_ni *ni = conn->ni;
+	struct ul_socklnd *s = ni->s;
+	struct ul_wire_hello hello;
+	struct ul_err e = { 0 };
+	struct sock_peer *peer;
+	uint8_t buf[UL_WIRE_HELLO_MAX_SIZE];
+	size_t size = 0;
+	uint32_t ctype;
+	int rc, len;
+
+	for (;;) {
+		rc = ul_wire_hello_frame(conn->hs_in, conn->hs_in_len, &size,
+					 &e);
+		if (rc == 0)
+			break;
+		if (rc == -EPROTONOSUPPORT) {
+			passive_refuse(conn, &ni->nid, "unknown hello version");
+			return;
+		}
+		if (rc != -ENOMSG) {
+			passive_close(conn, e.msg);
+			return;
+		}
+		rc = sock_hs_read(conn, size);
+		if (rc < 0) {
+			passive_close(conn, "reading the hello");
+			return;
+		}
+		if (rc == 0)
+			return;
+	}
+	if (ul_wire_hello_decode(conn->hs_in, size, &hello, &e) < 0) {
+		passive_close(conn, e.msg);
+		return;
+	}
+	if (hello.version != UL_WIRE_PROTO_V3) {
+		/* We speak V3 only: answer as to an unknown version. */
+		passive_refuse(conn, &ni->nid, "hello version other than 3");
+		return;
+	}
+	if (ulnet_nid_is_any(&hello.src_nid)) {
+		passive_close(conn, "hello src_nid is ANY");
+		return;
+	}
+	if (hello.ctype > UL_WIRE_CONN_BULK_OUT) {
+		passive_close(conn, "hello with a bad connection type");
+		return;
+	}
+	if (hello.src_nid.nid_type != ULNET_LND_SOCK ||
+	    hello.src_nid.nid_size != 0 ||
+	    ulnet_nid_net(&hello.src_nid) != ulnet_nid_net(&ni->nid)) {
+		passive_close(conn, "hello src_nid is not on this net");
+		return;
+	}
+	if (conn->is_user_port)
+		ul_log(s->opts.log, UL_D_NET,
+		       "socklnd %s: trusting the hello of a connection from a "
+		       "port above %u",
+		       ni->nidstr, UL_WIRE_PRIV_PORT_MAX);
+	ctype = ul_wire_conn_type_inverse(hello.ctype);
+	peer = sock_peer_find(ni, &hello.src_nid);
+	if (peer && peer->has_incarnation &&
+	    peer->incarnation != hello.src_incarnation) {
+		ul_log(s->opts.log, UL_D_NETERROR,
+		       "socklnd %s: %s restarted, closing its old conns",
+		       ni->nidstr, peer->nidstr);
+		sock_peer_close_conns(peer, -ESTALE, UL_HSTATUS_LOCAL_ERROR);
+		passive_refuse(conn, &hello.src_nid, "peer restarted");
+		return;
+	}
+	if (peer && !ul_list_empty(&peer->connecting) &&
+	    ulnet_nid_cmp(&hello.src_nid, &ni->nid) < 0) {
+		passive_refuse(conn, &hello.src_nid,
+			       "connection race, our own connect wins");
+		return;
+	}
+	if (peer && same_ips_count_full(conn, peer, ctype)) {
+		passive_refuse(conn, &hello.src_nid,
+			       "duplicate connection of this type");
+		return;
+	}
+	peer = sock_peer_find_or_add(ni, &hello.src_nid, hello.src_pid);
+	if (!peer) {
+		passive_close(conn, "out of memory");
+		return;
+	}
+	len = sock_hello_build(ni, &hello.src_nid, ctype, buf, sizeof(buf));
+	if (len < 0 || sock_hs_write(conn, buf, (size_t)len) < 0) {
+		passive_close(conn, "cannot send our hello");
+		return;
+	}
+	conn->peer = peer;
+	conn->ctype = ctype;
+	sock_conn_established(conn, &hello);
+}
+
+void sock_passive_on_io(struct sock_conn *conn, uint32_t events)
+{
+	(void)events;
+	if (conn->state == SOCK_CONN_RECV_ACR && passive_recv_acr(conn) != 0)
+		return;
+	if (conn->state == SOCK_CONN_RECV_PHELLO)
+		passive_recv_hello(conn);
+}

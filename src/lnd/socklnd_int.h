@@ -1,0 +1,230 @@
+/*
+ * socklnd internals shared by socklnd*.c: the LND, its NIs, peers,
+ * connections and queued messages. Not for use outside src/lnd/socklnd*.
+ *
+ * Ownership: struct ul_socklnd owns its NIs (sock_ni, created by startup,
+ * freed by shutdown); an NI owns its peers and its passive handshakes; a
+ * peer owns its connections. A closed connection becomes a zombie on
+ * s->zombies and is freed in the before-sleep hook, never inside a
+ * callback that may still be on the stack. Failed and completed txs go to
+ * s->done and reach tx_done at the end of the event that decided them
+ * (sock_deliver()), so no upcall ever runs in the middle of a list walk.
+ */
+#ifndef UL_LND_SOCKLND_INT_H
+#define UL_LND_SOCKLND_INT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/uio.h>
+
+#include "lnd/socklnd.h"
+#include "runtime/loop.h"
+#include "util/list.h"
+#include "util/log.h"
+#include "util/timer.h"
+#include "wire/wire.h"
+
+/* ksock header plus a nid4 LNet header: what precedes a V3 payload. */
+#define SOCK_HDR_MAX (UL_WIRE_KSOCK_HDR_SIZE + UL_WIRE_LNET_HDR_NID4_SIZE)
+/* Messages smaller than this in all go on CONTROL (min_bulk). */
+#define SOCK_MIN_BULK 1024u
+/* Period of each NI's housekeeping tick (stalls, deadlines, keepalive). */
+#define SOCK_TICK_NS 200000000ull
+/* Bytes one connection may read or write per callback: fairness. */
+#define SOCK_IO_BUDGET (1u << 20)
+/* iovec entries per writev/readv. */
+#define SOCK_IOV_MAX 64
+/* Keepalive NOOPs are retried this long after the last one (§9.3). */
+#define SOCK_KEEPALIVE_RETRY_NS 10000000000ull
+/* Consecutive refusals before we stop asking for more conns (§4.5). */
+#define SOCK_MAX_REFUSALS 3
+
+#define SOCK_NS_PER_MS 1000000ull
+#define SOCK_NS_PER_SEC 1000000000ull
+
+struct sock_ni;
+struct sock_peer;
+struct sock_conn;
+
+struct ul_socklnd {
+	struct ul_loop *loop;
+	struct ul_socklnd_opts opts;
+	struct ul_list nis;	 /* struct sock_ni.link */
+	struct ul_list flush;	 /* conns with output to try: flush_link */
+	struct ul_list done;	 /* struct sock_tx to complete: link */
+	struct ul_list zombies;	 /* closed conns to free: link */
+	uint8_t skip_buf[65536]; /* sink for skipped payload bytes */
+	bool is_privileged;	 /* src ports 1023..512 */
+};
+
+/* One NI: its listeners, peers and passive handshakes. */
+struct sock_ni {
+	struct ul_list link; /* on ul_socklnd.nis */
+	struct ul_socklnd *s;
+	struct ul_lnd_ni *lni;
+	struct ulnet_nid nid;
+	uint32_t ip;	      /* host order, the NID's address */
+	uint64_t incarnation; /* CLOCK_REALTIME ns at startup (§4.4) */
+	int listen_fd[2];     /* accept_port, accept_port_bulk; -1 */
+	struct ul_io listen_io[2];
+	uint16_t listen_port;	/* bound port of listen_fd[0] */
+	struct ul_list peers;	/* struct sock_peer.link */
+	struct ul_list passive; /* handshaking struct sock_conn.link */
+	struct ul_timer tick;
+	bool is_stopping;
+	char nidstr[ULNET_NIDSTR_SIZE];
+};
+
+/* A peer NI, known while it has conns, handshakes or queued txs. */
+struct sock_peer {
+	struct ul_list link; /* on sock_ni.peers */
+	struct sock_ni *ni;
+	struct ulnet_nid nid;
+	uint32_t ip;  /* host order */
+	uint32_t pid; /* expected in hellos; UL_WIRE_PID_ANY: any */
+	bool has_incarnation;
+	uint64_t incarnation;	   /* the peer's, from its hellos */
+	struct ul_list conns;	   /* established: sock_conn.link */
+	struct ul_list connecting; /* active handshakes: sock_conn.link */
+	struct ul_list txq;	   /* sock_tx waiting for a conn */
+	struct ul_timer reconnect; /* fires at retry_ns */
+	uint64_t retry_ns;	   /* no connect attempt before this */
+	uint32_t backoff_ms;	   /* next failure waits this long */
+	int nrefused;		   /* consecutive NONE replies */
+	bool wants_conns;	   /* we sent to it: open the full set */
+	uint64_t last_rx_ns;	   /* any byte from the peer */
+	uint64_t last_keepalive_ns;
+	char nidstr[ULNET_NIDSTR_SIZE];
+};
+
+/* Connection life cycle (one enum; sock_conn_set_state() moves it). */
+enum sock_conn_state {
+	SOCK_CONN_CONNECTING,  /* active: TCP connect in progress */
+	SOCK_CONN_RECV_HELLO,  /* active: request and hello sent, reading
+				* the reply hello */
+	SOCK_CONN_RECV_ACR,    /* passive: reading the acceptor request */
+	SOCK_CONN_RECV_PHELLO, /* passive: reading the connector's hello */
+	SOCK_CONN_ESTABLISHED, /* messages both ways */
+	SOCK_CONN_CLOSED,      /* a zombie waiting to be freed */
+};
+
+/* Receive state of an established connection (wire.md §7.1). */
+enum sock_rx_state {
+	SOCK_RX_KSH,	  /* reading the 24-byte ksock header */
+	SOCK_RX_LNET_HDR, /* reading the 72-byte LNet header */
+	SOCK_RX_PAYLOAD,  /* reading mlen bytes into rx.iov */
+	SOCK_RX_SKIP,	  /* discarding rlen - mlen bytes */
+};
+
+struct sock_conn {
+	struct ul_list link; /* peer->conns/connecting, ni->passive, zombies */
+	struct ul_list flush_link; /* on s->flush while output waits */
+	struct sock_ni *ni;
+	struct sock_peer *peer; /* NULL during a passive handshake */
+	int fd;
+	struct ul_io io;
+	enum sock_conn_state state;
+	uint32_t ctype; /* our view (wire.md §4.3); NONE before the hello */
+	bool is_passive;
+	bool is_user_port; /* passive, source port > 1023 (accept=all) */
+	uint32_t local_ip, peer_ip; /* host order */
+	uint16_t local_port, peer_port;
+	int close_status; /* why it closed, for the txs it fails */
+
+	/*
+	 * Handshake. What we send in it (request and hello, or the reply)
+	 * is small and goes out in one write on a fresh socket; a short
+	 * write fails the handshake.
+	 */
+	struct ul_timer hs_timer; /* handshake deadline */
+	uint8_t hs_in[UL_WIRE_HELLO_MAX_SIZE + UL_WIRE_ACR_V2_SIZE];
+	size_t hs_in_len;
+
+	/* Transmit. */
+	struct ul_list txq;	 /* struct sock_tx.link, in write order */
+	uint64_t txq_nob;	 /* bytes queued, not yet written */
+	uint64_t tx_progress_ns; /* last write progress or first queued */
+	bool is_pollout;	 /* EPOLLOUT armed after EAGAIN */
+
+	/* Receive. */
+	enum sock_rx_state rx_state;
+	uint8_t rx_hbuf[SOCK_HDR_MAX];
+	size_t rx_hlen; /* bytes in rx_hbuf for this header */
+	struct ul_wire_ksock_hdr rx_ksh;
+	struct ul_wire_lnet_hdr rx_hdr;
+	struct ul_lnd_rx rx; /* filled by parse */
+	bool has_rx;	     /* parse done, rx_done owed */
+	uint32_t rx_iov_idx; /* payload position in rx.iov */
+	size_t rx_iov_off;
+	uint32_t rx_left;	 /* bytes left in this stage */
+	uint64_t rx_progress_ns; /* last byte read */
+
+	struct ul_socklnd_conn_info stats;
+};
+
+/* One message on a queue: the node's tx (NULL for a NOOP) and its header. */
+struct sock_tx {
+	struct ul_list link; /* peer->txq, conn->txq, s->done */
+	struct ul_lnd_tx *tx;
+	struct sock_ni *ni;
+	uint8_t hdr[SOCK_HDR_MAX];
+	uint32_t hdr_len;
+	uint64_t nob;	  /* header + payload */
+	uint64_t written; /* bytes of it on the wire */
+	int status;	  /* s->done: tx_done's status and hstatus */
+	enum ul_hstatus hstatus;
+};
+
+/* socklnd.c */
+struct sock_peer *sock_peer_find(struct sock_ni *ni,
+				 const struct ulnet_nid *nid);
+struct sock_peer *sock_peer_find_or_add(struct sock_ni *ni,
+					const struct ulnet_nid *nid,
+					uint32_t pid);
+void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns);
+void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs);
+void sock_deliver(struct ul_socklnd *s);
+void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs);
+enum ul_hstatus sock_hstatus_of_errno(int err);
+uint64_t sock_now(const struct sock_ni *ni);
+
+/* socklnd_acceptor.c */
+int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err);
+void sock_acceptor_stop(struct sock_ni *ni);
+void sock_passive_on_io(struct sock_conn *conn, uint32_t events);
+
+/* socklnd_conn.c */
+int sock_conn_connect(struct sock_peer *peer, uint32_t ctype);
+void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs);
+void sock_conn_established(struct sock_conn *conn,
+			   const struct ul_wire_hello *hello);
+bool sock_conn_set_state(struct sock_conn *conn, enum sock_conn_state st);
+void sock_socket_setup(struct sock_ni *ni, int fd);
+int sock_hello_build(struct sock_ni *ni, const struct ulnet_nid *dst,
+		     uint32_t ctype, uint8_t *buf, size_t cap);
+void sock_conn_on_io(struct ul_io *io, uint32_t events);
+struct sock_conn *sock_conn_alloc(struct sock_ni *ni, int fd, bool is_passive,
+				  uint64_t timeout_ns);
+int sock_hs_write(struct sock_conn *conn, const void *buf, size_t len);
+int sock_hs_read(struct sock_conn *conn, size_t want);
+void sock_peer_close_conns(struct sock_peer *peer, int status,
+			   enum ul_hstatus hs);
+unsigned int sock_peer_count_type(const struct sock_peer *peer, uint32_t ctype);
+const char *sock_ctype_name(uint32_t ctype);
+
+/* socklnd_tx.c */
+struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx);
+struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie);
+struct sock_conn *sock_conn_choose(struct sock_peer *peer,
+				   const struct sock_tx *st);
+void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st);
+void sock_peer_dispatch(struct sock_peer *peer);
+void sock_conn_flush(struct sock_conn *conn, uint64_t budget);
+void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
+void sock_flush_all(struct ul_socklnd *s);
+
+/* socklnd_rx.c */
+void sock_conn_recv(struct sock_conn *conn);
+void sock_conn_rx_abort(struct sock_conn *conn, int status);
+
+#endif /* UL_LND_SOCKLND_INT_H */

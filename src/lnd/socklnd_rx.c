@@ -1,0 +1,319 @@
+/*
+ * socklnd receive: the per-connection state machine of wire.md §7.1 with
+ * the checks of §10.4 and §10.5 (enum sock_rx_state):
+ *
+ *   KSH (24 bytes) --NOOP--> KSH
+ *       --LNET--> LNET_HDR (72 bytes) --parse--> PAYLOAD (mlen bytes
+ *       straight into the node's iov) --> SKIP (rlen - mlen bytes)
+ *       --rx_done--> KSH
+ *
+ * Headers are read with exact byte counts, so nothing past the current
+ * unit is ever pulled out of the socket. A callback reads at most
+ * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS units, so one busy connection
+ * cannot starve the others (epoll is level-triggered: the rest waits for
+ * the next turn). Any malformed unit closes the connection with one log
+ * line; a stall inside a message is caught by the NI tick (socklnd.c).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include "lnd/socklnd_int.h"
+
+/* Headers and payload pieces handled per callback. */
+#define SOCK_RX_UNITS 256
+
+void sock_conn_rx_abort(struct sock_conn *conn, int status)
+{
+	struct ul_lnd_ni *lni = conn->ni->lni;
+
+	if (!conn->has_rx)
+		return;
+	conn->has_rx = false;
+	lni->up->rx_done(lni, &conn->rx, status);
+}
+
+static void rx_malformed(struct sock_conn *conn, const char *why)
+{
+	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
+	       "socklnd %s: %s conn to %s: %s, closing", conn->ni->nidstr,
+	       sock_ctype_name(conn->ctype), conn->peer->nidstr, why);
+	sock_conn_close(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
+}
+
+/*
+ * One recvmsg: bytes read (> 0), 0 to wait (EAGAIN), or -1 after closing
+ * the connection (EOF or an error).
+ */
+static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
+{
+	struct msghdr msg;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = iov;
+	msg.msg_iovlen = (size_t)cnt;
+	do
+		n = recvmsg(conn->fd, &msg, MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		uint64_t now = sock_now(conn->ni);
+
+		conn->stats.rx_bytes += (uint64_t)n;
+		conn->rx_progress_ns = now;
+		conn->peer->last_rx_ns = now;
+		return n;
+	}
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
+	       "socklnd %s: %s conn to %s: %s", conn->ni->nidstr,
+	       sock_ctype_name(conn->ctype), conn->peer->nidstr,
+	       n == 0 ? "closed by the peer" : strerror(errno));
+	sock_conn_close(conn, n == 0 ? -ECONNRESET : -errno,
+			sock_hstatus_of_errno(n == 0 ? -ECONNRESET : -errno));
+	return -1;
+}
+
+/* Queue a zero-copy ACK NOOP {0, cookie} to the peer (§9.2). */
+static void rx_zc_ack(struct sock_conn *conn, uint64_t cookie)
+{
+	struct sock_tx *st = sock_tx_alloc_noop(conn->ni, cookie);
+	struct sock_conn *to;
+
+	if (!st)
+		return; /* the peer times the request out and closes */
+	to = sock_conn_choose(conn->peer, st);
+	sock_conn_queue_tx(to ? to : conn, st);
+}
+
+/* The 24-byte ksock header is in rx_hbuf (§10.4). */
+static void rx_on_ksh(struct sock_conn *conn)
+{
+	struct ul_wire_ksock_hdr *ksh = &conn->rx_ksh;
+	struct ul_err e = { 0 };
+	char why[UL_ERR_MSG_SIZE + 32];
+
+	conn->rx_hlen = 0;
+	if (ul_wire_ksock_hdr_decode(conn->rx_hbuf, UL_WIRE_KSOCK_HDR_SIZE,
+				     UL_WIRE_PROTO_V3, false, ksh, &e) < 0) {
+		rx_malformed(conn, e.msg);
+		return;
+	}
+	if (ksh->zc_cookies[1] != 0 &&
+	    !(ksh->type == UL_WIRE_KSOCK_NOOP && ksh->zc_cookies[0] == 0 &&
+	      ksh->zc_cookies[1] == UL_WIRE_KEEPALIVE_PING)) {
+		/* We never ask for zero-copy ACKs: none is outstanding. */
+		snprintf(why, sizeof(why),
+			 "zero-copy ACK for cookie %llu never requested",
+			 (unsigned long long)ksh->zc_cookies[1]);
+		rx_malformed(conn, why);
+		return;
+	}
+	if (ksh->type == UL_WIRE_KSOCK_NOOP) {
+		/* A V3 checksum covers the payload only: none here. */
+		if (ksh->csum != 0 && ksh->csum != UL_WIRE_CSUM_INIT) {
+			rx_malformed(conn, "NOOP checksum mismatch");
+			return;
+		}
+		conn->stats.rx_noops++;
+		return;
+	}
+	conn->rx_state = SOCK_RX_LNET_HDR;
+}
+
+static uint64_t iov_total(const struct iovec *iov, uint32_t niov)
+{
+	uint64_t n = 0;
+
+	for (uint32_t i = 0; i < niov; i++)
+		n += iov[i].iov_len;
+	return n;
+}
+
+/* The 72-byte LNet header is in rx_hbuf (§10.5): ask the node. */
+static void rx_on_lnet_hdr(struct sock_conn *conn)
+{
+	struct ul_lnd_ni *lni = conn->ni->lni;
+	struct ul_wire_lnet_hdr *hdr = &conn->rx_hdr;
+	struct ul_err e = { 0 };
+	uint64_t room;
+	int rc;
+
+	conn->rx_hlen = 0;
+	if (ul_wire_lnet_hdr_decode(conn->rx_hbuf, UL_WIRE_LNET_HDR_NID4_SIZE,
+				    false, hdr, &e) < 0) {
+		rx_malformed(conn, e.msg);
+		return;
+	}
+	memset(&conn->rx, 0, sizeof(conn->rx));
+	rc = lni->up->parse(lni, hdr, &conn->peer->nid, &conn->rx);
+	if (conn->state != SOCK_CONN_ESTABLISHED)
+		return;
+	if (rc < 0) {
+		rx_malformed(conn, "the node rejected the LNet header");
+		return;
+	}
+	conn->has_rx = true;
+	/* The wire decides the length; the node only where bytes go. */
+	conn->rx.rlen = hdr->payload_length;
+	room = iov_total(conn->rx.iov, conn->rx.niov);
+	if (conn->rx.mlen > hdr->payload_length)
+		conn->rx.mlen = hdr->payload_length;
+	if (conn->rx.mlen > room)
+		conn->rx.mlen = (uint32_t)room;
+	conn->rx_iov_idx = 0;
+	conn->rx_iov_off = 0;
+	conn->rx_left = conn->rx.mlen;
+	conn->rx_state = SOCK_RX_PAYLOAD;
+}
+
+static void rx_on_msg_end(struct sock_conn *conn)
+{
+	struct ul_lnd_ni *lni = conn->ni->lni;
+	const struct ul_wire_ksock_hdr *ksh = &conn->rx_ksh;
+
+	if (ksh->csum != 0 && conn->rx.mlen == conn->rx.rlen) {
+		uint32_t crc = UL_WIRE_CSUM_INIT;
+		uint32_t left = conn->rx.mlen;
+
+		for (uint32_t i = 0; i < conn->rx.niov && left; i++) {
+			size_t len = conn->rx.iov[i].iov_len;
+
+			if (len > left)
+				len = left;
+			crc = ul_wire_csum(crc, conn->rx.iov[i].iov_base, len);
+			left -= (uint32_t)len;
+		}
+		if (crc != ksh->csum) {
+			ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
+			       "socklnd %s: checksum mismatch from %s, closing",
+			       conn->ni->nidstr, conn->peer->nidstr);
+			sock_conn_close(conn, -EIO, UL_HSTATUS_REMOTE_ERROR);
+			return;
+		}
+	}
+	if (ksh->zc_cookies[0] != 0)
+		rx_zc_ack(conn, ksh->zc_cookies[0]);
+	conn->stats.rx_msgs++;
+	conn->rx_state = SOCK_RX_KSH;
+	conn->has_rx = false;
+	lni->up->rx_done(lni, &conn->rx, 0);
+}
+
+/* Fill iov with the rest of the payload destination, mlen-bounded. */
+static int rx_payload_iov(const struct sock_conn *conn, struct iovec *iov)
+{
+	uint32_t idx = conn->rx_iov_idx;
+	size_t off = conn->rx_iov_off;
+	uint64_t left = conn->rx_left;
+	int n = 0;
+
+	for (; idx < conn->rx.niov && left && n < SOCK_IOV_MAX; idx++) {
+		size_t len = conn->rx.iov[idx].iov_len - off;
+
+		if (len > left)
+			len = left;
+		if (len) {
+			iov[n].iov_base =
+				(char *)conn->rx.iov[idx].iov_base + off;
+			iov[n].iov_len = len;
+			n++;
+			left -= len;
+		}
+		off = 0;
+	}
+	return n;
+}
+
+static void rx_payload_advance(struct sock_conn *conn, size_t n)
+{
+	conn->rx_left -= (uint32_t)n;
+	while (n && conn->rx_iov_idx < conn->rx.niov) {
+		size_t room = conn->rx.iov[conn->rx_iov_idx].iov_len -
+			      conn->rx_iov_off;
+
+		if (n < room) {
+			conn->rx_iov_off += n;
+			return;
+		}
+		n -= room;
+		conn->rx_iov_idx++;
+		conn->rx_iov_off = 0;
+	}
+}
+
+/*
+ * Move past stages with nothing left to read, so a message completes as
+ * soon as its last byte is in (no further EPOLLIN may come).
+ */
+static void rx_settle(struct sock_conn *conn)
+{
+	while (conn->state == SOCK_CONN_ESTABLISHED) {
+		if (conn->rx_state == SOCK_RX_PAYLOAD && conn->rx_left == 0) {
+			conn->rx_left = conn->rx.rlen - conn->rx.mlen;
+			conn->rx_state = SOCK_RX_SKIP;
+		} else if (conn->rx_state == SOCK_RX_SKIP &&
+			   conn->rx_left == 0) {
+			rx_on_msg_end(conn);
+		} else {
+			return;
+		}
+	}
+}
+
+void sock_conn_recv(struct sock_conn *conn)
+{
+	struct ul_socklnd *s = conn->ni->s;
+	uint64_t budget = SOCK_IO_BUDGET;
+	struct iovec iov[SOCK_IOV_MAX];
+
+	for (int units = 0; units < SOCK_RX_UNITS && budget; units++) {
+		size_t want;
+		ssize_t n = 0;
+		int cnt;
+
+		if (conn->state != SOCK_CONN_ESTABLISHED)
+			return;
+		switch (conn->rx_state) {
+		case SOCK_RX_KSH:
+		case SOCK_RX_LNET_HDR:
+			want = conn->rx_state == SOCK_RX_KSH
+				       ? UL_WIRE_KSOCK_HDR_SIZE
+				       : UL_WIRE_LNET_HDR_NID4_SIZE;
+			iov[0].iov_base = conn->rx_hbuf + conn->rx_hlen;
+			iov[0].iov_len = want - conn->rx_hlen;
+			n = rx_read(conn, iov, 1);
+			if (n <= 0)
+				return;
+			conn->rx_hlen += (size_t)n;
+			if (conn->rx_hlen < want)
+				return;
+			if (conn->rx_state == SOCK_RX_KSH)
+				rx_on_ksh(conn);
+			else
+				rx_on_lnet_hdr(conn);
+			break;
+		case SOCK_RX_PAYLOAD:
+			cnt = rx_payload_iov(conn, iov);
+			n = rx_read(conn, iov, cnt);
+			if (n <= 0)
+				return;
+			rx_payload_advance(conn, (size_t)n);
+			break;
+		case SOCK_RX_SKIP:
+			iov[0].iov_base = s->skip_buf;
+			iov[0].iov_len = conn->rx_left < sizeof(s->skip_buf)
+						 ? conn->rx_left
+						 : sizeof(s->skip_buf);
+			n = rx_read(conn, iov, 1);
+			if (n <= 0)
+				return;
+			conn->rx_left -= (uint32_t)n;
+			break;
+		}
+		rx_settle(conn);
+		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
+	}
+}

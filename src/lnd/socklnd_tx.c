@@ -1,0 +1,310 @@
+/*
+ * socklnd transmit: per-tx headers, the choice of connection (wire.md
+ * §4.3), per-connection queues and the writev flush.
+ *
+ * A message goes out as one iovec run: the ksock header and the LNet
+ * header, encoded once into the tx's own 96-byte buffer, then the payload
+ * fragments straight from the application's memory (no copy). Queues are
+ * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
+ * and disarmed once the queue drains. A tx completes (tx_done OK) when
+ * its last byte has been written.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+
+#include "lnd/socklnd_int.h"
+
+struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx)
+{
+	struct ul_wire_ksock_hdr ksh = { .type = UL_WIRE_KSOCK_LNET };
+	struct sock_tx *st = calloc(1, sizeof(*st));
+	uint64_t iov_nob = 0;
+	int klen, hlen;
+
+	if (!st)
+		return NULL;
+	ul_list_init(&st->link);
+	st->tx = tx;
+	st->ni = ni;
+	for (uint32_t i = 0; i < tx->niov; i++)
+		iov_nob += tx->iov[i].iov_len;
+	/* A length the fragments cannot fill would desync the stream. */
+	if (tx->hdr.payload_length != tx->nob || iov_nob < tx->nob)
+		return st;
+	klen = ul_wire_ksock_hdr_encode(&ksh, UL_WIRE_PROTO_V3, false, st->hdr,
+					sizeof(st->hdr), NULL);
+	if (klen < 0)
+		return st;
+	hlen = ul_wire_lnet_hdr_encode(&tx->hdr, false, st->hdr + klen,
+				       sizeof(st->hdr) - (size_t)klen, NULL);
+	if (hlen < 0)
+		return st;
+	st->hdr_len = (uint32_t)(klen + hlen);
+	st->nob = st->hdr_len + (uint64_t)tx->nob;
+	return st;
+}
+
+struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie)
+{
+	struct ul_wire_ksock_hdr ksh = { .type = UL_WIRE_KSOCK_NOOP };
+	struct sock_tx *st = calloc(1, sizeof(*st));
+	int klen;
+
+	if (!st)
+		return NULL;
+	ul_list_init(&st->link);
+	st->ni = ni;
+	ksh.zc_cookies[1] = cookie;
+	klen = ul_wire_ksock_hdr_encode(&ksh, UL_WIRE_PROTO_V3, false, st->hdr,
+					sizeof(st->hdr), NULL);
+	if (klen < 0) {
+		free(st);
+		return NULL;
+	}
+	st->hdr_len = (uint32_t)klen;
+	st->nob = st->hdr_len;
+	return st;
+}
+
+/*
+ * How well conn suits st, from our own view of its type (§4.3 table):
+ * 2 preferred, 1 fallback, 0 never. An ANY connection (typed_conns 0)
+ * carries everything; a V3 kernel would send nothing on it, but the
+ * receiver does not look at types.
+ */
+static int conn_match(const struct sock_conn *conn, const struct sock_tx *st)
+{
+	bool is_small = st->nob < SOCK_MIN_BULK;
+
+	if (conn->ctype == UL_WIRE_CONN_ANY)
+		return 2;
+	if (!st->tx)
+		return conn->ctype == UL_WIRE_CONN_BULK_IN ? 2 : 0;
+	switch (conn->ctype) {
+	case UL_WIRE_CONN_CONTROL:
+		return is_small ? 2 : 1;
+	case UL_WIRE_CONN_BULK_OUT:
+		return is_small ? 1 : 2;
+	default:
+		return 0;
+	}
+}
+
+struct sock_conn *sock_conn_choose(struct sock_peer *peer,
+				   const struct sock_tx *st)
+{
+	struct sock_conn *conn, *best = NULL;
+	int best_match = 0;
+
+	ul_list_for_each_entry(conn, &peer->conns, link) {
+		int m = conn_match(conn, st);
+
+		if (m == 0 || m < best_match)
+			continue;
+		if (m > best_match || conn->txq_nob < best->txq_nob) {
+			best = conn;
+			best_match = m;
+		}
+	}
+	return best;
+}
+
+void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st)
+{
+	struct ul_socklnd *s = conn->ni->s;
+
+	if (ul_list_empty(&conn->txq))
+		conn->tx_progress_ns = sock_now(conn->ni);
+	ul_list_del(&st->link);
+	ul_list_add_tail(&conn->txq, &st->link);
+	conn->txq_nob += st->nob - st->written;
+	conn->stats.txq_len++;
+	if (!conn->is_pollout && ul_list_empty(&conn->flush_link))
+		ul_list_add_tail(&s->flush, &conn->flush_link);
+}
+
+void sock_peer_dispatch(struct sock_peer *peer)
+{
+	struct sock_tx *st, *tmp;
+
+	ul_list_for_each_entry_safe(st, tmp, &peer->txq, link) {
+		struct sock_conn *conn = sock_conn_choose(peer, st);
+
+		if (conn)
+			sock_conn_queue_tx(conn, st);
+	}
+}
+
+void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
+{
+	struct sock_tx *st, *tmp;
+
+	ul_list_for_each_entry_safe(st, tmp, &conn->txq, link)
+		sock_tx_complete(st, status, hs);
+	conn->txq_nob = 0;
+	conn->stats.txq_len = 0;
+}
+
+/*
+ * Append the unwritten part of st to iov; returns the new count and
+ * whether all of st fit.
+ */
+static int tx_iov_fill(const struct sock_tx *st, struct iovec *iov, int n,
+		       bool *is_whole)
+{
+	uint64_t pos = st->written;
+	uint64_t left;
+
+	if (pos < st->hdr_len) {
+		iov[n].iov_base = (void *)(st->hdr + pos);
+		iov[n].iov_len = st->hdr_len - pos;
+		n++;
+		pos = 0;
+	} else {
+		pos -= st->hdr_len;
+	}
+	*is_whole = true;
+	if (!st->tx)
+		return n;
+	left = st->tx->nob - pos;
+	for (uint32_t i = 0; i < st->tx->niov && left && n < SOCK_IOV_MAX;
+	     i++) {
+		const struct iovec *f = &st->tx->iov[i];
+		size_t len;
+
+		if (pos >= f->iov_len) {
+			pos -= f->iov_len;
+			continue;
+		}
+		len = f->iov_len - pos;
+		if (len > left)
+			len = left;
+		iov[n].iov_base = (char *)f->iov_base + pos;
+		iov[n].iov_len = len;
+		n++;
+		left -= len;
+		pos = 0;
+	}
+	*is_whole = left == 0;
+	return n;
+}
+
+/* Account n written bytes to the queue head; completes finished txs. */
+static void tx_advance(struct sock_conn *conn, uint64_t n)
+{
+	while (n && !ul_list_empty(&conn->txq)) {
+		struct sock_tx *st =
+			ul_list_first_entry(&conn->txq, struct sock_tx, link);
+		uint64_t take = st->nob - st->written;
+
+		if (take > n)
+			take = n;
+		st->written += take;
+		conn->txq_nob -= take;
+		n -= take;
+		if (st->written < st->nob)
+			break;
+		conn->stats.txq_len--;
+		if (st->tx)
+			conn->stats.tx_msgs++;
+		else
+			conn->stats.tx_noops++;
+		sock_tx_complete(st, 0, UL_HSTATUS_OK);
+	}
+}
+
+static void set_pollout(struct sock_conn *conn, bool is_on)
+{
+	if (conn->is_pollout == is_on)
+		return;
+	if (ul_io_modify(&conn->io, is_on ? EPOLLIN | EPOLLOUT : EPOLLIN) == 0)
+		conn->is_pollout = is_on;
+}
+
+void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
+{
+	struct ul_socklnd *s = conn->ni->s;
+	struct iovec iov[SOCK_IOV_MAX];
+
+	while (!ul_list_empty(&conn->txq) && budget) {
+		struct msghdr msg;
+		struct sock_tx *st;
+		ssize_t n;
+		int cnt = 0;
+
+		ul_list_for_each_entry(st, &conn->txq, link) {
+			bool is_whole;
+
+			if (cnt >= SOCK_IOV_MAX - 1)
+				break;
+			cnt = tx_iov_fill(st, iov, cnt, &is_whole);
+			if (!is_whole)
+				break;
+		}
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_iov = iov;
+		msg.msg_iovlen = (size_t)cnt;
+		n = sendmsg(conn->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			ul_list_del(&conn->flush_link);
+			set_pollout(conn, true);
+			return;
+		}
+		if (n < 0) {
+			int err = -errno;
+
+			ul_log(s->opts.log, UL_D_NETERROR,
+			       "socklnd %s: %s conn to %s: write failed: %s",
+			       conn->ni->nidstr, sock_ctype_name(conn->ctype),
+			       conn->peer->nidstr, strerror(-err));
+			/* health.md §10: ETIMEDOUT is the remote's. */
+			sock_conn_close(conn, err,
+					err == -ETIMEDOUT
+						? UL_HSTATUS_REMOTE_TIMEOUT
+						: UL_HSTATUS_LOCAL_ERROR);
+			return;
+		}
+		conn->stats.tx_bytes += (uint64_t)n;
+		conn->tx_progress_ns = sock_now(conn->ni);
+		tx_advance(conn, (uint64_t)n);
+		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
+	}
+	if (ul_list_empty(&conn->txq)) {
+		ul_list_del(&conn->flush_link);
+		set_pollout(conn, false);
+		return;
+	}
+	/* Budget spent: another turn soon, without sleeping. */
+	if (!conn->is_pollout && ul_list_empty(&conn->flush_link))
+		ul_list_add_tail(&s->flush, &conn->flush_link);
+	ul_loop_wake_self(s->loop);
+}
+
+void sock_flush_all(struct ul_socklnd *s)
+{
+	struct sock_conn *conn, *tmp;
+	struct ul_list todo;
+
+	/*
+	 * Take the list first: a connection that spends its budget goes
+	 * back on s->flush for the next turn instead of looping here.
+	 */
+	ul_list_init(&todo);
+	if (ul_list_empty(&s->flush))
+		return;
+	todo.next = s->flush.next;
+	todo.prev = s->flush.prev;
+	todo.next->prev = &todo;
+	todo.prev->next = &todo;
+	ul_list_init(&s->flush);
+	ul_list_for_each_entry_safe(conn, tmp, &todo, flush_link) {
+		ul_list_del(&conn->flush_link);
+		if (conn->state == SOCK_CONN_ESTABLISHED)
+			sock_conn_flush(conn, SOCK_IO_BUDGET);
+	}
+}
