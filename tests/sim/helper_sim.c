@@ -3,6 +3,7 @@
  * over one simlnd fabric and one virtual clock, an event recorder and a
  * trace for determinism checks.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -138,21 +139,20 @@ static size_t parse_ifs(const char *ifs, struct ul_conf_ifaddr *out)
 	if (!ifs || !*ifs)
 		return 0;
 	assert_true(strlen(ifs) < sizeof(buf));
-	strcpy(buf, ifs);
+	snprintf(buf, sizeof(buf), "%s", ifs);
 	for (char *tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
-		unsigned int a, b, c, d;
+		struct in_addr ip;
 
 		assert_true(n < SIM_MAX_IFS);
 		assert_non_null(eq);
 		*eq = '\0';
 		assert_true(strlen(tok) < sizeof(out[n].ifname));
-		assert_int_equal(sscanf(eq + 1, "%u.%u.%u.%u", &a, &b, &c, &d),
-				 4);
+		assert_int_equal(inet_pton(AF_INET, eq + 1, &ip), 1);
 		memset(&out[n], 0, sizeof(out[n]));
-		strcpy(out[n].ifname, tok);
-		out[n].ipv4 = a << 24 | b << 16 | c << 8 | d;
+		snprintf(out[n].ifname, sizeof(out[n].ifname), "%s", tok);
+		out[n].ipv4 = ntohl(ip.s_addr);
 		n++;
 	}
 	return n;
@@ -202,7 +202,7 @@ struct sim_node *sim_node_add_ifs(struct sim *sim, const char *name,
 	assert_true(sim->nnodes < SIM_MAX_NODES);
 	assert_true(strlen(name) < sizeof(sn->name));
 	sn->sim = sim;
-	strcpy(sn->name, name);
+	snprintf(sn->name, sizeof(sn->name), "%s", name);
 	if (sim->is_log) {
 		struct sim_log_ctx *lc = calloc(1, sizeof(*lc));
 
