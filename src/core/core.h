@@ -39,6 +39,38 @@ struct ul_core_observer {
 	void (*on_peer_ni_add)(void *ctx, struct ul_peer_ni *lpni);
 };
 
+/*
+ * Global message counters (`lnetctl stats show`, health.md §4.2), kept by
+ * the message layer (core/node.h) on the node's thread.
+ */
+struct ul_counters {
+	uint32_t msgs_alloc; /* messages alive now */
+	uint32_t msgs_max;   /* most alive at once */
+	uint32_t rst_alloc;  /* response trackers alive now */
+	uint32_t errors;     /* shown by LNet, never incremented */
+	uint64_t send_count; /* messages sent (successfully) */
+	uint64_t recv_count; /* messages received */
+	uint64_t route_count;
+	uint64_t drop_count;  /* messages dropped, sent or received */
+	uint64_t send_length; /* payload bytes of those */
+	uint64_t recv_length;
+	uint64_t route_length;
+	uint64_t drop_length;
+	uint32_t resend_count;
+	uint32_t response_timeout_count;
+	uint32_t local_interrupt_count;
+	uint32_t local_dropped_count;
+	uint32_t local_aborted_count;
+	uint32_t local_no_route_count;
+	uint32_t local_timeout_count;
+	uint32_t local_error_count;
+	uint32_t remote_dropped_count;
+	uint32_t remote_error_count;
+	uint32_t remote_timeout_count;
+	uint32_t network_timeout_count;
+	uint64_t late_count; /* completions after the message deadline */
+};
+
 /* NUMA nodes a distance table may describe. */
 #define UL_NUMA_MAX_NODES 64
 
@@ -58,6 +90,7 @@ struct ul_core {
 	uint32_t *numa_dist;	     /* numa_nnodes^2 distances, row major */
 	uint32_t numa_max;	     /* largest distance: "any" node */
 	struct ul_core_observer obs;
+	struct ul_counters counters; /* the message layer's */
 };
 
 /*

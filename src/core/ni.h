@@ -22,10 +22,12 @@
 #include <stdint.h>
 
 #include "ulnet/nid.h"
+#include "ulnet/ulnet.h"
 #include "util/list.h"
 
 struct ul_core;
 struct ul_err;
+struct ul_node_ni;
 
 /* The unset selection priority (LNET_MAX_SELECTION_PRIORITY). */
 #define UL_PRIO_UNSET UINT32_MAX
@@ -35,6 +37,19 @@ struct ul_err;
 #define UL_NUMA_ANY (-1)
 /* Interface names are as long as Linux's (IFNAMSIZ, with the NUL). */
 #define UL_IFNAME_SIZE 16
+
+/*
+ * Health statistics of a local NI: failed attempts counted by health
+ * status (reference/health.md §4.2, "health stats" of net show -v 2).
+ */
+struct ul_ni_hstats {
+	uint32_t interrupts; /* LOCAL_INTERRUPT */
+	uint32_t dropped;    /* LOCAL_DROPPED */
+	uint32_t aborted;    /* LOCAL_ABORTED */
+	uint32_t no_route;   /* LOCAL_NO_ROUTE */
+	uint32_t timeouts;   /* LOCAL_TIMEOUT */
+	uint32_t error;	     /* LOCAL_ERROR */
+};
 
 enum ul_ni_status {
 	UL_NI_STATUS_UP,   /* published as LNET_NI_STATUS_UP */
@@ -78,6 +93,10 @@ struct ul_ni {
 	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
 	int refcount;
 	bool is_dead;
+	/* Message layer (core/node.h): set and read on the node's thread. */
+	struct ul_node_ni *node_ni;   /* LND state while started, else NULL */
+	struct ulnet_msg_stats stats; /* per message type, payload bytes */
+	struct ul_ni_hstats hstats;
 };
 
 /* LNet's socklnd defaults for a net's tunables (lnetctl.md §6.1). */

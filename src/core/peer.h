@@ -30,6 +30,7 @@
 struct ul_core;
 struct ul_err;
 struct ul_ni;
+struct ul_peer_ni_msgs;
 
 /*
  * A short NID list: preferred local NIDs or preferred gateways of a peer
@@ -73,6 +74,12 @@ struct ul_peer_ni {
 	bool is_dead;
 	struct ul_nid_list pref_nids;	  /* preferred local NIDs */
 	struct ul_nid_list pref_rtr_nids; /* preferred gateway primaries */
+	/*
+	 * The message layer's credit queue, statistics and health counters
+	 * (core/msg.h); NULL until the first message. The node owns it and
+	 * holds a reference on this peer NI while it exists.
+	 */
+	struct ul_peer_ni_msgs *msgs;
 };
 
 struct ul_peer_net {

@@ -1,0 +1,774 @@
+/*
+ * Message life cycle: allocation, path and commit, credits (LNet's
+ * lnet_post_send_locked and lnet_return_tx_credits_locked), the
+ * completion funnel with health and statistics (reference/health.md §4)
+ * and response tracking (§6). The receive side is msg_rx.c.
+ *
+ * Credits follow LNet: a message takes a peer NI credit, then an NI
+ * credit; a count that goes negative means the message waits on that
+ * queue, and each credit returned while the count is still <= 0 releases
+ * the first waiter. Released messages go on ul_node.ready and are posted
+ * by ul_msg_drain_ready(), so a long queue never recurses.
+ *
+ * Timer: rspt_timer fires at the earliest response deadline.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/msg.h"
+
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+struct ul_msg *ul_msg_alloc(struct ul_node *n)
+{
+	struct ul_msg *m = calloc(1, sizeof(*m));
+	struct ul_counters *cnt = &n->core->counters;
+
+	if (!m)
+		return NULL;
+	ul_list_init(&m->link);
+	ul_list_init(&m->mev.link);
+	m->mev.owner_msg = m;
+	ul_list_add_tail(&n->msgs, &m->all_link);
+	cnt->msgs_alloc++;
+	if (cnt->msgs_alloc > cnt->msgs_max)
+		cnt->msgs_max = cnt->msgs_alloc;
+	return m;
+}
+
+void ul_msg_free(struct ul_node *n, struct ul_msg *m)
+{
+	ul_list_del(&m->link);
+	ul_list_del(&m->all_link);
+	if (m->ni)
+		ul_ni_put(m->ni);
+	if (m->lpni)
+		ul_peer_ni_put(m->lpni);
+	free(m->iov_alloc);
+	free(m);
+	n->core->counters.msgs_alloc--;
+}
+
+uint64_t ul_msg_deadline(const struct ul_node *n)
+{
+	/*
+	 * No LND here exposes its own timeout, so the deadline is the
+	 * transaction timeout (health.md §3, the "else" branch).
+	 */
+	return n->opts.timers->now_ns +
+	       (uint64_t)n->core->tun.transaction_timeout * NSEC_PER_SEC;
+}
+
+struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
+					 struct ul_peer_ni *lpni)
+{
+	struct ul_peer_ni_msgs *pm = lpni->msgs;
+
+	if (pm)
+		return pm;
+	pm = calloc(1, sizeof(*pm));
+	if (!pm)
+		return NULL;
+	ul_list_init(&pm->txq);
+	ul_peer_ni_get(lpni);
+	pm->lpni = lpni;
+	lpni->msgs = pm;
+	ul_list_add_tail(&n->lpni_msgs, &pm->link);
+	return pm;
+}
+
+void ul_msg_free_lpni_msgs(struct ul_node *n)
+{
+	struct ul_peer_ni_msgs *pm, *tmp;
+
+	ul_list_for_each_entry_safe(pm, tmp, &n->lpni_msgs, link) {
+		ul_list_del(&pm->link);
+		pm->lpni->msgs = NULL;
+		ul_peer_ni_put(pm->lpni);
+		free(pm);
+	}
+}
+
+static bool is_lo_nid(const struct ulnet_nid *nid)
+{
+	return nid->nid_type == ULNET_LND_LO;
+}
+
+int ul_msg_route(struct ul_node *n, struct ul_msg *m,
+		 const struct ulnet_nid *src, const struct ulnet_nid *dst,
+		 const struct ulnet_nid *rtr, int numa_node, bool is_reserved)
+{
+	struct ul_core *c = n->core;
+	struct ul_wire_lnet_hdr *hdr = &m->tx.hdr;
+	struct ul_select_req req;
+	struct ul_select_res res;
+	struct ul_node_ni *nni;
+	struct ul_peer_ni *lpni = NULL;
+	int rc;
+
+	if (is_lo_nid(dst) || ul_ni_find(c, dst)) {
+		/* selection.md §6.9: to ourselves over 0@lo. */
+		nni = n->lo;
+		if (!nni || nni->is_stopping)
+			return -ENETDOWN;
+		hdr->src_nid = nni->ni->nid;
+		hdr->dest_nid = nni->ni->nid;
+		m->tx.target_nid = nni->ni->nid;
+	} else {
+		ul_select_req_init(&req, dst, m->type);
+		if (src)
+			req.src_nid = *src;
+		if (rtr)
+			req.rtr_nid = *rtr;
+		req.md_numa_node = numa_node;
+		req.is_reserved_portal = is_reserved;
+		rc = ul_select(c, &req, &res, NULL);
+		if (rc)
+			return rc;
+		if (res.is_loopback || !res.lpni) {
+			nni = n->lo;
+			if (!nni || nni->is_stopping)
+				return -ENETDOWN;
+			hdr->src_nid = nni->ni->nid;
+			hdr->dest_nid = nni->ni->nid;
+			m->tx.target_nid = nni->ni->nid;
+		} else {
+			nni = res.ni->node_ni;
+			if (!nni || nni->is_stopping)
+				return -ENETDOWN;
+			lpni = res.lpni;
+			if (!ul_msg_lpni_msgs(n, lpni))
+				return -ENOMEM;
+			hdr->src_nid = res.hdr_src_nid;
+			hdr->dest_nid = res.hdr_dst_nid;
+			m->tx.target_nid = lpni->nid;
+		}
+	}
+	m->nni = nni;
+	m->ni = nni->ni;
+	ul_ni_get(m->ni);
+	m->lpni = lpni;
+	if (lpni)
+		ul_peer_ni_get(lpni);
+	m->tx.target_pid = hdr->dest_pid;
+	m->deadline_ns = ul_msg_deadline(n);
+	m->tx.deadline_ns = m->deadline_ns;
+	m->is_tx = true;
+	m->is_committed = true;
+	return 0;
+}
+
+void ul_msg_post(struct ul_node *n, struct ul_msg *m)
+{
+	struct ul_node_ni *nni = m->nni;
+	int rc;
+
+	if (n->state != UL_NODE_STATE_RUNNING || nni->is_stopping) {
+		ul_msg_finalize(n, m, -ESHUTDOWN, UL_HSTATUS_OK);
+		return;
+	}
+	if (m->md && m->md->is_aborted && m->mev.ev.type == ULNET_EVENT_SEND) {
+		/* health.md §8: MD unlinked while queued. */
+		ul_msg_finalize(n, m, -ECANCELED, UL_HSTATUS_OK);
+		return;
+	}
+	if (n->opts.timers->now_ns > m->deadline_ns) {
+		ul_msg_finalize(n, m, -ETIMEDOUT, UL_HSTATUS_NETWORK_TIMEOUT);
+		return;
+	}
+	if (m->lpni && !m->has_peer_credit) {
+		m->has_peer_credit = true;
+		m->lpni->txqnob += m->tx.nob;
+		if (--m->lpni->txcredits < 0) {
+			m->state = UL_MSG_STATE_QUEUED_PEER;
+			ul_list_add_tail(&m->lpni->msgs->txq, &m->link);
+			return;
+		}
+	}
+	if (m->lpni && !m->has_ni_credit) {
+		m->has_ni_credit = true;
+		if (--m->ni->tx_credits < 0) {
+			m->state = UL_MSG_STATE_QUEUED_NI;
+			ul_list_add_tail(&nni->txq, &m->link);
+			return;
+		}
+	}
+	m->state = UL_MSG_STATE_LND;
+	rc = nni->lni.lnd->ops->send(&nni->lni, &m->tx);
+	if (rc) {
+		/* LNet: finalized at once, never resent, no health. */
+		ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
+	}
+}
+
+void ul_msg_drain_ready(struct ul_node *n)
+{
+	if (n->is_posting)
+		return;
+	n->is_posting = true;
+	while (!ul_list_empty(&n->ready)) {
+		struct ul_msg *m =
+			ul_list_first_entry(&n->ready, struct ul_msg, link);
+
+		ul_list_del(&m->link);
+		ul_msg_post(n, m);
+	}
+	n->is_posting = false;
+}
+
+static void release_first(struct ul_node *n, struct ul_list *q)
+{
+	struct ul_msg *m;
+
+	if (ul_list_empty(q))
+		return;
+	m = ul_list_first_entry(q, struct ul_msg, link);
+	ul_list_del(&m->link);
+	m->state = UL_MSG_STATE_READY;
+	ul_list_add_tail(&n->ready, &m->link);
+}
+
+/*
+ * Give back m's credits. A credit m was only waiting for (it sat on that
+ * queue) is returned without releasing anyone: m never held it.
+ */
+static void return_credits(struct ul_node *n, struct ul_msg *m,
+			   enum ul_msg_state was)
+{
+	if (m->has_peer_credit) {
+		m->has_peer_credit = false;
+		m->lpni->txqnob -= m->tx.nob;
+		if (++m->lpni->txcredits <= 0 &&
+		    was != UL_MSG_STATE_QUEUED_PEER)
+			release_first(n, &m->lpni->msgs->txq);
+	}
+	if (m->has_ni_credit) {
+		m->has_ni_credit = false;
+		if (++m->ni->tx_credits <= 0 && was != UL_MSG_STATE_QUEUED_NI)
+			release_first(n, &m->nni->txq);
+	}
+}
+
+static void ni_set_status(struct ul_node *n, struct ul_ni *ni,
+			  enum ul_ni_status st)
+{
+	char buf[64];
+
+	if (ni->status == st)
+		return;
+	ni->status = st;
+	ul_node_log(n, UL_D_INFO, "NI %s is %s (health %d)",
+		    ulnet_nid_format(&ni->nid, buf, sizeof(buf)),
+		    st == UL_NI_STATUS_UP ? "up" : "down", ni->healthv);
+	ul_ping_targets_refresh(n);
+}
+
+/* health.md §1: decrement by S, never below 0; DOWN on reaching 0. */
+static void ni_health_dec(struct ul_node *n, struct ul_ni *ni)
+{
+	uint32_t s = n->core->tun.health_sensitivity;
+
+	if (!s || ni == ul_core_lo_ni(n->core))
+		return;
+	ni->healthv = ni->healthv < (int)s ? 0 : ni->healthv - (int)s;
+	if (ni->healthv == 0)
+		ni_set_status(n, ni, UL_NI_STATUS_DOWN);
+}
+
+static void ni_health_inc(struct ul_node *n, struct ul_ni *ni)
+{
+	uint32_t s = n->core->tun.health_sensitivity;
+	int was = ni->healthv;
+
+	if (!s || ni == ul_core_lo_ni(n->core))
+		return;
+	ni->healthv = was + (int)s > UL_HEALTH_MAX ? UL_HEALTH_MAX
+						   : was + (int)s;
+	if (ni->healthv == UL_HEALTH_MAX && was < UL_HEALTH_MAX)
+		ni_set_status(n, ni, UL_NI_STATUS_UP);
+}
+
+static void lpni_health_dec(struct ul_node *n, struct ul_peer_ni *lpni)
+{
+	int s = (int)n->core->tun.health_sensitivity;
+
+	if (s)
+		ul_peer_ni_set_healthv(
+			lpni, lpni->healthv < s ? 0 : lpni->healthv - s);
+}
+
+/* health.md §4.2: one counter per failed attempt and status. */
+static void count_hstatus(struct ul_node *n, struct ul_msg *m,
+			  enum ul_hstatus hs)
+{
+	struct ul_counters *g = &n->core->counters;
+	struct ul_ni_hstats *l = &m->ni->hstats;
+	struct ul_peer_ni_msgs *r = m->lpni->msgs;
+
+	switch (hs) {
+	case UL_HSTATUS_OK:
+		break;
+	case UL_HSTATUS_LOCAL_INTERRUPT:
+		l->interrupts++;
+		g->local_interrupt_count++;
+		break;
+	case UL_HSTATUS_LOCAL_DROPPED:
+		l->dropped++;
+		g->local_dropped_count++;
+		break;
+	case UL_HSTATUS_LOCAL_ABORTED:
+		l->aborted++;
+		g->local_aborted_count++;
+		break;
+	case UL_HSTATUS_LOCAL_NO_ROUTE:
+		l->no_route++;
+		g->local_no_route_count++;
+		break;
+	case UL_HSTATUS_LOCAL_ERROR:
+		l->error++;
+		g->local_error_count++;
+		break;
+	case UL_HSTATUS_LOCAL_TIMEOUT:
+		l->timeouts++;
+		g->local_timeout_count++;
+		break;
+	case UL_HSTATUS_REMOTE_ERROR:
+		r->hs_error++;
+		g->remote_error_count++;
+		break;
+	case UL_HSTATUS_REMOTE_DROPPED:
+		r->hs_dropped++;
+		g->remote_dropped_count++;
+		break;
+	case UL_HSTATUS_REMOTE_TIMEOUT:
+		r->hs_timeout++;
+		g->remote_timeout_count++;
+		break;
+	case UL_HSTATUS_NETWORK_TIMEOUT:
+		r->hs_network_timeout++;
+		g->network_timeout_count++;
+		break;
+	}
+}
+
+/*
+ * health.md §4 health_check and §4.1, without resends (a failed attempt
+ * is final here) and without recovery queues.
+ */
+static void health_check(struct ul_node *n, struct ul_msg *m, int status,
+			 enum ul_hstatus hs)
+{
+	struct ul_core *c = n->core;
+	struct ul_peer *peer;
+	bool is_gw_or_router, remote_health = true;
+
+	if (!m->is_committed || !m->lpni || !m->ni)
+		return;
+	if ((status == 0) != (hs == UL_HSTATUS_OK))
+		return; /* inconsistent: no health */
+	if (n->opts.timers->now_ns > m->deadline_ns) {
+		c->counters.late_count++;
+		if (hs != UL_HSTATUS_OK)
+			return;
+	}
+	count_hstatus(n, m, hs);
+	peer = ul_peer_ni_peer(m->lpni);
+	is_gw_or_router = peer->rtr_refcount > 0 || c->tun.routing;
+	if (hs != UL_HSTATUS_OK) {
+		if (peer->nnis <= 1 && !is_gw_or_router)
+			remote_health = false;
+		if (ul_ni_find(c, &m->lpni->nid))
+			remote_health = false;
+	}
+	switch (hs) {
+	case UL_HSTATUS_OK:
+		ni_health_inc(n, m->ni);
+		if (m->is_tx)
+			break;
+		if (is_gw_or_router)
+			ul_peer_ni_set_healthv(m->lpni, UL_HEALTH_MAX);
+		else if (c->tun.health_sensitivity)
+			ul_peer_ni_set_healthv(
+				m->lpni,
+				m->lpni->healthv +
+					(int)c->tun.health_sensitivity);
+		break;
+	case UL_HSTATUS_LOCAL_INTERRUPT:
+	case UL_HSTATUS_LOCAL_DROPPED:
+	case UL_HSTATUS_LOCAL_ABORTED:
+	case UL_HSTATUS_LOCAL_NO_ROUTE:
+	case UL_HSTATUS_LOCAL_ERROR:
+	case UL_HSTATUS_LOCAL_TIMEOUT:
+		ni_health_dec(n, m->ni);
+		break;
+	case UL_HSTATUS_REMOTE_ERROR:
+	case UL_HSTATUS_REMOTE_DROPPED:
+	case UL_HSTATUS_REMOTE_TIMEOUT:
+		if (remote_health)
+			lpni_health_dec(n, m->lpni);
+		break;
+	case UL_HSTATUS_NETWORK_TIMEOUT:
+		ni_health_dec(n, m->ni);
+		if (remote_health)
+			lpni_health_dec(n, m->lpni);
+		break;
+	}
+}
+
+static void stats_add(struct ulnet_msg_stats *s, bool is_tx, bool is_ok,
+		      uint32_t type, uint32_t bytes)
+{
+	if (!is_ok) {
+		s->drop_count[type]++;
+		s->drop_bytes[type] += bytes;
+	} else if (is_tx) {
+		s->send_count[type]++;
+		s->send_bytes[type] += bytes;
+	} else {
+		s->recv_count[type]++;
+		s->recv_bytes[type] += bytes;
+	}
+}
+
+void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
+		       struct ul_peer_ni *lpni, uint32_t type, uint32_t bytes)
+{
+	struct ul_counters *g = &n->core->counters;
+
+	if (type > UL_MSG_REPLY)
+		return;
+	if (ni)
+		stats_add(&ni->stats, false, false, type, bytes);
+	if (lpni && lpni->msgs)
+		stats_add(&lpni->msgs->stats, false, false, type, bytes);
+	g->drop_count++;
+	g->drop_length += bytes;
+}
+
+static void msg_stats(struct ul_node *n, struct ul_msg *m, int status)
+{
+	struct ul_counters *g = &n->core->counters;
+	uint32_t bytes = m->is_tx ? m->tx.nob : m->rx_hdr.payload_length;
+	bool is_ok = status == 0;
+
+	if (!is_ok) {
+		ul_msg_count_drop(n, m->ni, m->lpni, m->type, bytes);
+		return;
+	}
+	if (m->ni)
+		stats_add(&m->ni->stats, m->is_tx, true, m->type, bytes);
+	if (m->lpni && m->lpni->msgs)
+		stats_add(&m->lpni->msgs->stats, m->is_tx, true, m->type,
+			  bytes);
+	if (m->is_tx) {
+		g->send_count++;
+		g->send_length += bytes;
+	} else {
+		g->recv_count++;
+		g->recv_length += bytes;
+	}
+}
+
+void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e)
+{
+	ul_md_get(e->md);
+	ul_list_add_tail(&n->events, &e->link);
+}
+
+/* md had its last event: it leaves every table, the live ref goes. */
+static void md_gone(struct ul_node *n, struct ul_md *md)
+{
+	ul_md_unlink(&n->mds, md);
+	ul_msg_rspt_detach(n, md);
+	ul_md_put(md);
+}
+
+void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md)
+{
+	struct ul_md_event *e = &md->unlink_ev;
+
+	md->is_aborted = true;
+	ul_md_unlink(&n->mds, md);
+	if (md->nmsgs)
+		return; /* the last message's event says unlinked */
+	if (md->handler || md->int_handler) {
+		memset(e, 0, sizeof(*e));
+		e->md = md;
+		e->ev.type = ULNET_EVENT_UNLINK;
+		e->ev.unlinked = true;
+		e->ev.md_handle.cookie = md->cookie;
+		e->ev.md_start = md->start;
+		e->ev.md_user_ptr = md->user_ptr;
+		ul_node_queue_event(n, e);
+	}
+	md_gone(n, md);
+}
+
+static void log_failure(struct ul_node *n, struct ul_msg *m, int status,
+			enum ul_hstatus hs)
+{
+	char a[64], b[64];
+	const struct ulnet_nid *peer = m->is_tx ? &m->tx.target_nid
+						: &m->from_nid;
+
+	if (status == -ESHUTDOWN)
+		return;
+	ul_node_log(n, UL_D_NETERROR, "%s %s %s failed: %d (%s) via %s",
+		    ul_wire_msg_type_name(m->type), m->is_tx ? "to" : "from",
+		    ulnet_nid_format(peer, a, sizeof(a)), status,
+		    ul_hstatus_name(hs),
+		    m->ni ? ulnet_nid_format(&m->ni->nid, b, sizeof(b))
+			  : "no NI");
+}
+
+void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
+		     enum ul_hstatus hs)
+{
+	enum ul_msg_state was = m->state;
+	struct ul_md *md = m->md;
+	bool is_rx_put = !m->is_tx && m->type == UL_MSG_PUT;
+
+	ul_list_del(&m->link);
+	m->state = UL_MSG_STATE_DONE;
+	if (status)
+		log_failure(n, m, status, hs);
+	health_check(n, m, status, hs);
+	msg_stats(n, m, status);
+	return_credits(n, m, was);
+	if (is_rx_put && status == 0 && m->want_ack)
+		ul_msg_send_ack(n, m);
+	if (!md) {
+		ul_msg_free(n, m);
+		ul_msg_drain_ready(n);
+		return;
+	}
+	m->md = NULL;
+	/* LNet's lnet_msg_detach_md: an aborted MD turns success late. */
+	if (md->is_aborted && status == 0)
+		status = -ETIMEDOUT;
+	m->mev.ev.status = status;
+	m->mev.ev.unlinked = ul_md_detach_msg(md);
+	if (md->handler || md->int_handler) {
+		m->mev.md = md;
+		ul_node_queue_event(n, &m->mev);
+	} else {
+		ul_msg_free(n, m);
+	}
+	if (m->mev.ev.unlinked)
+		md_gone(n, md);
+	ul_msg_drain_ready(n);
+}
+
+static void fail_queue(struct ul_node *n, struct ul_list *q, int status)
+{
+	while (!ul_list_empty(q)) {
+		struct ul_msg *m = ul_list_first_entry(q, struct ul_msg, link);
+
+		ul_msg_finalize(n, m, status, UL_HSTATUS_OK);
+	}
+}
+
+void ul_msg_fail_ni_queue(struct ul_node *n, struct ul_node_ni *nni, int status)
+{
+	struct ul_peer_ni_msgs *pm;
+	struct ul_msg *m, *tmp;
+
+	fail_queue(n, &nni->txq, status);
+	/* Messages for this NI waiting on a peer NI credit go too. */
+	ul_list_for_each_entry(pm, &n->lpni_msgs, link) {
+		ul_list_for_each_entry_safe(m, tmp, &pm->txq, link) {
+			if (m->nni == nni)
+				ul_msg_finalize(n, m, status, UL_HSTATUS_OK);
+		}
+	}
+	ul_list_for_each_entry_safe(m, tmp, &n->ready, link) {
+		if (m->nni == nni)
+			ul_msg_finalize(n, m, status, UL_HSTATUS_OK);
+	}
+}
+
+void ul_msg_fail_all_queued(struct ul_node *n, int status)
+{
+	struct ul_node_ni *nni;
+
+	ul_list_for_each_entry(nni, &n->nis, link)
+		ul_msg_fail_ni_queue(n, nni, status);
+}
+
+/* health.md §6 tracked(type, md_options). */
+static bool is_tracked(const struct ul_node *n, enum ul_msg_type type,
+		       uint32_t options)
+{
+	uint32_t mode = n->core->tun.response_tracking;
+
+	if (options & ULNET_MD_NO_TRACK_RESPONSE)
+		return false;
+	if (options & ULNET_MD_TRACK_RESPONSE)
+		return true;
+	if (mode == 3)
+		return true;
+	if (type == UL_MSG_PUT)
+		return mode == 2;
+	if (type == UL_MSG_GET)
+		return mode == 1;
+	return false;
+}
+
+static void rspt_attach(struct ul_node *n, struct ul_md *md,
+			const struct ulnet_nid *next_hop)
+{
+	struct ul_timer_heap *th = n->opts.timers;
+
+	md->rspt_deadline_ns =
+		th->now_ns +
+		(uint64_t)n->core->tun.transaction_timeout * NSEC_PER_SEC;
+	md->rspt_nid = *next_hop;
+	if (ul_list_empty(&md->rspt_link)) {
+		ul_list_add_tail(&n->rspt, &md->rspt_link);
+		n->core->counters.rst_alloc++;
+	}
+	if (!ul_timer_is_armed(&n->rspt_timer) ||
+	    n->rspt_timer.when_ns > md->rspt_deadline_ns) {
+		/* On ENOMEM the next arming (or shutdown) covers it. */
+		(void)ul_timer_arm(th, &n->rspt_timer, md->rspt_deadline_ns);
+	}
+}
+
+void ul_msg_rspt_detach(struct ul_node *n, struct ul_md *md)
+{
+	if (ul_list_empty(&md->rspt_link))
+		return;
+	ul_list_del(&md->rspt_link);
+	n->core->counters.rst_alloc--;
+}
+
+void ul_msg_rspt_clear(struct ul_node *n)
+{
+	while (!ul_list_empty(&n->rspt))
+		ul_msg_rspt_detach(n,
+				   ul_list_first_entry(&n->rspt, struct ul_md,
+						       rspt_link));
+	ul_timer_cancel(n->opts.timers, &n->rspt_timer);
+}
+
+void ul_msg_rspt_expire(struct ul_timer *t, uint64_t now_ns)
+{
+	struct ul_node *n = ul_container_of(t, struct ul_node, rspt_timer);
+	uint64_t next = UL_TIMER_NEVER;
+	struct ul_md *md, *tmp;
+	char buf[64];
+
+	ul_list_for_each_entry_safe(md, tmp, &n->rspt, rspt_link) {
+		struct ul_peer_ni *lpni;
+
+		if (md->rspt_deadline_ns > now_ns) {
+			if (md->rspt_deadline_ns < next)
+				next = md->rspt_deadline_ns;
+			continue;
+		}
+		ul_msg_rspt_detach(n, md);
+		n->core->counters.response_timeout_count++;
+		ul_node_log(n, UL_D_NETERROR,
+			    "no response from %s in %u s: MD unlinked",
+			    ulnet_nid_format(&md->rspt_nid, buf, sizeof(buf)),
+			    n->core->tun.transaction_timeout);
+		lpni = ul_peer_ni_find(n->core, &md->rspt_nid);
+		if (lpni)
+			lpni_health_dec(n, lpni);
+		ul_node_md_unlink_internal(n, md);
+	}
+	if (next != UL_TIMER_NEVER)
+		(void)ul_timer_arm(n->opts.timers, &n->rspt_timer, next);
+	ul_node_dispatch(n);
+}
+
+static void fill_send_event(struct ul_node *n, struct ul_msg *m,
+			    struct ul_md *md, const struct ul_msg_send_args *a)
+{
+	struct ulnet_event *ev = &m->mev.ev;
+
+	ev->type = ULNET_EVENT_SEND;
+	ev->md_handle.cookie = md->cookie;
+	ev->md_start = md->start;
+	ev->md_user_ptr = md->user_ptr;
+	ev->initiator.nid = m->tx.hdr.src_nid;
+	ev->initiator.pid = n->opts.pid;
+	ev->target = *a->target;
+	ulnet_nid_set_any(&ev->sender);
+	ev->source = m->tx.hdr.src_nid;
+	ev->pt_index = a->portal;
+	ev->match_bits = a->match_bits;
+	ev->rlength = md->length;
+	ev->mlength = a->type == UL_MSG_PUT ? md->length : 0;
+	ev->offset = a->offset;
+	ev->hdr_data = a->type == UL_MSG_PUT ? a->hdr_data : 0;
+}
+
+int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
+		   const struct ul_msg_send_args *a)
+{
+	struct ul_wire_lnet_hdr *hdr;
+	struct ul_wire_handle wmd = { n->opts.interface_cookie, md->cookie };
+	struct ul_msg *m;
+	struct iovec *v;
+	bool is_ack = a->type == UL_MSG_PUT && a->want_ack;
+	int rc;
+
+	if (a->type == UL_MSG_PUT && md->length > ULNET_MTU)
+		return -EINVAL; /* a receiver would close on it */
+	m = ul_msg_alloc(n);
+	if (!m)
+		return -ENOMEM;
+	m->type = a->type;
+	hdr = &m->tx.hdr;
+	hdr->type = a->type;
+	hdr->dest_pid = a->target->pid;
+	hdr->src_pid = n->opts.pid;
+	if (a->type == UL_MSG_PUT) {
+		hdr->payload_length = md->length;
+		if (is_ack) {
+			hdr->msg.put.ack_wmd = wmd;
+		} else {
+			hdr->msg.put.ack_wmd.wh_interface_cookie =
+				UL_WIRE_HANDLE_COOKIE_NONE;
+			hdr->msg.put.ack_wmd.wh_object_cookie =
+				UL_WIRE_HANDLE_COOKIE_NONE;
+		}
+		hdr->msg.put.match_bits = a->match_bits;
+		hdr->msg.put.hdr_data = a->hdr_data;
+		hdr->msg.put.ptl_index = a->portal;
+		hdr->msg.put.offset = a->offset;
+		rc = ul_md_slice(md, 0, md->length, &m->iov_one, &v,
+				 &m->tx.niov, &m->iov_alloc);
+		if (rc)
+			goto err_free;
+		m->tx.iov = v;
+		m->tx.nob = md->length;
+	} else {
+		hdr->msg.get.return_wmd = wmd;
+		hdr->msg.get.match_bits = a->match_bits;
+		hdr->msg.get.ptl_index = a->portal;
+		hdr->msg.get.src_offset = a->offset;
+		hdr->msg.get.sink_length = md->length > ULNET_MTU ? ULNET_MTU
+								  : md->length;
+	}
+	rc = ul_msg_route(n, m, a->self, &a->target->nid, NULL, md->numa_node,
+			  a->portal == UL_WIRE_RESERVED_PORTAL);
+	if (rc)
+		goto err_free;
+	ul_md_attach_msg(md);
+	m->md = md;
+	fill_send_event(n, m, md, a);
+	if ((is_ack || a->type == UL_MSG_GET) &&
+	    is_tracked(n, a->type, md->options))
+		rspt_attach(n, md, &m->tx.target_nid);
+	ul_msg_post(n, m);
+	ul_msg_drain_ready(n);
+	return 0;
+
+err_free:
+	ul_msg_free(n, m);
+	return rc;
+}

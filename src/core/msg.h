@@ -1,0 +1,200 @@
+/*
+ * The message layer inside a node: the node's state (struct ul_node,
+ * shared by node.c, msg.c and ping.c), one message's life cycle, credits,
+ * the send and receive paths, health accounting and the event queue.
+ *
+ * A message (struct ul_msg) moves through one explicit state:
+ *
+ *   NEW -> QUEUED_PEER -> QUEUED_NI -> LND -> (finalized)   send
+ *   NEW -> RX -> (finalized, or becomes a REPLY send)        receive
+ *
+ * Every message ends in msg_finalize(), which accounts health and
+ * statistics, returns credits (releasing the next queued message) and
+ * queues the MD's event. Events go out from ul_node_flush(), from the end
+ * of an LND upcall or of a node timer, never from inside an API call.
+ */
+#ifndef UL_CORE_MSG_H
+#define UL_CORE_MSG_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/md.h"
+#include "core/node.h"
+#include "core/select.h"
+#include "lnd/lnd.h"
+#include "util/log.h"
+#include "util/timer.h"
+
+struct ul_core;
+struct ul_ping_state;
+
+/* Most LND types a node serves at once (lo, tcp, sim, ...). */
+#define UL_NODE_MAX_LNDS 8
+
+enum ul_node_state {
+	UL_NODE_STATE_NEW,	/* created, not started */
+	UL_NODE_STATE_RUNNING,	/* started */
+	UL_NODE_STATE_STOPPING, /* ul_node_shutdown() in progress */
+	UL_NODE_STATE_STOPPED,	/* after shutdown */
+};
+
+/* A started NI: the LND's view of it and its NI credit queue. */
+struct ul_node_ni {
+	struct ul_list link;  /* ul_node.nis */
+	struct ul_lnd_ni lni; /* what the LND sees */
+	struct ul_ni *ni;     /* holds a reference */
+	struct ul_list txq;   /* struct ul_msg waiting for an NI credit */
+	bool is_stopping;     /* LND shutdown in progress */
+};
+
+/* The message layer's part of a peer NI (peer.h, lpni->msgs). */
+struct ul_peer_ni_msgs {
+	struct ul_list link;	 /* ul_node.lpni_msgs */
+	struct ul_peer_ni *lpni; /* holds a reference */
+	struct ul_list txq;	 /* struct ul_msg waiting for a credit */
+	struct ulnet_msg_stats stats;
+	uint32_t hs_dropped;	     /* REMOTE_DROPPED */
+	uint32_t hs_error;	     /* REMOTE_ERROR */
+	uint32_t hs_timeout;	     /* REMOTE_TIMEOUT */
+	uint32_t hs_network_timeout; /* NETWORK_TIMEOUT */
+};
+
+struct ul_node {
+	struct ul_core *core;
+	struct ul_node_opts opts;
+	enum ul_node_state state;
+	struct ul_lnd lnds[UL_NODE_MAX_LNDS];
+	uint32_t nlnds;
+	struct ul_list nis;    /* struct ul_node_ni, started NIs */
+	struct ul_node_ni *lo; /* 0@lo while started */
+	struct ul_md_table mds;
+	struct ul_list msgs;	  /* every message alive */
+	struct ul_list ready;	  /* released from a credit queue */
+	struct ul_list events;	  /* struct ul_md_event, FIFO */
+	struct ul_list lpni_msgs; /* struct ul_peer_ni_msgs */
+	struct ul_list rspt;	  /* MDs with a response tracker */
+	struct ul_timer rspt_timer;
+	int api_depth; /* inside an API call: queue, don't deliver */
+	bool is_dispatching;
+	bool is_posting;
+	struct ul_ping_state *ping; /* ping and push targets, ping clients */
+};
+
+enum ul_msg_state {
+	UL_MSG_STATE_NEW,	  /* built, not committed to an NI */
+	UL_MSG_STATE_QUEUED_PEER, /* waiting for a peer NI credit */
+	UL_MSG_STATE_QUEUED_NI,	  /* waiting for an NI credit */
+	UL_MSG_STATE_READY,	  /* released, on ul_node.ready */
+	UL_MSG_STATE_LND,	  /* with the LND until tx_done */
+	UL_MSG_STATE_RX,	  /* parsed, payload coming: until rx_done */
+	UL_MSG_STATE_DONE,	  /* finalized */
+};
+
+struct ul_msg {
+	struct ul_list link;	 /* credit queue or ul_node.ready */
+	struct ul_list all_link; /* ul_node.msgs */
+	enum ul_msg_state state;
+	enum ul_msg_type type; /* on the wire */
+	bool is_tx;	       /* committed for transmit (else rx) */
+	bool has_ni_credit;
+	bool has_peer_credit;
+	bool is_committed;	 /* handed to (or taken from) an NI */
+	bool want_ack;		 /* rx PUT: send an ACK when done */
+	struct ul_node_ni *nni;	 /* tx or rx NI; NULL before commit */
+	struct ul_ni *ni;	 /* holds a reference once committed */
+	struct ul_peer_ni *lpni; /* next hop / sender; reference; NULL lo */
+	struct ul_md *md;	 /* attached (nmsgs) or NULL */
+	struct ul_md_event mev;	 /* its event on md, prepared early */
+	uint64_t deadline_ns;
+	struct ul_lnd_tx tx;
+	struct ul_lnd_rx rx;
+	struct ul_wire_lnet_hdr rx_hdr; /* the request, for ACK/REPLY */
+	struct ulnet_nid from_nid;	/* rx: previous hop */
+	struct iovec iov_one;
+	struct iovec *iov_alloc;
+};
+
+/* Queue e (for e->md, which it references) for ul_node_dispatch(). */
+void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e);
+/* Deliver queued events unless inside an API call or a dispatch. */
+void ul_node_dispatch(struct ul_node *n);
+
+/* Unlink md as the API does (aborted; UNLINK event if idle). */
+void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md);
+
+/*
+ * Send a PUT or GET from md: the body of ul_node_put()/ul_node_get(),
+ * also used by the ping client. is_tracked forces a response tracker.
+ */
+struct ul_msg_send_args {
+	const struct ulnet_nid *self;
+	enum ul_msg_type type;
+	bool want_ack;
+	const struct ulnet_process_id *target;
+	uint32_t portal;
+	uint64_t match_bits;
+	uint32_t offset;
+	uint64_t hdr_data;
+};
+int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
+		   const struct ul_msg_send_args *a);
+
+/* Shared by msg.c (send, finalize) and msg_rx.c (receive). */
+struct ul_msg *ul_msg_alloc(struct ul_node *n);
+/* Free a message that queued no event (or whose event went out). */
+void ul_msg_free(struct ul_node *n, struct ul_msg *m);
+/*
+ * Choose the path of m (type and hdr set) and commit it to an NI: src
+ * pins the local NI (NULL: any), rtr the previous hop (NULL: any).
+ * Fills the header NIDs, the next hop and the deadline. 0 or -errno
+ * (nothing taken then).
+ */
+int ul_msg_route(struct ul_node *n, struct ul_msg *m,
+		 const struct ulnet_nid *src, const struct ulnet_nid *dst,
+		 const struct ulnet_nid *rtr, int numa_node, bool is_reserved);
+/* Take credits and hand m to its LND, or queue it; may finalize it. */
+void ul_msg_post(struct ul_node *n, struct ul_msg *m);
+/* Post the messages released from credit queues. */
+void ul_msg_drain_ready(struct ul_node *n);
+/* The end of every message (module comment). */
+void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
+		     enum ul_hstatus hs);
+/* The peer NI's message state, created on first use; NULL on ENOMEM. */
+struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
+					 struct ul_peer_ni *lpni);
+/* Count a message dropped before it became one (rx drops). */
+void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
+		       struct ul_peer_ni *lpni, uint32_t type, uint32_t bytes);
+/* A PUT was received into its MD: send the ACK it asked for. */
+void ul_msg_send_ack(struct ul_node *n, struct ul_msg *put);
+/* The MD received its answer: forget its response tracker. */
+void ul_msg_rspt_detach(struct ul_node *n, struct ul_md *md);
+/* Deadline of a message committed now (health.md §3). */
+uint64_t ul_msg_deadline(const struct ul_node *n);
+
+/* Fail every message queued on nni (its NI is stopping). */
+void ul_msg_fail_ni_queue(struct ul_node *n, struct ul_node_ni *nni,
+			  int status);
+/* Fail every queued message of the node (shutdown). */
+void ul_msg_fail_all_queued(struct ul_node *n, int status);
+/* Free the node's peer NI extensions (destroy). */
+void ul_msg_free_lpni_msgs(struct ul_node *n);
+
+/* The response tracker timer. */
+void ul_msg_rspt_expire(struct ul_timer *t, uint64_t now_ns);
+/* Drop every response tracker (shutdown). */
+void ul_msg_rspt_clear(struct ul_node *n);
+
+/* Health status name for logs. */
+#define ul_node_log(n, mask, ...) ul_log((n)->opts.log, (mask), __VA_ARGS__)
+
+/* Ping target and push target (ping.c). */
+int ul_ping_targets_post(struct ul_node *n);
+/* Rebuild the ping info after an NI change; logs on failure. */
+void ul_ping_targets_refresh(struct ul_node *n);
+/* Unlink the targets and fail pending ping clients (shutdown). */
+void ul_ping_shutdown(struct ul_node *n);
+void ul_ping_free(struct ul_node *n);
+
+#endif /* UL_CORE_MSG_H */

@@ -1,0 +1,491 @@
+/*
+ * The node (node.h): creation, the LNDs it serves, starting and stopping
+ * NIs, run-time NI changes and link state, the API entry points for MDs,
+ * PUT and GET, NI snapshots, and the event queue's delivery.
+ *
+ * Every API entry point raises api_depth, so whatever finishes inside it
+ * only queues its event; ul_node_dispatch() delivers the queue when no
+ * API call is on the stack (end of an LND upcall or node timer, or
+ * ul_node_flush()). A handler may call the API again: the MD it runs for
+ * is held by the queued event's reference until the handler returns.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/msg.h"
+#include "lnd/lolnd.h"
+#include "util/err.h"
+
+#define API_ENTER(n) ((n)->api_depth++)
+#define API_LEAVE(n) ((n)->api_depth--)
+
+int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
+		   struct ul_node **out)
+{
+	struct ul_node *n = calloc(1, sizeof(*n));
+	struct ul_lnd lo = { &ul_lolnd_ops, NULL, ULNET_LND_LO };
+
+	if (!n || !opts || !opts->timers || ul_md_table_init(&n->mds)) {
+		free(n);
+		ul_core_destroy(core);
+		return !opts || !opts->timers ? -EINVAL : -ENOMEM;
+	}
+	n->core = core;
+	n->opts = *opts;
+	n->state = UL_NODE_STATE_NEW;
+	ul_list_init(&n->nis);
+	ul_list_init(&n->msgs);
+	ul_list_init(&n->ready);
+	ul_list_init(&n->events);
+	ul_list_init(&n->lpni_msgs);
+	ul_list_init(&n->rspt);
+	ul_timer_init(&n->rspt_timer, ul_msg_rspt_expire);
+	/* 0@lo is always served, by lolnd. */
+	n->lnds[n->nlnds++] = lo;
+	*out = n;
+	return 0;
+}
+
+void ul_node_destroy(struct ul_node *n)
+{
+	if (!n)
+		return;
+	ul_node_shutdown(n);
+	ul_ping_free(n);
+	ul_msg_free_lpni_msgs(n);
+	ul_md_table_fini(&n->mds);
+	ul_core_destroy(n->core);
+	free(n);
+}
+
+struct ul_core *ul_node_core(struct ul_node *n)
+{
+	return n->core;
+}
+
+int ul_node_register_lnd(struct ul_node *n, const struct ul_lnd *lnd)
+{
+	for (uint32_t i = 0; i < n->nlnds; i++)
+		if (n->lnds[i].lnd_type == lnd->lnd_type)
+			return -EEXIST;
+	if (n->nlnds == UL_NODE_MAX_LNDS)
+		return -ENOMEM;
+	n->lnds[n->nlnds++] = *lnd;
+	return 0;
+}
+
+static const struct ul_lnd *find_lnd(const struct ul_node *n, uint32_t type)
+{
+	for (uint32_t i = 0; i < n->nlnds; i++)
+		if (n->lnds[i].lnd_type == type)
+			return &n->lnds[i];
+	return NULL;
+}
+
+/* Start one NI with its LND. */
+static int ni_start(struct ul_node *n, struct ul_ni *ni, struct ul_err *err)
+{
+	const struct ul_lnd *lnd = find_lnd(n, ni->nid.nid_type);
+	struct ul_node_ni *nni;
+	char buf[64];
+	int rc;
+
+	ulnet_nid_format(&ni->nid, buf, sizeof(buf));
+	if (!lnd)
+		return ul_err_set(err, -EPROTONOSUPPORT, "no LND serves NI %s",
+				  buf);
+	nni = calloc(1, sizeof(*nni));
+	if (!nni)
+		return ul_err_set(err, -ENOMEM, "out of memory for NI %s", buf);
+	ul_list_init(&nni->txq);
+	ul_ni_get(ni);
+	nni->ni = ni;
+	nni->lni.ni = ni;
+	nni->lni.node = n;
+	nni->lni.up = &ul_node_lnd_upcalls;
+	nni->lni.lnd = lnd;
+	nni->lni.timers = n->opts.timers;
+	nni->lni.pid = n->opts.pid;
+	rc = lnd->ops->startup(&nni->lni, err);
+	if (rc) {
+		ul_ni_put(ni);
+		free(nni);
+		return rc;
+	}
+	ni->node_ni = nni;
+	ul_list_add_tail(&n->nis, &nni->link);
+	if (ni == ul_core_lo_ni(n->core))
+		n->lo = nni;
+	ul_node_log(n, UL_D_INFO, "NI %s up (%s)", buf, lnd->ops->name);
+	return 0;
+}
+
+/*
+ * Stop one NI: queued messages fail, then the LND completes what it
+ * holds (tx_done/rx_done during its shutdown).
+ */
+static void ni_stop(struct ul_node *n, struct ul_node_ni *nni)
+{
+	char buf[64];
+
+	nni->is_stopping = true;
+	ul_msg_fail_ni_queue(n, nni, -ESHUTDOWN);
+	nni->lni.lnd->ops->shutdown(&nni->lni);
+	ul_msg_fail_ni_queue(n, nni, -ESHUTDOWN);
+	ul_list_del(&nni->link);
+	nni->ni->node_ni = NULL;
+	if (n->lo == nni)
+		n->lo = NULL;
+	ul_node_log(n, UL_D_INFO, "NI %s down",
+		    ulnet_nid_format(&nni->ni->nid, buf, sizeof(buf)));
+	ul_ni_put(nni->ni);
+	free(nni);
+}
+
+static void stop_all_nis(struct ul_node *n)
+{
+	/* Newest first, 0@lo (the first) last. */
+	while (!ul_list_empty(&n->nis))
+		ni_stop(n, ul_list_entry(n->nis.prev, struct ul_node_ni, link));
+}
+
+int ul_node_startup(struct ul_node *n, struct ul_err *err)
+{
+	struct ul_net *net;
+	struct ul_ni *ni;
+	int rc = 0;
+
+	if (n->state != UL_NODE_STATE_NEW)
+		return ul_err_set(err, -EALREADY, "node already started");
+	API_ENTER(n);
+	n->state = UL_NODE_STATE_RUNNING;
+	ul_list_for_each_entry(net, &n->core->nets, core_link) {
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
+			rc = ni_start(n, ni, err);
+			if (rc)
+				goto err_stop;
+		}
+	}
+	rc = ul_ping_targets_post(n);
+	if (rc) {
+		ul_err_set(err, rc, "cannot post the ping target");
+		goto err_stop;
+	}
+	API_LEAVE(n);
+	return 0;
+
+err_stop:
+	n->state = UL_NODE_STATE_STOPPING;
+	ul_ping_shutdown(n);
+	stop_all_nis(n);
+	n->state = UL_NODE_STATE_NEW;
+	API_LEAVE(n);
+	ul_node_dispatch(n);
+	return rc;
+}
+
+void ul_node_shutdown(struct ul_node *n)
+{
+	struct ul_md *md, *tmp;
+
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return;
+	API_ENTER(n);
+	n->state = UL_NODE_STATE_STOPPING;
+	ul_msg_fail_all_queued(n, -ESHUTDOWN);
+	ul_ping_shutdown(n);
+	stop_all_nis(n);
+	ul_msg_rspt_clear(n);
+	/* Every MD gets its last event (UNLINK when idle). */
+	ul_list_for_each_entry_safe(md, tmp, &n->mds.all, all_link) {
+		if (!md->is_zombie)
+			ul_node_md_unlink_internal(n, md);
+	}
+	n->state = UL_NODE_STATE_STOPPED;
+	API_LEAVE(n);
+	ul_node_dispatch(n);
+}
+
+int ul_node_ni_add(struct ul_node *n, const struct ulnet_nid *nid,
+		   const char *ifname, int numa_node,
+		   const struct ul_net_tunables *tun, struct ul_err *err)
+{
+	struct ul_ni *ni;
+	int rc;
+
+	API_ENTER(n);
+	rc = ul_ni_add(n->core, nid, ifname, numa_node, tun, &ni, err);
+	if (rc || n->state != UL_NODE_STATE_RUNNING)
+		goto out;
+	rc = ni_start(n, ni, err);
+	if (rc) {
+		ul_ni_del(n->core, nid, NULL);
+		goto out;
+	}
+	ul_ping_targets_refresh(n);
+out:
+	API_LEAVE(n);
+	return rc;
+}
+
+int ul_node_ni_del(struct ul_node *n, const struct ulnet_nid *nid,
+		   struct ul_err *err)
+{
+	struct ul_ni *ni = ul_ni_find(n->core, nid);
+	int rc;
+
+	if (!ni)
+		return ul_err_set(err, -ENOENT, "no such NI");
+	if (ni == ul_core_lo_ni(n->core))
+		return ul_err_set(err, -ENODEV, "0@lo cannot be deleted");
+	API_ENTER(n);
+	if (ni->node_ni)
+		ni_stop(n, ni->node_ni);
+	rc = ul_ni_del(n->core, nid, err);
+	if (n->state == UL_NODE_STATE_RUNNING)
+		ul_ping_targets_refresh(n);
+	API_LEAVE(n);
+	return rc;
+}
+
+int ul_node_net_del(struct ul_node *n, uint32_t net_id, struct ul_err *err)
+{
+	struct ul_net *net = ul_net_find(n->core, net_id);
+	struct ul_ni *ni;
+	int rc;
+
+	if (!net)
+		return ul_err_set(err, -EINVAL, "no such net");
+	if (ulnet_net_type(net_id) == ULNET_LND_LO)
+		return ul_err_set(err, -ENODEV, "the lo net cannot be deleted");
+	API_ENTER(n);
+	ul_list_for_each_entry(ni, &net->nis, net_link) {
+		if (ni->node_ni)
+			ni_stop(n, ni->node_ni);
+	}
+	rc = ul_net_del(n->core, net_id, err);
+	if (n->state == UL_NODE_STATE_RUNNING)
+		ul_ping_targets_refresh(n);
+	API_LEAVE(n);
+	return rc;
+}
+
+void ul_node_link_change(struct ul_node *n, const char *ifname, bool is_up)
+{
+	struct ul_net *net;
+	struct ul_ni *ni;
+	bool is_changed = false;
+	char buf[64];
+
+	if (!ifname || !ifname[0])
+		return;
+	API_ENTER(n);
+	ul_list_for_each_entry(net, &n->core->nets, core_link) {
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
+			struct ul_node_ni *nni = ni->node_ni;
+
+			if (strcmp(ni->ifname, ifname) != 0 ||
+			    ni->is_fatal == !is_up)
+				continue;
+			ni->is_fatal = !is_up;
+			ni->status = is_up ? UL_NI_STATUS_UP
+					   : UL_NI_STATUS_DOWN;
+			is_changed = true;
+			ul_node_log(n, UL_D_CONSOLE, "NI %s link %s (%s)",
+				    ulnet_nid_format(&ni->nid, buf,
+						     sizeof(buf)),
+				    is_up ? "up" : "down", ifname);
+			if (nni && nni->lni.lnd->ops->link_change)
+				nni->lni.lnd->ops->link_change(&nni->lni,
+							       is_up);
+		}
+	}
+	if (is_changed && n->state == UL_NODE_STATE_RUNNING)
+		ul_ping_targets_refresh(n);
+	API_LEAVE(n);
+}
+
+int ul_node_md_bind(struct ul_node *n, const struct ulnet_md *md,
+		    enum ulnet_unlink unlink, struct ulnet_handle *out)
+{
+	struct ul_md *m;
+	int rc;
+
+	if (n->state != UL_NODE_STATE_RUNNING && n->state != UL_NODE_STATE_NEW)
+		return -ESHUTDOWN;
+	rc = ul_md_create(&n->mds, md, unlink, false, 0, NULL, 0, 0,
+			  ULNET_INS_AFTER, &m);
+	if (rc)
+		return rc;
+	out->cookie = m->cookie;
+	return 0;
+}
+
+int ul_node_md_attach(struct ul_node *n, uint32_t portal,
+		      const struct ulnet_process_id *match_id,
+		      uint64_t match_bits, uint64_t ignore_bits,
+		      enum ulnet_ins_pos pos, const struct ulnet_md *md,
+		      enum ulnet_unlink unlink, struct ulnet_handle *out)
+{
+	struct ul_md *m;
+	int rc;
+
+	if (n->state != UL_NODE_STATE_RUNNING && n->state != UL_NODE_STATE_NEW)
+		return -ESHUTDOWN;
+	rc = ul_md_create(&n->mds, md, unlink, true, portal, match_id,
+			  match_bits, ignore_bits, pos, &m);
+	if (rc)
+		return rc;
+	out->cookie = m->cookie;
+	return 0;
+}
+
+int ul_node_md_unlink(struct ul_node *n, struct ulnet_handle md)
+{
+	struct ul_md *m = ul_md_lookup(&n->mds, md.cookie);
+
+	if (!m || m->int_handler)
+		return -ENOENT;
+	API_ENTER(n);
+	ul_node_md_unlink_internal(n, m);
+	API_LEAVE(n);
+	return 0;
+}
+
+/* The checks ulnet_put() and ulnet_get() share; -errno or 0. */
+static int send_check(struct ul_node *n, const struct ulnet_nid *self,
+		      struct ulnet_handle md, const struct ulnet_process_id *t,
+		      uint32_t portal, struct ul_md **out)
+{
+	struct ul_md *m;
+
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return -ESHUTDOWN;
+	m = ul_md_lookup(&n->mds, md.cookie);
+	if (!m || m->threshold == 0 || m->is_attached || m->int_handler)
+		return -ENOENT;
+	if (portal >= ULNET_PORTALS || !t || ulnet_nid_is_any(&t->nid))
+		return -EINVAL;
+	if (self && !ulnet_nid_is_any(self) && !ul_ni_find(n->core, self))
+		return -EINVAL;
+	*out = m;
+	return 0;
+}
+
+int ul_node_put(struct ul_node *n, const struct ulnet_nid *self,
+		struct ulnet_handle md, enum ulnet_ack_req ack,
+		const struct ulnet_process_id *target, uint32_t portal,
+		uint64_t match_bits, uint32_t offset, uint64_t hdr_data)
+{
+	struct ul_msg_send_args a = {
+		.self = self && !ulnet_nid_is_any(self) ? self : NULL,
+		.type = UL_MSG_PUT,
+		.want_ack = ack == ULNET_ACK_REQ,
+		.target = target,
+		.portal = portal,
+		.match_bits = match_bits,
+		.offset = offset,
+		.hdr_data = hdr_data,
+	};
+	struct ul_md *m;
+	int rc = send_check(n, self, md, target, portal, &m);
+
+	if (rc)
+		return rc;
+	API_ENTER(n);
+	rc = ul_msg_send_md(n, m, &a);
+	API_LEAVE(n);
+	return rc;
+}
+
+int ul_node_get(struct ul_node *n, const struct ulnet_nid *self,
+		struct ulnet_handle md, const struct ulnet_process_id *target,
+		uint32_t portal, uint64_t match_bits, uint32_t offset)
+{
+	struct ul_msg_send_args a = {
+		.self = self && !ulnet_nid_is_any(self) ? self : NULL,
+		.type = UL_MSG_GET,
+		.target = target,
+		.portal = portal,
+		.match_bits = match_bits,
+		.offset = offset,
+	};
+	struct ul_md *m;
+	int rc = send_check(n, self, md, target, portal, &m);
+
+	if (rc)
+		return rc;
+	API_ENTER(n);
+	rc = ul_msg_send_md(n, m, &a);
+	API_LEAVE(n);
+	return rc;
+}
+
+int ul_node_ni_info(struct ul_node *n, struct ulnet_ni_info *out, size_t cap,
+		    size_t *count)
+{
+	struct ul_net *net;
+	struct ul_ni *ni;
+	size_t i = 0;
+
+	if (n->state == UL_NODE_STATE_STOPPED)
+		return -ESHUTDOWN;
+	ul_list_for_each_entry(net, &n->core->nets, core_link) {
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
+			struct ulnet_ni_info *o;
+
+			if (ni == ul_core_lo_ni(n->core))
+				continue;
+			if (i < cap) {
+				o = &out[i];
+				memset(o, 0, sizeof(*o));
+				o->nid = ni->nid;
+				memcpy(o->ifname, ni->ifname,
+				       sizeof(o->ifname) - 1);
+				o->is_up = ni->status == UL_NI_STATUS_UP &&
+					   !ni->is_fatal;
+				o->healthv = ni->healthv;
+				o->tx_credits = ni->tx_credits;
+				o->peer_tx_credits = net->tun.peer_tx_credits;
+				o->stats = ni->stats;
+			}
+			i++;
+		}
+	}
+	*count = i;
+	return 0;
+}
+
+void ul_node_dispatch(struct ul_node *n)
+{
+	if (n->api_depth || n->is_dispatching)
+		return;
+	n->is_dispatching = true;
+	while (!ul_list_empty(&n->events)) {
+		struct ul_md_event *e = ul_list_first_entry(
+			&n->events, struct ul_md_event, link);
+		struct ul_md *md = e->md;
+		struct ul_msg *owner = e->owner_msg;
+
+		ul_list_del(&e->link);
+		if (md->int_handler)
+			md->int_handler(n, &e->ev);
+		else if (md->handler)
+			md->handler(n->opts.api, &e->ev);
+		/* e may live in md (UNLINK): done with it before the put. */
+		e->md = NULL;
+		if (owner)
+			ul_msg_free(n, owner);
+		ul_md_put(md);
+	}
+	n->is_dispatching = false;
+}
+
+bool ul_node_flush(struct ul_node *n)
+{
+	ul_msg_drain_ready(n);
+	ul_node_dispatch(n);
+	return !ul_list_empty(&n->events) || !ul_list_empty(&n->ready);
+}

@@ -1,0 +1,384 @@
+/*
+ * The ping service (ping.h): ping and push targets on portal 0 and the
+ * ping client. Each ping target MD owns its info buffer, freed with the
+ * MD's last event, so a rebuild never changes bytes a REPLY in flight is
+ * still reading.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/msg.h"
+#include "core/ping.h"
+
+#define NSEC_PER_MSEC UINT64_C(1000000)
+
+struct ul_ping_client {
+	struct ul_list link; /* ul_ping_state.clients */
+	struct ul_node *node;
+	struct ul_md *md; /* the sink, until its last event */
+	struct ul_timer timer;
+	ul_node_ping_cb cb;
+	void *arg;
+	bool is_done; /* cb has run (or must never run) */
+	uint8_t buf[UL_PING_SINK_SIZE];
+};
+
+struct ul_ping_state {
+	struct ul_md *target; /* current ping target, live */
+	struct ul_md *push;   /* push target, live */
+	uint32_t seq;	      /* of the current ping info */
+	struct ul_list clients;
+};
+
+uint32_t ul_ping_seq(const struct ul_node *n)
+{
+	return n->ping ? n->ping->seq : 0;
+}
+
+static struct ul_ping_state *state(struct ul_node *n)
+{
+	if (!n->ping) {
+		n->ping = calloc(1, sizeof(*n->ping));
+		if (n->ping)
+			ul_list_init(&n->ping->clients);
+	}
+	return n->ping;
+}
+
+/* Target MDs free their buffer (user_ptr) with their last event. */
+static void target_event(struct ul_node *n, const struct ulnet_event *ev)
+{
+	(void)n;
+	if (ev->unlinked)
+		free(ev->md_user_ptr);
+}
+
+/* discovery.md §3: 0@lo with the sequence, then every NI in order. */
+static int build_info(struct ul_node *n, uint32_t seq, void **out,
+		      uint32_t *len)
+{
+	struct ul_core *c = n->core;
+	struct ul_wire_ping_info pi = { 0 };
+	struct ul_wire_ping_ni *nis;
+	size_t count = 1, i = 1, size;
+	struct ul_net *net;
+	struct ul_ni *ni;
+	void *buf;
+	int rc;
+
+	ul_list_for_each_entry(net, &c->nets, core_link)
+		count += net->nnis;
+	nis = calloc(count, sizeof(*nis));
+	if (!nis)
+		return -ENOMEM;
+	nis[0].nid = c->lo_ni->nid;
+	nis[0].status = seq;
+	ul_list_for_each_entry(net, &c->nets, core_link) {
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
+			if (ni == c->lo_ni || i == count)
+				continue;
+			nis[i].nid = ni->nid;
+			nis[i].status = ni->status == UL_NI_STATUS_UP &&
+							!ni->is_fatal
+						? UL_WIRE_NI_STATUS_UP
+						: UL_WIRE_NI_STATUS_DOWN;
+			i++;
+		}
+	}
+	/* Discovery is not implemented: its bit stays clear (§4). */
+	pi.features = UL_WIRE_PING_FEAT_NI_STATUS |
+		      UL_WIRE_PING_FEAT_MULTI_RAIL;
+	if (!c->tun.routing)
+		pi.features |= UL_WIRE_PING_FEAT_RTE_DISABLED;
+	pi.pid = n->opts.pid;
+	size = ul_wire_ping_info_size(nis, i);
+	buf = malloc(size);
+	rc = -ENOMEM;
+	if (buf) {
+		rc = ul_wire_ping_info_encode(&pi, nis, i, buf, size, NULL);
+		if (rc < 0) {
+			free(buf);
+		} else {
+			*out = buf;
+			*len = (uint32_t)rc;
+			rc = 0;
+		}
+	}
+	free(nis);
+	return rc;
+}
+
+static int attach_internal(struct ul_node *n, void *buf, uint32_t len,
+			   uint32_t options, struct ul_md **out)
+{
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_md umd = {
+		.start = buf,
+		.length = len,
+		.threshold = ULNET_MD_THRESH_INF,
+		.options = options,
+		.user_ptr = buf,
+		.numa_node = -1,
+	};
+	struct ul_md *md;
+	int rc;
+
+	ulnet_nid_set_any(&any.nid);
+	rc = ul_md_create(&n->mds, &umd, ULNET_RETAIN, true,
+			  UL_WIRE_RESERVED_PORTAL, &any, UL_WIRE_PING_MATCHBITS,
+			  0, ULNET_INS_AFTER, &md);
+	if (rc)
+		return rc;
+	md->int_handler = target_event;
+	*out = md;
+	return 0;
+}
+
+static int post_target(struct ul_node *n, struct ul_ping_state *ps)
+{
+	uint32_t seq = ps->seq + 1, len;
+	struct ul_md *md;
+	void *buf;
+	int rc = build_info(n, seq, &buf, &len);
+
+	if (rc)
+		return rc;
+	rc = attach_internal(n, buf, len,
+			     ULNET_MD_OP_GET | ULNET_MD_TRUNCATE |
+				     ULNET_MD_MANAGE_REMOTE,
+			     &md);
+	if (rc) {
+		free(buf);
+		return rc;
+	}
+	if (ps->target)
+		ul_node_md_unlink_internal(n, ps->target);
+	ps->target = md;
+	ps->seq = seq;
+	return 0;
+}
+
+int ul_ping_targets_post(struct ul_node *n)
+{
+	struct ul_ping_state *ps = state(n);
+	void *buf;
+	int rc;
+
+	if (!ps)
+		return -ENOMEM;
+	rc = post_target(n, ps);
+	if (rc || ps->push)
+		return rc;
+	buf = calloc(1, UL_WIRE_PING_INFO_MIN_SIZE);
+	if (!buf)
+		return -ENOMEM;
+	rc = attach_internal(n, buf, UL_WIRE_PING_INFO_MIN_SIZE,
+			     ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE |
+				     ULNET_MD_MANAGE_REMOTE,
+			     &ps->push);
+	if (rc)
+		free(buf);
+	return rc;
+}
+
+void ul_ping_targets_refresh(struct ul_node *n)
+{
+	int rc;
+
+	if (!n->ping || !n->ping->target || n->state != UL_NODE_STATE_RUNNING)
+		return;
+	rc = post_target(n, n->ping);
+	if (rc)
+		ul_node_log(n, UL_D_ERROR,
+			    "cannot rebuild the ping info: %d; peers see the "
+			    "old one",
+			    rc);
+}
+
+static void client_complete(struct ul_ping_client *pc, int status,
+			    const struct ulnet_ping_result *res)
+{
+	struct ul_node *n = pc->node;
+
+	ul_timer_cancel(n->opts.timers, &pc->timer);
+	if (!pc->is_done) {
+		pc->is_done = true;
+		pc->cb(pc->arg, status, res);
+	}
+	if (pc->md && !pc->md->is_zombie)
+		ul_node_md_unlink_internal(n, pc->md);
+}
+
+/* Decode a REPLY into res (wire.md §8.1 receiver checks). */
+static int decode_reply(const uint8_t *buf, uint32_t len,
+			struct ulnet_ping_result *res)
+{
+	struct ul_wire_ping_info pi;
+	struct ul_wire_ping_ni *nis;
+	size_t count;
+	int rc = ul_wire_ping_info_check(buf, len, &pi, NULL);
+
+	if (rc < 0)
+		return -EPROTO;
+	count = (size_t)pi.nnis + pi.nlarge;
+	nis = calloc(count, sizeof(*nis));
+	if (!nis)
+		return -ENOMEM;
+	rc = ul_wire_ping_info_decode(buf, len, &pi, nis, count, NULL);
+	if (rc < 0) {
+		free(nis);
+		return -EPROTO;
+	}
+	memset(res, 0, sizeof(*res));
+	res->features = pi.features;
+	res->primary.pid = pi.pid;
+	if (count > 1)
+		res->primary.nid = nis[1].nid;
+	else
+		ulnet_nid_set_any(&res->primary.nid);
+	res->nnis_total = count - 1;
+	for (size_t i = 1; i < count && res->nnis < 64; i++) {
+		res->nis[res->nnis].nid = nis[i].nid;
+		res->nis[res->nnis].status = nis[i].status;
+		res->nnis++;
+	}
+	free(nis);
+	return 0;
+}
+
+static void client_event(struct ul_node *n, const struct ulnet_event *ev)
+{
+	struct ul_ping_client *pc = ev->md_user_ptr;
+	struct ulnet_ping_result *res;
+	int rc;
+
+	if (ev->type == ULNET_EVENT_SEND && ev->status)
+		client_complete(pc, ev->status, NULL);
+	if (ev->type == ULNET_EVENT_REPLY && !pc->is_done) {
+		rc = ev->status;
+		res = malloc(sizeof(*res));
+		if (!rc)
+			rc = res ? decode_reply(pc->buf, ev->mlength, res)
+				 : -ENOMEM;
+		client_complete(pc, rc, rc ? NULL : res);
+		free(res);
+	}
+	if (!ev->unlinked)
+		return;
+	pc->md = NULL;
+	client_complete(pc,
+			n->state == UL_NODE_STATE_RUNNING ? -EIO : -ESHUTDOWN,
+			NULL);
+	ul_list_del(&pc->link);
+	free(pc);
+}
+
+static void client_timeout(struct ul_timer *t, uint64_t now_ns)
+{
+	struct ul_ping_client *pc =
+		ul_container_of(t, struct ul_ping_client, timer);
+	struct ul_node *n = pc->node;
+
+	(void)now_ns;
+	client_complete(pc, -ETIMEDOUT, NULL);
+	ul_node_dispatch(n);
+}
+
+int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
+		 const struct ulnet_process_id *target, uint32_t timeout_ms,
+		 ul_node_ping_cb cb, void *arg)
+{
+	struct ul_ping_state *ps;
+	struct ul_ping_client *pc;
+	struct ulnet_process_id to;
+	struct ulnet_md umd = {
+		.length = UL_PING_SINK_SIZE,
+		.threshold = 2, /* SEND and REPLY */
+		.options = ULNET_MD_TRUNCATE | ULNET_MD_NO_TRACK_RESPONSE,
+		.numa_node = -1,
+	};
+	struct ul_msg_send_args a = {
+		.type = UL_MSG_GET,
+		.target = &to,
+		.portal = UL_WIRE_RESERVED_PORTAL,
+		.match_bits = UL_WIRE_PING_MATCHBITS,
+	};
+	int rc;
+
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return -ESHUTDOWN;
+	if (!cb || !target || ulnet_nid_is_any(&target->nid))
+		return -EINVAL;
+	if (self && !ulnet_nid_is_any(self)) {
+		if (!ul_ni_find(n->core, self))
+			return -EINVAL;
+		a.self = self;
+	}
+	ps = state(n);
+	pc = ps ? calloc(1, sizeof(*pc)) : NULL;
+	if (!pc)
+		return -ENOMEM;
+	to = *target;
+	if (to.pid == ULNET_PID_ANY)
+		to.pid = ULNET_PID_LUSTRE; /* wire.md §8.1 */
+	pc->node = n;
+	pc->cb = cb;
+	pc->arg = arg;
+	ul_timer_init(&pc->timer, client_timeout);
+	umd.start = pc->buf;
+	umd.user_ptr = pc;
+	rc = ul_md_create(&n->mds, &umd, ULNET_UNLINK, false, 0, NULL, 0, 0,
+			  ULNET_INS_AFTER, &pc->md);
+	if (rc)
+		goto err_free;
+	pc->md->int_handler = client_event;
+	ul_list_add_tail(&ps->clients, &pc->link);
+	rc = ul_timer_arm(n->opts.timers, &pc->timer,
+			  n->opts.timers->now_ns +
+				  (uint64_t)timeout_ms * NSEC_PER_MSEC);
+	if (rc)
+		goto err_unlink;
+	n->api_depth++;
+	rc = ul_msg_send_md(n, pc->md, &a);
+	n->api_depth--;
+	if (rc)
+		goto err_unlink;
+	return 0;
+
+err_unlink:
+	/* No callback: the MD's UNLINK event only frees pc. */
+	pc->is_done = true;
+	n->api_depth++;
+	client_complete(pc, rc, NULL);
+	n->api_depth--;
+	return rc;
+err_free:
+	free(pc);
+	return rc;
+}
+
+void ul_ping_shutdown(struct ul_node *n)
+{
+	struct ul_ping_state *ps = n->ping;
+	struct ul_ping_client *pc;
+
+	if (!ps)
+		return;
+	if (ps->target)
+		ul_node_md_unlink_internal(n, ps->target);
+	if (ps->push)
+		ul_node_md_unlink_internal(n, ps->push);
+	ps->target = NULL;
+	ps->push = NULL;
+	/* Clients end with their MD's last event (-ESHUTDOWN). */
+	ul_list_for_each_entry(pc, &ps->clients, link)
+		ul_timer_cancel(n->opts.timers, &pc->timer);
+}
+
+void ul_ping_free(struct ul_node *n)
+{
+	free(n->ping);
+	n->ping = NULL;
+}

@@ -1,0 +1,358 @@
+/*
+ * The message layer between two nodes over the mock LND: PUT with and
+ * without ACK, GET and REPLY (truncation, a sink shorter than the
+ * source), events in order with their fields, payloads byte for byte,
+ * loopback through lolnd, and the synchronous errors of the API.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "helper_mocklnd.h"
+
+#define MAX_EV 64
+
+struct rec {
+	struct ulnet_event ev[MAX_EV];
+	int n;
+};
+
+static void record(struct ulnet *u, const struct ulnet_event *ev)
+{
+	struct rec *r = ev->md_user_ptr;
+
+	(void)u;
+	assert_true(r->n < MAX_EV);
+	r->ev[r->n++] = *ev;
+}
+
+struct two {
+	struct mock_fabric f;
+	struct ul_node *a, *b;
+	struct ulnet_nid a_nid, b_nid;
+	/* Event records outlive the test body: teardown still delivers. */
+	struct rec ri, rt;
+};
+
+static int two_setup(void **state)
+{
+	static const char *const an[] = { "10.0.0.1@tcp" };
+	static const char *const bn[] = { "10.0.0.2@tcp" };
+	struct two *t = calloc(1, sizeof(*t));
+
+	mock_fabric_init(&t->f);
+	t->a = mock_node(&t->f, an, 1, 0, 0);
+	t->b = mock_node(&t->f, bn, 1, 0, 0);
+	assert_non_null(t->a);
+	assert_non_null(t->b);
+	t->a_nid = mock_nid(an[0]);
+	t->b_nid = mock_nid(bn[0]);
+	*state = t;
+	return 0;
+}
+
+static int two_teardown(void **state)
+{
+	struct two *t = *state;
+
+	mock_fabric_fini(&t->f);
+	free(t);
+	return 0;
+}
+
+static struct ulnet_handle attach(struct ul_node *n, uint32_t portal,
+				  uint64_t bits, void *buf, size_t len,
+				  uint32_t options, int threshold,
+				  struct rec *r)
+{
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_md md = {
+		.start = buf,
+		.length = len,
+		.threshold = threshold,
+		.options = options,
+		.user_ptr = r,
+		.handler = record,
+		.numa_node = -1,
+	};
+	struct ulnet_handle h;
+
+	ulnet_nid_set_any(&any.nid);
+	assert_int_equal(ul_node_md_attach(n, portal, &any, bits, 0,
+					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
+					   &h),
+			 0);
+	return h;
+}
+
+static struct ulnet_handle bind(struct ul_node *n, void *buf, size_t len,
+				uint32_t options, int threshold,
+				enum ulnet_unlink unlink, struct rec *r)
+{
+	struct ulnet_md md = {
+		.start = buf,
+		.length = len,
+		.threshold = threshold,
+		.options = options,
+		.user_ptr = r,
+		.handler = record,
+		.numa_node = -1,
+	};
+	struct ulnet_handle h;
+
+	assert_int_equal(ul_node_md_bind(n, &md, unlink, &h), 0);
+	return h;
+}
+
+static void fill(uint8_t *p, size_t n, uint8_t seed)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint8_t)(seed + i * 7);
+}
+
+static void put_with_ack_gives_send_put_ack(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[300], dst[1024] = { 0 };
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_handle sh, th;
+
+	fill(src, sizeof(src), 3);
+	th = attach(t->b, 5, 0xabcd, dst, sizeof(dst), ULNET_MD_OP_PUT,
+		    ULNET_MD_THRESH_INF, &t->rt);
+	sh = bind(t->a, src, sizeof(src), 0, 2, ULNET_UNLINK, &t->ri);
+	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 5,
+				     0xabcd, 0, 0x1122334455667788ULL),
+			 0);
+	/* Nothing from inside the call. */
+	assert_int_equal(t->ri.n, 0);
+	mock_run(&t->f, 1000);
+	/* Target: one PUT event with everything the header said. */
+	assert_int_equal(t->rt.n, 1);
+	assert_int_equal(t->rt.ev[0].type, ULNET_EVENT_PUT);
+	assert_int_equal(t->rt.ev[0].status, 0);
+	assert_false(t->rt.ev[0].unlinked);
+	assert_int_equal(t->rt.ev[0].md_handle.cookie, th.cookie);
+	assert_int_equal(t->rt.ev[0].mlength, 300);
+	assert_int_equal(t->rt.ev[0].rlength, 300);
+	assert_int_equal(t->rt.ev[0].offset, 0);
+	assert_int_equal(t->rt.ev[0].pt_index, 5);
+	assert_int_equal(t->rt.ev[0].match_bits, 0xabcd);
+	assert_true(t->rt.ev[0].hdr_data == 0x1122334455667788ULL);
+	assert_true(ulnet_nid_same(&t->rt.ev[0].initiator.nid, &t->a_nid));
+	assert_int_equal(t->rt.ev[0].initiator.pid, ULNET_PID_LUSTRE);
+	assert_true(ulnet_nid_same(&t->rt.ev[0].sender, &t->a_nid));
+	assert_true(ulnet_nid_same(&t->rt.ev[0].source, &t->b_nid));
+	assert_memory_equal(dst, src, sizeof(src));
+	assert_int_equal(dst[300], 0);
+	/* Initiator: SEND then ACK, the ACK last and unlinking. */
+	assert_int_equal(t->ri.n, 2);
+	assert_int_equal(t->ri.ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(t->ri.ev[0].status, 0);
+	assert_false(t->ri.ev[0].unlinked);
+	assert_int_equal(t->ri.ev[0].md_handle.cookie, sh.cookie);
+	assert_int_equal(t->ri.ev[1].type, ULNET_EVENT_ACK);
+	assert_int_equal(t->ri.ev[1].status, 0);
+	assert_true(t->ri.ev[1].unlinked);
+	assert_int_equal(t->ri.ev[1].mlength, 300);
+	assert_int_equal(t->ri.ev[1].match_bits, 0xabcd);
+	/* The MD is gone: a second put is refused. */
+	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_NOACK_REQ, &to, 5, 0,
+				     0, 0),
+			 -ENOENT);
+	assert_int_equal(ul_node_core(t->a)->counters.rst_alloc, 0);
+}
+
+static void put_without_ack_gives_one_send(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[64], dst[64] = { 0 };
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_handle sh;
+
+	fill(src, sizeof(src), 9);
+	attach(t->b, 7, 1, dst, sizeof(dst), ULNET_MD_OP_PUT,
+	       ULNET_MD_THRESH_INF, &t->rt);
+	sh = bind(t->a, src, sizeof(src), 0, 1, ULNET_UNLINK, &t->ri);
+	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_NOACK_REQ, &to, 7, 1,
+				     0, 0),
+			 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->ri.n, 1);
+	assert_int_equal(t->ri.ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(t->ri.ev[0].status, 0);
+	assert_true(t->ri.ev[0].unlinked);
+	assert_int_equal(t->rt.n, 1);
+	assert_memory_equal(dst, src, sizeof(src));
+	/* No ACK went back: b sent nothing. */
+	assert_int_equal(t->f.nsent, 1);
+}
+
+static void get_reply_truncates_to_sink(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[500], sink[100] = { 0 };
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_handle sh;
+
+	fill(src, sizeof(src), 1);
+	/* Source 500 bytes; the sink takes 100 from offset 0. */
+	attach(t->b, 9, 42, src, sizeof(src), ULNET_MD_OP_GET,
+	       ULNET_MD_THRESH_INF, &t->rt);
+	sh = bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
+	assert_int_equal(ul_node_get(t->a, NULL, sh, &to, 9, 42, 0), 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->rt.n, 1);
+	assert_int_equal(t->rt.ev[0].type, ULNET_EVENT_GET);
+	assert_int_equal(t->rt.ev[0].mlength, 100);
+	assert_int_equal(t->rt.ev[0].rlength, 100);
+	assert_int_equal(t->ri.n, 2);
+	assert_int_equal(t->ri.ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(t->ri.ev[1].type, ULNET_EVENT_REPLY);
+	assert_int_equal(t->ri.ev[1].status, 0);
+	assert_int_equal(t->ri.ev[1].mlength, 100);
+	assert_true(t->ri.ev[1].unlinked);
+	assert_memory_equal(sink, src, sizeof(sink));
+}
+
+static void get_sink_longer_than_source_gets_what_there_is(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[40], sink[100];
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_handle sh;
+
+	memset(sink, 0xee, sizeof(sink));
+	fill(src, sizeof(src), 77);
+	/* Needs TRUNCATE at the target: the GET asks 100, it holds 40. */
+	attach(t->b, 9, 43, src, sizeof(src),
+	       ULNET_MD_OP_GET | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+	       &t->rt);
+	sh = bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
+	assert_int_equal(ul_node_get(t->a, NULL, sh, &to, 9, 43, 0), 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->ri.n, 2);
+	assert_int_equal(t->ri.ev[1].type, ULNET_EVENT_REPLY);
+	assert_int_equal(t->ri.ev[1].mlength, 40);
+	assert_int_equal(t->ri.ev[1].rlength, 40);
+	assert_memory_equal(sink, src, sizeof(src));
+	assert_int_equal(sink[40], 0xee);
+}
+
+static void get_with_remote_offset_reads_from_there(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[200], sink[50] = { 0 };
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_handle sh;
+
+	fill(src, sizeof(src), 5);
+	attach(t->b, 10, 1, src, sizeof(src),
+	       ULNET_MD_OP_GET | ULNET_MD_MANAGE_REMOTE, ULNET_MD_THRESH_INF,
+	       &t->rt);
+	sh = bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
+	assert_int_equal(ul_node_get(t->a, NULL, sh, &to, 10, 1, 120), 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->rt.ev[0].offset, 120);
+	assert_int_equal(t->ri.ev[1].mlength, 50);
+	assert_memory_equal(sink, src + 120, sizeof(sink));
+}
+
+static void put_to_self_goes_over_lolnd(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[80], dst[160] = { 0 };
+	struct ulnet_process_id to = { mock_nid("0@lo"), ULNET_PID_LUSTRE };
+	struct ulnet_process_id to2 = { t->a_nid, ULNET_PID_LUSTRE };
+	struct ulnet_handle sh;
+	uint32_t sent = t->f.nsent;
+
+	fill(src, sizeof(src), 11);
+	attach(t->a, 3, 8, dst, sizeof(dst), ULNET_MD_OP_PUT,
+	       ULNET_MD_THRESH_INF, &t->rt);
+	sh = bind(t->a, src, sizeof(src), 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		  &t->ri);
+	assert_int_equal(
+		ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 3, 8, 0, 7), 0);
+	/* To our own tcp NID: loopback too. */
+	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to2, 3, 8,
+				     0, 7),
+			 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->f.nsent, sent); /* the mock saw nothing */
+	assert_int_equal(t->rt.n, 2);
+	assert_int_equal(t->rt.ev[0].type, ULNET_EVENT_PUT);
+	assert_int_equal(t->rt.ev[1].offset, 80); /* running local offset */
+	assert_int_equal(t->rt.ev[1].mlength, 80);
+	assert_int_equal(t->ri.n, 4);
+	assert_int_equal(t->ri.ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(t->ri.ev[1].type, ULNET_EVENT_SEND);
+	assert_int_equal(t->ri.ev[2].type, ULNET_EVENT_ACK);
+	assert_int_equal(t->ri.ev[3].type, ULNET_EVENT_ACK);
+	assert_memory_equal(dst, src, sizeof(src));
+	assert_memory_equal(dst + 80, src, sizeof(src));
+}
+
+static void api_errors_are_synchronous_and_eventless(void **state)
+{
+	struct two *t = *state;
+	uint8_t buf[8];
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_process_id far = { mock_nid("10.9.9.9@o2ib"),
+					ULNET_PID_LUSTRE };
+	struct ulnet_nid notours = mock_nid("10.0.0.77@tcp");
+	struct ulnet_handle sh, bogus = { 0x999999 };
+
+	sh = bind(t->a, buf, sizeof(buf), 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		  &t->ri);
+	assert_int_equal(ul_node_put(t->a, NULL, bogus, ULNET_NOACK_REQ, &to, 1,
+				     0, 0, 0),
+			 -ENOENT);
+	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_NOACK_REQ, &to, 64,
+				     0, 0, 0),
+			 -EINVAL);
+	assert_int_equal(ul_node_put(t->a, &notours, sh, ULNET_NOACK_REQ, &to,
+				     1, 0, 0, 0),
+			 -EINVAL);
+	assert_int_equal(ul_node_get(t->a, NULL, sh, &far, 1, 0, 0),
+			 -EHOSTUNREACH);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->ri.n, 0);
+	assert_int_equal(ul_node_md_unlink(t->a, sh), 0);
+	assert_int_equal(ul_node_md_unlink(t->a, sh), -ENOENT);
+	assert_int_equal(t->ri.n, 0); /* queued, not delivered inside */
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->ri.n, 1);
+	assert_int_equal(t->ri.ev[0].type, ULNET_EVENT_UNLINK);
+	assert_true(t->ri.ev[0].unlinked);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(put_with_ack_gives_send_put_ack,
+						two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(put_without_ack_gives_one_send,
+						two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(get_reply_truncates_to_sink,
+						two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(
+			get_sink_longer_than_source_gets_what_there_is,
+			two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(
+			get_with_remote_offset_reads_from_there, two_setup,
+			two_teardown),
+		cmocka_unit_test_setup_teardown(put_to_self_goes_over_lolnd,
+						two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(
+			api_errors_are_synchronous_and_eventless, two_setup,
+			two_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
