@@ -1266,7 +1266,7 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 			struct ul_ctl_reply *out, struct ul_err *err)
 {
-	bool has_rc = false;
+	bool has_rc = false, is_refusal;
 	struct ul_ctl_iter it;
 	struct ul_ctl_attr a;
 	struct ul_ctl_hdr h;
@@ -1276,12 +1276,14 @@ int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 	rc = frame_open(frame, len, &h, err);
 	if (rc)
 		return rc;
-	if (h.op != (op | UL_CTL_OP_REPLY))
+	is_refusal = h.op == UL_CTL_OP_REPLY;
+	if (h.op != (op | UL_CTL_OP_REPLY) && !is_refusal)
 		return ul_err_set(err, -EPROTO,
 				  "control reply: op 0x%04x does not answer "
 				  "op %u",
 				  h.op, op);
-	out->op = op;
+	/* A refusal (op 0) carries an error only; read it as op's reply. */
+	out->op = is_refusal ? 0 : op;
 	ul_ctl_iter_init(&it, (const uint8_t *)frame + UL_CTL_HDR_SIZE, h.len);
 	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
 		if (a.type == UL_CTL_A_RC)
@@ -1292,10 +1294,11 @@ int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 	}
 	if (!rc && !has_rc)
 		rc = ul_err_set(err, -EPROTO, "control reply: no return code");
-	if (!rc && out->rc > 0)
+	if (!rc && (out->rc > 0 || (is_refusal && out->rc == 0)))
 		rc = ul_err_set(err, -EPROTO,
-				"control reply: positive return code %d",
-				out->rc);
+				"control reply: return code %d in a%s reply",
+				out->rc, is_refusal ? " refusal" : "n op's");
+	out->op = op;
 	if (rc) {
 		ul_ctl_reply_fini(out);
 		return rc;

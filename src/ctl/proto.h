@@ -50,7 +50,9 @@
  * "descr"), then the op's data. A request of another version gets an
  * error reply in version UL_CTL_VERSION with UL_CTL_A_VERSION and a
  * message naming both versions, and the connection is closed; so does any
- * malformed request.
+ * malformed request, and a peer the server refuses (another uid, too many
+ * clients). Such a refusal has op UL_CTL_OP_REPLY alone (op 0): it
+ * answers whatever was asked, carries a negative RC and ERR_MSG, no data.
  *
  * Ops of version 1 (what lnetctl's YAML needs at every verbose level,
  * reference/lnetctl.md §6.3, §7.3, §11.1):

@@ -9,6 +9,10 @@
  * not a terminal the first failing command stops the run and gives the exit
  * status, unless "ignore_errors" was given. The status of a command is its
  * int result truncated to 8 bits, as lnetctl's is.
+ *
+ * "--ctl SOCKET" (or "--ctl=SOCKET") before the command names the
+ * instance's control socket; without it $ULNET_CTL, else
+ * /run/ulnet/ulnetd.ctl (ctl.h).
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -18,6 +22,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "ctl.h"
 
 #define ULNETCTL_VERSION "0.1.0"
 #define MAX_LINE_WORDS 64
@@ -28,6 +33,12 @@ static bool ignore_errors;
 static int dispatch(int argc, char **argv);
 
 static const struct ulnetctl_cmd top_cmds[] = {
+	{ "net", NULL, ulnetctl_net_cmds, "local network commands\n" },
+	{ "peer", NULL, ulnetctl_peer_cmds, "peer commands\n" },
+	{ "ping", ulnetctl_ping, NULL,
+	  "check for the presence of a NID\n"
+	  "\t--source: source NID\n"
+	  "\t--timeout: ping timeout in seconds\n" },
 	{ "debug", NULL, ulnetctl_debug_cmds,
 	  "debug commands (nidlist parsing, frame decoding)\n" },
 	{ NULL, NULL, NULL, NULL },
@@ -81,7 +92,8 @@ static void list_commands(void)
 
 static void usage(void)
 {
-	printf("usage: %s [COMMAND] [OPTIONS]... [ARGS]\n", prog);
+	printf("usage: %s [--ctl SOCKET] [COMMAND] [OPTIONS]... [ARGS]\n",
+	       prog);
 	printf("Without any parameters, interactive mode is invoked\n");
 	printf("Try '%s help <COMMAND>', or '%s --list-commands' for a list of "
 	       "commands.\n",
@@ -101,7 +113,8 @@ static int do_help(int argc, char **argv)
 	if (!c)
 		return not_a_command(argv[1]);
 	printf("%s: %s", c->name, c->help);
-	ulnetctl_print_help(c->sub, c->name, NULL);
+	if (c->sub)
+		ulnetctl_print_help(c->sub, c->name, NULL);
 	return 0;
 }
 
@@ -151,6 +164,8 @@ static int dispatch(int argc, char **argv)
 	c = find(top_cmds, w);
 	if (!c)
 		return not_a_command(w);
+	if (c->fn)
+		return c->fn(argc, argv);
 	return run_noun(c, argc, argv);
 }
 
@@ -206,6 +221,22 @@ int main(int argc, char **argv)
 	int rc;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	/* Global options, before the command: the control socket. */
+	while (argc >= 2 && strncmp(argv[1], "--ctl", 5) == 0) {
+		if (argv[1][5] == '=') {
+			ulnetctl_ctl_set_path(argv[1] + 6);
+		} else if (argv[1][5] == '\0' && argc >= 3) {
+			ulnetctl_ctl_set_path(argv[2]);
+			argc--;
+			argv++;
+		} else {
+			fprintf(stderr, "%s: --ctl needs a socket path\n",
+				prog);
+			return ULNETCTL_RC_BAD_PARAM & 0xff;
+		}
+		argc--;
+		argv++;
+	}
 	if (argc < 2)
 		rc = run_lines();
 	else

@@ -1,0 +1,194 @@
+/* ulnetctl's control socket client; see ctl.h. */
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/err.h"
+
+#include "ctl.h"
+
+static const char *ctl_path;
+
+void ulnetctl_ctl_set_path(const char *path)
+{
+	ctl_path = path;
+}
+
+const char *ulnetctl_ctl_path(void)
+{
+	const char *env;
+
+	if (ctl_path)
+		return ctl_path;
+	env = getenv("ULNET_CTL");
+	if (env && env[0])
+		return env;
+	return UL_CTL_DEFAULT_PATH;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Wait until fd is ready for events or the deadline passes. */
+static int wait_fd(int fd, short events, int64_t deadline)
+{
+	struct pollfd p = { .fd = fd, .events = events };
+	int64_t left;
+	int rc;
+
+	for (;;) {
+		left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		rc = poll(&p, 1, left > 60000 ? 60000 : (int)left);
+		if (rc > 0)
+			return 0;
+		if (rc < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+static int send_all(int fd, const uint8_t *p, size_t len, int64_t deadline)
+{
+	ssize_t n;
+	int rc;
+
+	while (len) {
+		rc = wait_fd(fd, POLLOUT, deadline);
+		if (rc)
+			return rc;
+		n = send(fd, p, len, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -errno;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* Read exactly len bytes; -ECONNRESET for an early end. */
+static int recv_all(int fd, uint8_t *p, size_t len, int64_t deadline)
+{
+	ssize_t n;
+	int rc;
+
+	while (len) {
+		rc = wait_fd(fd, POLLIN, deadline);
+		if (rc)
+			return rc;
+		n = recv(fd, p, len, MSG_DONTWAIT);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -ECONNRESET;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int connect_ctl(const char *path, struct ul_err *err)
+{
+	struct sockaddr_un sa;
+	int fd, e;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return ul_err_set(err, -ENAMETOOLONG,
+				  "control socket path too long: %s", path);
+	memcpy(sa.sun_path, path, strlen(path));
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return ul_err_set(err, -errno, "cannot create a socket: %s",
+				  strerror(errno));
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		e = errno;
+		close(fd);
+		return ul_err_set(err, -e,
+				  "cannot connect to ulnetd at %s: %s%s", path,
+				  strerror(e),
+				  e == ENOENT || e == ECONNREFUSED
+					  ? " (is ulnetd running? see --ctl)"
+					  : "");
+	}
+	return fd;
+}
+
+int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
+		      struct ul_ctl_reply *reply, struct ul_err *err)
+{
+	int64_t deadline = now_ms() + timeout_ms;
+	const char *path = ulnetctl_ctl_path();
+	struct ul_err derr = { 0 };
+	uint8_t hdr[UL_CTL_HDR_SIZE];
+	uint8_t *frame = NULL;
+	struct ul_ctl_msg m;
+	struct ul_ctl_hdr h;
+	int fd, rc;
+
+	rc = ul_ctl_req_encode(req, &m);
+	if (rc) {
+		ul_ctl_msg_fini(&m);
+		return ul_err_set(err, rc, "cannot build the request: %s",
+				  strerror(-rc));
+	}
+	fd = connect_ctl(path, err);
+	if (fd < 0) {
+		ul_ctl_msg_fini(&m);
+		return fd;
+	}
+	rc = send_all(fd, m.buf, m.len, deadline);
+	ul_ctl_msg_fini(&m);
+	if (!rc)
+		rc = recv_all(fd, hdr, sizeof(hdr), deadline);
+	if (rc) {
+		ul_err_set(err, rc, "no reply from ulnetd at %s: %s", path,
+			   rc == -ECONNRESET ? "connection closed"
+					     : strerror(-rc));
+		goto out;
+	}
+	rc = ul_ctl_hdr_decode(hdr, sizeof(hdr), &h, &derr);
+	if (rc) {
+		ul_err_set(err, rc, "bad reply from ulnetd at %s: %s", path,
+			   derr.msg);
+		goto out;
+	}
+	frame = malloc(UL_CTL_HDR_SIZE + (size_t)h.len);
+	if (!frame) {
+		rc = ul_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	memcpy(frame, hdr, sizeof(hdr));
+	rc = recv_all(fd, frame + UL_CTL_HDR_SIZE, h.len, deadline);
+	if (rc) {
+		ul_err_set(err, rc, "truncated reply from ulnetd at %s: %s",
+			   path,
+			   rc == -ECONNRESET ? "connection closed"
+					     : strerror(-rc));
+		goto out;
+	}
+	rc = ul_ctl_reply_decode(frame, UL_CTL_HDR_SIZE + h.len, req->op, reply,
+				 &derr);
+	if (rc)
+		ul_err_set(err, rc, "bad reply from ulnetd at %s: %s", path,
+			   derr.msg);
+out:
+	free(frame);
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,50 @@
+/*
+ * ulnetctl's side of the control socket (src/ctl/proto.h): where the
+ * socket is, and one request/reply exchange with bounds and a deadline.
+ *
+ * The path is the global option "--ctl SOCKET" (before the command),
+ * else $ULNET_CTL, else UL_CTL_DEFAULT_PATH (/run/ulnet/ulnetd.ctl).
+ */
+#ifndef ULNETCTL_CTL_H
+#define ULNETCTL_CTL_H
+
+#include <stdint.h>
+
+#include "ctl/proto.h"
+
+#include "cmd.h"
+
+struct ul_err;
+
+/* Use path for every later exchange (the --ctl option). */
+void ulnetctl_ctl_set_path(const char *path);
+/* The socket path in use. */
+const char *ulnetctl_ctl_path(void);
+
+/* Time allowed for a show reply; a ping adds its own timeout to this. */
+#define ULNETCTL_CTL_TIMEOUT_MS 30000
+
+/*
+ * Connect, send req, wait up to timeout_ms for its reply and decode it
+ * into *reply (ul_ctl_reply_fini() it). 0, whatever the reply's rc; or
+ * -errno with an lnetctl-style text in err: the socket missing or
+ * refusing (a dead daemon), the daemon closing early, -ETIMEDOUT, or
+ * -EPROTO for a reply that is not one.
+ */
+int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
+		      struct ul_ctl_reply *reply, struct ul_err *err);
+
+/*
+ * The commands that talk to the instance (cmd.h is the table's shape):
+ * "net" and "peer" verbs, and "ping", a command without verbs.
+ */
+extern const struct ulnetctl_cmd ulnetctl_net_cmds[];
+extern const struct ulnetctl_cmd ulnetctl_peer_cmds[];
+int ulnetctl_ping(int argc, char **argv);
+
+/* lnetctl's -v/--verbose level, called for the option inside getopt. */
+uint32_t ulnetctl_verbose_arg(int argc, char **argv);
+/* Print a show failure as lnetctl does (D1 on stderr); returns 234's rc. */
+int ulnetctl_show_failed(const char *object, int rc, const char *descr);
+
+#endif /* ULNETCTL_CTL_H */
