@@ -1,0 +1,923 @@
+/*
+ * The control socket server (ctlsrv.h; the protocol is src/ctl/proto.h).
+ *
+ * A client connection is one explicit state machine:
+ *
+ *	READ_HDR   waiting for the 12-byte header (the timer runs from
+ *	           accept, or from the last reply, to the whole request)
+ *	READ_BODY  header accepted, reading its payload
+ *	BUSY       request handed to the node (a ping in flight): nothing
+ *	           is read, the timer is off; the node's callback answers
+ *	WRITE      a reply is queued; EPOLLOUT until it is drained, then
+ *	           back to READ_HDR
+ *	WRITE_CLOSE an error reply is queued; the connection closes once
+ *	           it is drained (malformed request, refused peer)
+ *
+ * Timer: one per client, UL_CTLSRV_CLIENT_TIMEOUT_MS, armed whenever the
+ * server waits on the client (READ_*, WRITE*); expiry closes the client
+ * with one log line. A ping waits on the node, which has its own timeout.
+ *
+ * A ping's callback may fire after its client is gone: the pending ping
+ * is a separate object that the client detaches from when it closes.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include <sys/epoll.h>
+
+#include "core/core.h"
+#include "core/node.h"
+#include "ctl/proto.h"
+#include "runtime/ctlsrv.h"
+#include "runtime/loop.h"
+#include "util/err.h"
+#include "util/list.h"
+#include "util/log.h"
+#include "util/timer.h"
+
+/* Connections taken per wake-up of the listening socket. */
+#define ACCEPT_BURST 16
+/* lnetctl's ping waits at most 180 s (lnetctl.md §11.1). */
+#define PING_TIMEOUT_MAX_MS 180000u
+/* socklnd's own timeout, shown as "lnd tunables: timeout" (§6.1). */
+#define SOCKLND_TIMEOUT_SEC 50
+
+struct ctl_client;
+
+enum ctl_client_state {
+	CTL_CLIENT_READ_HDR,
+	CTL_CLIENT_READ_BODY,
+	CTL_CLIENT_BUSY,
+	CTL_CLIENT_WRITE,
+	CTL_CLIENT_WRITE_CLOSE,
+};
+
+/* A ping in flight; outlives its client if the client goes first. */
+struct ctl_ping {
+	struct ctl_client *c; /* NULL once the client closed */
+	struct ulnet_nid target;
+};
+
+struct ctl_client {
+	struct ul_list link; /* on ul_ctlsrv.clients */
+	struct ul_ctlsrv *srv;
+	int fd;
+	pid_t pid; /* from SO_PEERCRED, for log lines */
+	struct ul_io io;
+	struct ul_timer timer;
+	enum ctl_client_state state;
+	uint8_t hdr[UL_CTL_HDR_SIZE];
+	size_t hdr_got;
+	uint8_t *frame; /* header + payload being read */
+	size_t frame_len;
+	size_t frame_got;
+	struct ul_ctl_msg out; /* reply being written */
+	size_t out_off;
+	struct ctl_ping *ping;
+};
+
+struct ul_ctlsrv {
+	struct ul_loop *loop;
+	struct ul_node *node;
+	const struct ul_log *log;
+	char *path;
+	int fd;
+	struct ul_io io;
+	struct ul_list clients;
+	unsigned int nclients;
+	uint64_t timeout_ns;
+};
+
+static void client_close(struct ctl_client *c)
+{
+	struct ul_ctlsrv *srv = c->srv;
+
+	ul_io_stop(&c->io);
+	ul_timer_cancel(ul_loop_timers(srv->loop), &c->timer);
+	close(c->fd);
+	if (c->ping)
+		c->ping->c = NULL;
+	ul_list_del(&c->link);
+	srv->nclients--;
+	free(c->frame);
+	ul_ctl_msg_fini(&c->out);
+	free(c);
+}
+
+static void client_arm_timer(struct ctl_client *c)
+{
+	struct ul_timer_heap *h = ul_loop_timers(c->srv->loop);
+
+	/* Without a timer the client could stall forever: close it now. */
+	if (ul_timer_arm(h, &c->timer, h->now_ns + c->srv->timeout_ns)) {
+		ul_log(c->srv->log, UL_D_ERROR,
+		       "ctl: client pid %d: no memory for its timer, closing",
+		       (int)c->pid);
+		client_close(c);
+	}
+}
+
+static void client_on_timer(struct ul_timer *t, uint64_t now_ns)
+{
+	struct ctl_client *c = ul_container_of(t, struct ctl_client, timer);
+
+	(void)now_ns;
+	ul_log(c->srv->log, UL_D_NETERROR,
+	       "ctl: client pid %d: no progress for %llu ms in state %d, "
+	       "closing",
+	       (int)c->pid, (unsigned long long)(c->srv->timeout_ns / 1000000u),
+	       c->state);
+	client_close(c);
+}
+
+/* Write what the socket takes; 0 when all is out, 1 pending, <0 failed. */
+static int client_flush(struct ctl_client *c)
+{
+	while (c->out_off < c->out.len) {
+		ssize_t n = send(c->fd, c->out.buf + c->out_off,
+				 c->out.len - c->out_off, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return 1;
+		if (n < 0)
+			return -errno;
+		c->out_off += (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * Write the queued reply. Once it is out: the next request, or close.
+ * The client may be gone when this returns.
+ */
+static void client_after_write(struct ctl_client *c)
+{
+	int rc = client_flush(c);
+
+	if (rc < 0 || (rc == 0 && c->state == CTL_CLIENT_WRITE_CLOSE)) {
+		client_close(c);
+		return;
+	}
+	if (rc == 0) {
+		ul_ctl_msg_fini(&c->out);
+		c->out_off = 0;
+		c->state = CTL_CLIENT_READ_HDR;
+		c->hdr_got = 0;
+	}
+	if (ul_io_modify(&c->io, rc ? EPOLLOUT : EPOLLIN)) {
+		client_close(c);
+		return;
+	}
+	/* Progress on a write moves the deadline; a request has one. */
+	client_arm_timer(c);
+}
+
+/* Queue a reply and start writing it; the client may be gone after. */
+static void client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
+			bool then_close)
+{
+	struct ul_ctl_reply err_reply;
+	int rc;
+
+	ul_ctl_msg_fini(&c->out);
+	c->out_off = 0;
+	rc = ul_ctl_reply_encode(r, &c->out);
+	if (rc) {
+		ul_ctl_msg_fini(&c->out);
+		ul_log(c->srv->log, UL_D_WARNING,
+		       "ctl: client pid %d: reply to op %u not sent: %s",
+		       (int)c->pid, r->op, strerror(-rc));
+		ul_ctl_reply_error(&err_reply, r->op, rc,
+				   rc == -EMSGSIZE ? "reply too large"
+						   : "cannot build reply");
+		if (ul_ctl_reply_encode(&err_reply, &c->out)) {
+			client_close(c);
+			return;
+		}
+	}
+	c->state = then_close ? CTL_CLIENT_WRITE_CLOSE : CTL_CLIENT_WRITE;
+	client_after_write(c);
+}
+
+/*
+ * Refuse what the client sent: one log line, an error reply that answers
+ * any op (op 0), then close.
+ */
+static void client_refuse(struct ctl_client *c, int rc, const char *msg,
+			  bool with_version)
+{
+	struct ul_ctl_reply r;
+
+	ul_log(c->srv->log, UL_D_NETERROR, "ctl: client pid %d: %s, closing",
+	       (int)c->pid, msg);
+	ul_ctl_reply_error(&r, 0, rc, msg);
+	if (with_version)
+		r.version = UL_CTL_VERSION;
+	if (ul_io_modify(&c->io, 0)) {
+		client_close(c);
+		return;
+	}
+	client_send(c, &r, true);
+}
+
+/* ---- Replies built from the node's state ----------------------------- */
+
+static int32_t prio(uint32_t p)
+{
+	return p == UL_PRIO_UNSET ? -1 : (int32_t)p;
+}
+
+static void fill_counts(struct ul_ctl_msg_counts *dst, const uint64_t by[4])
+{
+	/* ulnet_msg_stats index: ACK 0, PUT 1, GET 2, REPLY 3. */
+	dst->ack = by[0];
+	dst->put = by[1];
+	dst->get = by[2];
+	dst->reply = by[3];
+	dst->hello = 0;
+}
+
+static uint64_t sum4(const uint64_t v[4])
+{
+	return v[0] + v[1] + v[2] + v[3];
+}
+
+static void fill_msg_stats(struct ul_ctl_ni_blocks *b,
+			   const struct ulnet_msg_stats *st, uint32_t level)
+{
+	if (level >= 1) {
+		b->has_stats = true;
+		b->stats.send_count = sum4(st->send_count);
+		b->stats.recv_count = sum4(st->recv_count);
+		b->stats.drop_count = sum4(st->drop_count);
+	}
+	if (level >= 2) {
+		b->has_msg_stats = true;
+		fill_counts(&b->sent, st->send_count);
+		fill_counts(&b->received, st->recv_count);
+		fill_counts(&b->dropped, st->drop_count);
+	}
+}
+
+static void fill_ni(struct ul_ctl_ni *out, const struct ul_ni *ni,
+		    uint32_t level, const struct ulnet_ni_info *info,
+		    size_t ninfo)
+{
+	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
+	struct ulnet_msg_stats none;
+	const struct ulnet_msg_stats *st = &none;
+	size_t i;
+
+	memset(&none, 0, sizeof(none));
+	out->nid = ni->nid;
+	out->status = (is_lo || ni->status == UL_NI_STATUS_UP)
+			      ? UL_CTL_NI_STATUS_UP
+			      : UL_CTL_NI_STATUS_DOWN;
+	snprintf(out->ifname, sizeof(out->ifname), "%s", ni->ifname);
+	for (i = 0; i < ninfo; i++)
+		if (ulnet_nid_same(&info[i].nid, &ni->nid))
+			st = &info[i].stats;
+	fill_msg_stats(&out->b, st, level);
+	if (level >= 4) {
+		out->b.has_udsp = true;
+		out->b.net_prio = prio(ni->net->sel_priority);
+		out->b.nid_prio = prio(ni->sel_priority);
+	}
+	if (level >= 2) {
+		out->b.has_health = true;
+		out->b.health.fatal_error = ni->is_fatal;
+		out->b.health.healthv = ni->healthv;
+	}
+	if (level < 1)
+		return;
+	out->has_tunables = true;
+	if (!is_lo) {
+		/* lo has no credits: LNet shows zeros for it. */
+		out->peer_timeout = ni->net->tun.peer_timeout_sec;
+		out->peer_credits = ni->net->tun.peer_tx_credits;
+		out->peer_buffer_credits = ni->net->tun.peer_buffer_credits;
+		out->credits = ni->net->tun.credits;
+		out->has_lnd_tunables = true;
+		out->conns_per_peer = 1;
+		out->lnd_timeout = SOCKLND_TIMEOUT_SEC;
+		out->tos = -1;
+	}
+	out->has_cpt = true;
+	out->dev_cpt = is_lo ? -1 : ni->numa_node;
+	/* One loop thread serves every NI: one CPT. */
+	snprintf(out->cpt, sizeof(out->cpt), "[0]");
+}
+
+static int build_net_show(struct ul_ctlsrv *srv,
+			  const struct ul_ctl_net_show_req *req,
+			  struct ul_ctl_reply *r)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	struct ulnet_ni_info *info = NULL;
+	size_t ninfo = 0, n = 0, k;
+	uint32_t only = 0;
+	struct ul_net *net;
+	struct ul_ni *ni;
+
+	if (req->has_net) {
+		if (ulnet_net_parse(req->net, &only, NULL, 0)) {
+			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ENOENT,
+					   "cannot parse net");
+			return 0;
+		}
+		if (!ul_net_find(core, only)) {
+			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ESRCH,
+					   "Network is down");
+			return 0;
+		}
+	}
+	if (core->nnis) {
+		info = calloc(core->nnis, sizeof(*info));
+		if (!info)
+			return -ENOMEM;
+		if (ul_node_ni_info(srv->node, info, core->nnis, &ninfo))
+			ninfo = 0;
+		if (ninfo > core->nnis)
+			ninfo = core->nnis;
+	}
+	memset(r, 0, sizeof(*r));
+	r->op = UL_CTL_OP_NET_SHOW;
+	ul_list_for_each_entry(net, &core->nets, core_link)
+		if (!req->has_net || net->net_id == only)
+			n++;
+	r->net_show.nets = calloc(n ? n : 1, sizeof(*r->net_show.nets));
+	if (!r->net_show.nets) {
+		free(info);
+		return -ENOMEM;
+	}
+	ul_list_for_each_entry(net, &core->nets, core_link) {
+		struct ul_ctl_net *cn;
+
+		if (req->has_net && net->net_id != only)
+			continue;
+		cn = &r->net_show.nets[r->net_show.nnets++];
+		cn->net_id = net->net_id;
+		cn->nis = calloc(net->nnis ? net->nnis : 1, sizeof(*cn->nis));
+		if (!cn->nis) {
+			free(info);
+			return -ENOMEM;
+		}
+		k = 0;
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
+			if (k == net->nnis)
+				break;
+			fill_ni(&cn->nis[k++], ni, req->verbose, info, ninfo);
+		}
+		cn->nnis = k;
+	}
+	free(info);
+	return 0;
+}
+
+/* LNet's peer state bits that ulnet tracks (lnetctl.md §7.3). */
+static uint32_t peer_state_bits(const struct ul_peer *p)
+{
+	uint32_t s = 0;
+
+	if (p->is_mr)
+		s |= 1u << 0;
+	if (p->has_no_discovery)
+		s |= 1u << 1;
+	if (p->is_router_enabled)
+		s |= 1u << 2;
+	if (p->is_configured)
+		s |= 1u << 3;
+	if (p->is_lock_prim)
+		s |= 1u << 20;
+	return s;
+}
+
+static void fill_peer_ni(struct ul_ctl_peer_ni *out,
+			 const struct ul_peer_ni *lpni,
+			 const struct ul_core *core, uint32_t level)
+{
+	const struct ul_peer *p = ul_peer_ni_peer(lpni);
+	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
+	struct ulnet_msg_stats none;
+	bool is_tracked;
+
+	memset(&none, 0, sizeof(none));
+	out->nid = lpni->nid;
+	/* up/down only where LNet tracks it (§7.3), else NA. */
+	is_tracked = p->rtr_refcount > 0 || (core->tun.routing && net &&
+					     net->tun.peer_timeout_sec > 0);
+	if (!is_tracked)
+		out->state = UL_CTL_PNI_STATE_NA;
+	else if (lpni->ns_status == UL_NS_STATUS_UP)
+		out->state = UL_CTL_PNI_STATE_UP;
+	else
+		out->state = UL_CTL_PNI_STATE_DOWN;
+	if (level >= 1) {
+		int max = net ? net->tun.peer_tx_credits : 0;
+
+		out->has_credits = true;
+		out->max_tx_credits = max;
+		out->tx_credits = lpni->txcredits;
+		out->min_tx_credits = lpni->txcredits < max ? lpni->txcredits
+							    : max;
+		out->tx_q_nob = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
+					? (uint32_t)lpni->txqnob
+					: 0;
+		out->rtr_credits = max;
+		out->min_rtr_credits = max;
+		out->refcount = lpni->refcount;
+	}
+	fill_msg_stats(&out->b, &none, level);
+	if (level >= 4) {
+		out->b.has_udsp = true;
+		out->b.net_prio = prio(lpni->peer_net->sel_priority);
+		out->b.nid_prio = prio(lpni->sel_priority);
+	}
+	if (level >= 2) {
+		out->b.has_health = true;
+		out->b.health.healthv = lpni->healthv;
+	}
+}
+
+static bool peer_is_lo(const struct ul_peer *p)
+{
+	return p->primary_nid.nid_type == ULNET_LND_LO;
+}
+
+static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
+		     const struct ul_core *core, uint32_t level)
+{
+	const struct ul_peer_net *lpn;
+	const struct ul_peer_ni *lpni;
+
+	out->primary = p->primary_nid;
+	out->is_mr = p->is_mr;
+	if (level >= 3) {
+		out->has_state = true;
+		out->state = peer_state_bits(p);
+	}
+	out->pnis = calloc(p->nnis ? p->nnis : 1, sizeof(*out->pnis));
+	if (!out->pnis)
+		return -ENOMEM;
+	ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
+			if (out->npnis == p->nnis)
+				return 0;
+			fill_peer_ni(&out->pnis[out->npnis++], lpni, core,
+				     level);
+		}
+	return 0;
+}
+
+static int build_peer_show(struct ul_ctlsrv *srv,
+			   const struct ul_ctl_peer_show_req *req,
+			   struct ul_ctl_reply *r)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	struct ul_peer *only = NULL, *p;
+	size_t n = 0;
+	int rc;
+
+	if (req->has_nid) {
+		only = ul_peer_find(core, &req->nid);
+		if (!only || peer_is_lo(only)) {
+			ul_ctl_reply_error(r, UL_CTL_OP_PEER_SHOW, -ENOENT,
+					   "cannot find peer");
+			return 0;
+		}
+	}
+	memset(r, 0, sizeof(*r));
+	r->op = UL_CTL_OP_PEER_SHOW;
+	ul_list_for_each_entry(p, &core->peers, core_link)
+		n++;
+	r->peer_show.peers = calloc(n ? n : 1, sizeof(*r->peer_show.peers));
+	if (!r->peer_show.peers)
+		return -ENOMEM;
+	ul_list_for_each_entry(p, &core->peers, core_link) {
+		if ((only && p != only) || peer_is_lo(p))
+			continue;
+		if (r->peer_show.npeers == n)
+			break;
+		rc = fill_peer(&r->peer_show.peers[r->peer_show.npeers++], p,
+			       core, req->verbose);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* ---- Ping ------------------------------------------------------------ */
+
+static void ping_failed(struct ul_ctl_reply *r, const struct ulnet_nid *nid,
+			int rc)
+{
+	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
+
+	ulnet_nid_format(nid, s, sizeof(s));
+	snprintf(msg, sizeof(msg), "failed to ping %s", s);
+	ul_ctl_reply_error(r, UL_CTL_OP_PING, rc, msg);
+}
+
+static void ping_done(void *arg, int status,
+		      const struct ulnet_ping_result *res)
+{
+	struct ctl_ping *pg = arg;
+	struct ctl_client *c = pg->c;
+	struct ulnet_nid target = pg->target;
+	struct ul_ctl_ping_ni nis[64];
+	struct ul_ctl_reply r;
+	size_t i;
+
+	free(pg);
+	if (!c)
+		return;
+	c->ping = NULL;
+	if (status || !res) {
+		ping_failed(&r, &target, status ? status : -EPROTO);
+		client_send(c, &r, false);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	memset(nis, 0, sizeof(nis));
+	r.op = UL_CTL_OP_PING;
+	r.ping.primary = res->primary.nid;
+	r.ping.pid = res->primary.pid;
+	r.ping.features = res->features;
+	for (i = 0; i < res->nnis && i < 64; i++) {
+		nis[i].nid = res->nis[i].nid;
+		nis[i].status = res->nis[i].status;
+	}
+	r.ping.nnis = i;
+	r.ping.nis = nis;
+	client_send(c, &r, false);
+}
+
+static void do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
+{
+	struct ulnet_process_id target = { .nid = req->target,
+					   .pid = ULNET_PID_ANY };
+	uint32_t timeout_ms = PING_TIMEOUT_MAX_MS;
+	struct ul_ctl_reply r;
+	struct ctl_ping *pg;
+	int rc;
+
+	if (req->has_timeout && req->timeout_ms > 0 &&
+	    req->timeout_ms < PING_TIMEOUT_MAX_MS)
+		timeout_ms = req->timeout_ms;
+	pg = calloc(1, sizeof(*pg));
+	if (!pg) {
+		ping_failed(&r, &req->target, -ENOMEM);
+		client_send(c, &r, false);
+		return;
+	}
+	pg->c = c;
+	pg->target = req->target;
+	rc = ul_node_ping(c->srv->node, req->has_src ? &req->src : NULL,
+			  &target, timeout_ms, ping_done, pg);
+	if (rc) {
+		free(pg);
+		ping_failed(&r, &req->target, rc);
+		client_send(c, &r, false);
+		return;
+	}
+	c->ping = pg;
+}
+
+/* ---- Requests -------------------------------------------------------- */
+
+static void client_dispatch(struct ctl_client *c)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	int rc;
+
+	ul_timer_cancel(ul_loop_timers(c->srv->loop), &c->timer);
+	rc = ul_ctl_req_decode(c->frame, c->frame_len, &req, &err);
+	free(c->frame);
+	c->frame = NULL;
+	if (rc == -EOPNOTSUPP) {
+		ul_log(c->srv->log, UL_D_WARNING, "ctl: client pid %d: %s",
+		       (int)c->pid, err.msg);
+		ul_ctl_reply_error(&r, 0, rc, err.msg);
+		c->state = CTL_CLIENT_BUSY;
+		if (ul_io_modify(&c->io, 0)) {
+			client_close(c);
+			return;
+		}
+		client_send(c, &r, false);
+		return;
+	}
+	if (rc) {
+		client_refuse(c, rc, err.msg, false);
+		return;
+	}
+	c->state = CTL_CLIENT_BUSY;
+	if (ul_io_modify(&c->io, 0)) {
+		client_close(c);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	switch (req.op) {
+	case UL_CTL_OP_PING:
+		do_ping(c, &req.ping);
+		return;
+	case UL_CTL_OP_NET_SHOW:
+		rc = build_net_show(c->srv, &req.net_show, &r);
+		break;
+	default:
+		rc = build_peer_show(c->srv, &req.peer_show, &r);
+		break;
+	}
+	if (rc) {
+		ul_ctl_reply_fini(&r);
+		ul_ctl_reply_error(&r, req.op, rc, strerror(-rc));
+	}
+	client_send(c, &r, false);
+	ul_ctl_reply_fini(&r);
+}
+
+/* One read per wake-up, so one client cannot hog the loop. */
+static void client_read(struct ctl_client *c)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_hdr h;
+	uint8_t *dst;
+	size_t want;
+	ssize_t n;
+	char msg[128];
+
+	if (c->state == CTL_CLIENT_READ_HDR) {
+		dst = c->hdr + c->hdr_got;
+		want = UL_CTL_HDR_SIZE - c->hdr_got;
+	} else {
+		dst = c->frame + c->frame_got;
+		want = c->frame_len - c->frame_got;
+	}
+	n = recv(c->fd, dst, want, 0);
+	if (n < 0 &&
+	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
+		return;
+	if (n <= 0) {
+		if (n < 0 || c->hdr_got || c->state == CTL_CLIENT_READ_BODY)
+			ul_log(c->srv->log, UL_D_NETERROR,
+			       "ctl: client pid %d: %s in the middle of a "
+			       "request, closing",
+			       (int)c->pid, n < 0 ? strerror(errno) : "EOF");
+		client_close(c);
+		return;
+	}
+	if (c->state == CTL_CLIENT_READ_BODY) {
+		c->frame_got += (size_t)n;
+		if (c->frame_got == c->frame_len)
+			client_dispatch(c);
+		return;
+	}
+	c->hdr_got += (size_t)n;
+	if (c->hdr_got < UL_CTL_HDR_SIZE)
+		return;
+	if (ul_ctl_hdr_decode(c->hdr, sizeof(c->hdr), &h, &err)) {
+		client_refuse(c, -EPROTO, err.msg, false);
+		return;
+	}
+	if (h.version != UL_CTL_VERSION) {
+		snprintf(msg, sizeof(msg),
+			 "control protocol version %u not supported (ulnetd "
+			 "speaks version %d)",
+			 h.version, UL_CTL_VERSION);
+		client_refuse(c, -EPROTO, msg, true);
+		return;
+	}
+	c->frame_len = UL_CTL_HDR_SIZE + (size_t)h.len;
+	c->frame = malloc(c->frame_len);
+	if (!c->frame) {
+		client_refuse(c, -ENOMEM, "out of memory", false);
+		return;
+	}
+	memcpy(c->frame, c->hdr, UL_CTL_HDR_SIZE);
+	c->frame_got = UL_CTL_HDR_SIZE;
+	c->state = CTL_CLIENT_READ_BODY;
+	if (c->frame_got == c->frame_len)
+		client_dispatch(c);
+}
+
+static void client_on_io(struct ul_io *io, uint32_t events)
+{
+	struct ctl_client *c = ul_container_of(io, struct ctl_client, io);
+
+	if (events & EPOLLERR) {
+		client_close(c);
+		return;
+	}
+	switch (c->state) {
+	case CTL_CLIENT_READ_HDR:
+	case CTL_CLIENT_READ_BODY:
+		if (events & (EPOLLIN | EPOLLHUP))
+			client_read(c);
+		break;
+	case CTL_CLIENT_WRITE:
+	case CTL_CLIENT_WRITE_CLOSE:
+		if (events & EPOLLHUP)
+			client_close(c);
+		else if (events & EPOLLOUT)
+			client_after_write(c);
+		break;
+	case CTL_CLIENT_BUSY:
+		/* Gone while its ping runs: the ping finishes into nothing. */
+		if (events & EPOLLHUP)
+			client_close(c);
+		break;
+	}
+}
+
+/* The peer's uid must be ours or root's (proto.h "Transport"). */
+static int check_peer(struct ctl_client *c, char *why, size_t len)
+{
+	struct ucred cred;
+	socklen_t cred_len = sizeof(cred);
+	uid_t me = geteuid();
+
+	if (getsockopt(c->fd, SOL_SOCKET, SO_PEERCRED, &cred, &cred_len)) {
+		snprintf(why, len, "cannot read peer credentials: %s",
+			 strerror(errno));
+		return -EACCES;
+	}
+	c->pid = cred.pid;
+	if (cred.uid != me && cred.uid != 0) {
+		snprintf(why, len,
+			 "permission denied: uid %u may not control this "
+			 "instance (uid %u)",
+			 (unsigned int)cred.uid, (unsigned int)me);
+		return -EACCES;
+	}
+	return 0;
+}
+
+static void accept_one(struct ul_ctlsrv *srv, int fd)
+{
+	struct ctl_client *c = calloc(1, sizeof(*c));
+	char why[128];
+	int rc;
+
+	if (!c) {
+		ul_log(srv->log, UL_D_ERROR, "ctl: no memory for a client");
+		close(fd);
+		return;
+	}
+	c->srv = srv;
+	c->fd = fd;
+	c->state = CTL_CLIENT_READ_HDR;
+	ul_timer_init(&c->timer, client_on_timer);
+	if (ul_io_start(srv->loop, &c->io, fd, EPOLLIN, client_on_io)) {
+		ul_log(srv->log, UL_D_ERROR, "ctl: cannot watch a client");
+		close(fd);
+		free(c);
+		return;
+	}
+	ul_list_add_tail(&srv->clients, &c->link);
+	srv->nclients++;
+	rc = check_peer(c, why, sizeof(why));
+	if (!rc && srv->nclients > UL_CTLSRV_MAX_CLIENTS) {
+		snprintf(why, sizeof(why), "too many control clients (%d)",
+			 UL_CTLSRV_MAX_CLIENTS);
+		rc = -EBUSY;
+	}
+	if (rc) {
+		client_refuse(c, rc, why, false);
+		return;
+	}
+	client_arm_timer(c);
+}
+
+static void srv_on_accept(struct ul_io *io, uint32_t events)
+{
+	struct ul_ctlsrv *srv = ul_container_of(io, struct ul_ctlsrv, io);
+	int i, fd;
+
+	(void)events;
+	for (i = 0; i < ACCEPT_BURST; i++) {
+		fd = accept4(srv->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno != EAGAIN && errno != EWOULDBLOCK &&
+			    errno != EINTR && errno != ECONNABORTED)
+				ul_log(srv->log, UL_D_ERROR,
+				       "ctl: accept on %s: %s", srv->path,
+				       strerror(errno));
+			return;
+		}
+		accept_one(srv, fd);
+	}
+}
+
+/* ---- Server ---------------------------------------------------------- */
+
+/* Remove a stale socket file at path; see ul_ctlsrv_create(). */
+static int clear_stale(const struct sockaddr_un *sa)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (lstat(sa->sun_path, &st))
+		return errno == ENOENT ? 0 : -errno;
+	if (!S_ISSOCK(st.st_mode))
+		return -EEXIST;
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	rc = connect(fd, (const struct sockaddr *)sa, sizeof(*sa));
+	if (rc == 0)
+		rc = -EADDRINUSE;
+	else if (errno == ECONNREFUSED)
+		rc = unlink(sa->sun_path) ? -errno : 0;
+	else
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
+		     const char *path, const struct ul_log *log,
+		     struct ul_ctlsrv **out)
+{
+	struct sockaddr_un sa;
+	struct ul_ctlsrv *srv;
+	int rc;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path))
+		return -ENAMETOOLONG;
+	memcpy(sa.sun_path, path, strlen(path));
+	srv = calloc(1, sizeof(*srv));
+	if (!srv)
+		return -ENOMEM;
+	srv->loop = loop;
+	srv->node = node;
+	srv->log = log;
+	srv->timeout_ns = (uint64_t)UL_CTLSRV_CLIENT_TIMEOUT_MS * 1000000u;
+	ul_list_init(&srv->clients);
+	rc = -ENOMEM;
+	srv->path = strdup(path);
+	if (!srv->path)
+		goto err_free;
+	rc = clear_stale(&sa);
+	if (rc)
+		goto err_free;
+	srv->fd =
+		socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (srv->fd < 0) {
+		rc = -errno;
+		goto err_free;
+	}
+	if (bind(srv->fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		rc = -errno;
+		goto err_close;
+	}
+	/* Nobody can connect before listen(), so this leaves no window. */
+	if (chmod(path, 0600) || listen(srv->fd, 16)) {
+		rc = -errno;
+		goto err_unlink;
+	}
+	rc = ul_io_start(loop, &srv->io, srv->fd, EPOLLIN, srv_on_accept);
+	if (rc)
+		goto err_unlink;
+	*out = srv;
+	return 0;
+
+err_unlink:
+	unlink(path);
+err_close:
+	close(srv->fd);
+err_free:
+	free(srv->path);
+	free(srv);
+	return rc;
+}
+
+void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
+{
+	struct ctl_client *c, *tmp;
+
+	if (!srv)
+		return;
+	ul_list_for_each_entry_safe(c, tmp, &srv->clients, link)
+		client_close(c);
+	ul_io_stop(&srv->io);
+	close(srv->fd);
+	unlink(srv->path);
+	free(srv->path);
+	free(srv);
+}
+
+void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms)
+{
+	srv->timeout_ns = (uint64_t)timeout_ms * 1000000u;
+}

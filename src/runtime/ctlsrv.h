@@ -1,0 +1,47 @@
+/*
+ * The control socket server of one instance: accepts ulnetctl's
+ * connections on a Unix socket and answers the requests of
+ * src/ctl/proto.h on the instance's loop thread, reading the node's state
+ * (struct ul_core, ul_node_ni_info) and running pings through the node.
+ *
+ * Everything here runs on the loop thread (or the creating thread before
+ * the loop runs). Clients never stall the loop: sockets are non-blocking,
+ * a request must arrive whole within the client timeout and a reply must
+ * be drained within it, else the client is closed.
+ */
+#ifndef UL_RUNTIME_CTLSRV_H
+#define UL_RUNTIME_CTLSRV_H
+
+#include <stdint.h>
+
+struct ul_ctlsrv;
+struct ul_log;
+struct ul_loop;
+struct ul_node;
+
+/* Time a client has to send a whole request or read a whole reply. */
+#define UL_CTLSRV_CLIENT_TIMEOUT_MS 5000
+/* Clients served at once; more are refused with an error reply. */
+#define UL_CTLSRV_MAX_CLIENTS 64
+
+/*
+ * Listen on the Unix socket at path (mode 0600). A file already at path
+ * is removed first only when it is a socket nobody listens on (a stale
+ * one); -EADDRINUSE when a server answers there, -EEXIST when it is not a
+ * socket. Only clients with the daemon's uid, or root, are served.
+ * node and log (may be NULL) are borrowed and must outlive the server.
+ * 0 and *out, or -errno (-ENAMETOOLONG for a path too long for a socket).
+ */
+int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
+		     const char *path, const struct ul_log *log,
+		     struct ul_ctlsrv **out);
+/*
+ * Close every client and the listening socket and remove the socket
+ * file. A ping still running completes later into nothing. NULL is fine.
+ */
+void ul_ctlsrv_destroy(struct ul_ctlsrv *srv);
+
+/* For tests: the client timeout in ms (default above). */
+void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms);
+
+#endif /* UL_RUNTIME_CTLSRV_H */
