@@ -1,0 +1,492 @@
+/*
+ * socklnd (src/lnd/socklnd*.c) over real TCP on loopback addresses,
+ * against a mock node (helper_socklnd.c) that records every upcall: the
+ * typed connections a handshake opens on both sides, PUT payloads
+ * arriving byte-exact (small and 1 MiB, in fragments), order per
+ * connection, dropped payloads skipped exactly, a parse error closing the
+ * connection, shutdown and peer failure completing every tx exactly once
+ * with the health status of health.md §10, connection refusal, races,
+ * untyped connections and tx deadlines. Every test ends by shutting
+ * everything down and checking that each tx and each accepted rx got
+ * exactly one completion.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "helper_socklnd.h"
+#include "lnd/socklnd.h"
+#include "runtime/loop.h"
+
+#define MIB (1u << 20)
+
+static int setup(void **state)
+{
+	*state = sw_world_new();
+	return *state ? 0 : -1;
+}
+
+/* Shut down, then every tx and accepted rx completed exactly once. */
+static void check_exactly_once(struct sw_world *w)
+{
+	for (int i = 0; i < SW_MAX_TX; i++)
+		assert_int_equal(w->tx_ndone[i], w->tx_sent[i] ? 1 : 0);
+	for (int n = 0; n < SW_NNI; n++)
+		for (int i = 0; i < w->nis[n].nparse; i++)
+			assert_int_equal(w->nis[n].rx[i].ndone,
+					 w->nis[n].rx[i].parse_rc ? 0 : 1);
+}
+
+static int teardown(void **state)
+{
+	struct sw_world *w = *state;
+
+	for (int i = 0; i < SW_NNI; i++)
+		sw_ni_stop(w, i);
+	if (w->s) {
+		assert_int_equal(ul_socklnd_nconns(w->s), 0);
+		assert_int_equal(ul_socklnd_nhandshakes(w->s), 0);
+	}
+	check_exactly_once(w);
+	sw_world_free(w);
+	return 0;
+}
+
+/* Start the world and NIs 0 and 1 on addresses 1 and 2. */
+static void start2(struct sw_world *w)
+{
+	assert_int_equal(sw_world_start(w), 0);
+	assert_int_equal(sw_ni_start(w, 0, 1), 0);
+	assert_int_equal(sw_ni_start(w, 1, 2), 0);
+}
+
+struct conns_want {
+	int ni, peer_k, n;
+};
+
+static bool pred_conns(struct sw_world *w, void *arg)
+{
+	struct conns_want *cw = arg;
+	struct ulnet_nid peer;
+
+	sw_nid(w, cw->peer_k, &peer);
+	return ul_socklnd_conns(w->s, &w->nis[cw->ni].ni.nid, &peer, NULL, 0) ==
+	       cw->n;
+}
+
+static void count_types(struct sw_world *w, int ni, int peer_k, int counts[4],
+			int *npassive)
+{
+	struct ul_socklnd_conn_info info[16];
+	struct ulnet_nid peer;
+	int n;
+
+	sw_nid(w, peer_k, &peer);
+	n = ul_socklnd_conns(w->s, &w->nis[ni].ni.nid, &peer, info, 16);
+	assert_true(n >= 0 && n <= 16);
+	memset(counts, 0, 4 * sizeof(int));
+	*npassive = 0;
+	for (int i = 0; i < n; i++) {
+		assert_true(info[i].ctype <= 3);
+		counts[info[i].ctype]++;
+		*npassive += info[i].is_passive;
+	}
+}
+
+static void socklnd_handshake_opens_typed_conns(void **state)
+{
+	struct sw_world *w = *state;
+	struct conns_want a = { 0, 2, 3 }, b = { 1, 1, 3 };
+	int one = 1, counts[4], npassive;
+
+	start2(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(sw_run_until(w, pred_conns, &a));
+	assert_true(sw_run_until(w, pred_conns, &b));
+	sw_run_for(w, 50);
+
+	/* A opened CONTROL, BULK_IN, BULK_OUT; B sees their inverses. */
+	count_types(w, 0, 2, counts, &npassive);
+	assert_int_equal(counts[UL_WIRE_CONN_ANY], 0);
+	assert_int_equal(counts[UL_WIRE_CONN_CONTROL], 1);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_IN], 1);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_OUT], 1);
+	assert_int_equal(npassive, 0);
+	count_types(w, 1, 1, counts, &npassive);
+	assert_int_equal(counts[UL_WIRE_CONN_CONTROL], 1);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_IN], 1);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_OUT], 1);
+	assert_int_equal(npassive, 3);
+	assert_int_equal(w->tx_status[0], 0);
+	assert_int_equal(w->tx_hs[0], UL_HSTATUS_OK);
+	assert_true(sw_rx_ok(w, 1, 0, 100));
+	assert_true(ulnet_nid_same(&w->nis[1].rx[0].from, &w->nis[0].ni.nid));
+	assert_true(sw_log_has(w, "CONTROL conn to"));
+}
+
+static bool pred_rx_done(struct sw_world *w, void *arg)
+{
+	int *want = arg; /* {ni, n} */
+
+	return w->nis[want[0]].nrx_done >= want[1];
+}
+
+static void socklnd_put_small_and_large_byte_exact(void **state)
+{
+	struct sw_world *w = *state;
+	static const uint32_t lens[] = { 0, 1, 100, 1000, 4096, 65537, MIB };
+	int n = (int)(sizeof(lens) / sizeof(lens[0]));
+	int rx_want[2] = { 1, n };
+
+	start2(w);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(
+			sw_send_put(w, 0, &w->nis[1].ni.nid, i, lens[i]), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(sw_run_until(w, pred_rx_done, rx_want));
+	for (int i = 0; i < n; i++) {
+		printf("case %d: %u bytes\n", i, lens[i]);
+		assert_int_equal(w->tx_status[i], 0);
+		assert_true(sw_rx_ok(w, 1, i, lens[i]));
+	}
+}
+
+/*
+ * Small messages travel on CONTROL, big ones on BULK_OUT: each class
+ * arrives in the order it was sent.
+ */
+static void socklnd_many_in_flight_keep_order(void **state)
+{
+	struct sw_world *w = *state;
+	int n = 300, rx_want[2] = { 1, n };
+	int last_small = -1, last_big = -1;
+
+	start2(w);
+	for (int i = 0; i < n; i++) {
+		uint32_t len = i % 7 == 0 ? 20000u + (uint32_t)i : (uint32_t)i;
+
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, len),
+				 0);
+	}
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(sw_run_until(w, pred_rx_done, rx_want));
+	for (int r = 0; r < w->nis[1].nparse; r++) {
+		int idx = (int)w->nis[1].rx[r].hdr.msg.put.match_bits;
+
+		if (idx % 7 == 0) {
+			assert_true(idx > last_big);
+			last_big = idx;
+		} else {
+			assert_true(idx > last_small);
+			last_small = idx;
+		}
+		assert_true(sw_rx_ok(w, 1, idx,
+				     idx % 7 == 0 ? 20000u + (uint32_t)idx
+						  : (uint32_t)idx));
+	}
+}
+
+static void socklnd_dropped_payload_is_skipped_exactly(void **state)
+{
+	struct sw_world *w = *state;
+	int two = 2, rx_want[2] = { 1, 2 };
+	const struct sw_rx *r;
+
+	start2(w);
+	w->nis[1].drop_next = 1;
+	/* Both large: the same BULK_OUT connection carries them in order. */
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 300000), 0);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 1, 5000), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &two));
+	assert_true(sw_run_until(w, pred_rx_done, rx_want));
+	r = sw_rx_find(&w->nis[1], 0);
+	assert_non_null(r);
+	assert_true(r->is_dropped);
+	assert_int_equal(r->ndone, 1);
+	assert_int_equal(r->status, 0);
+	assert_true(sw_rx_ok(w, 1, 1, 5000));
+}
+
+static bool pred_log(struct sw_world *w, void *arg)
+{
+	return sw_log_has(w, arg);
+}
+
+static void socklnd_parse_error_closes_conn(void **state)
+{
+	struct sw_world *w = *state;
+	int one = 1;
+
+	start2(w);
+	w->nis[1].parse_rc = -EPROTO;
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 10), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(
+		sw_run_until(w, pred_log, "the node rejected the LNet header"));
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].nrx_done, 0);
+	/* B closed the CONTROL connection that carried it. */
+	assert_true(sw_run_until(w, pred_log, "CONTROL conn to"));
+	assert_true(sw_log_has(w, "down"));
+}
+
+static void socklnd_shutdown_completes_queued_txs(void **state)
+{
+	struct sw_world *w = *state;
+	int n = 12, nfail = 0;
+
+	start2(w);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, MIB),
+				 0);
+	/* Some progress, then the sending NI goes away. */
+	sw_run_for(w, 30);
+	sw_ni_stop(w, 0);
+	assert_int_equal(w->ntx_done, n);
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(w->tx_ndone[i], 1);
+		if (w->tx_status[i] == 0) {
+			assert_int_equal(w->tx_hs[i], UL_HSTATUS_OK);
+			continue;
+		}
+		nfail++;
+		assert_int_equal(w->tx_status[i], -ESHUTDOWN);
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_LOCAL_DROPPED);
+	}
+	assert_true(nfail > 0);
+	/* Nothing may come after shutdown returned. */
+	sw_run_for(w, 50);
+	assert_int_equal(w->ntx_done, n);
+	assert_int_equal(ul_socklnd_ops.send(&w->nis[0].lni, &w->txs[n]),
+			 -ESHUTDOWN);
+}
+
+static bool pred_mid_rx(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return w->nis[1].nparse > w->nis[1].nrx_done || w->ntx_done > 0;
+}
+
+static void socklnd_peer_shutdown_fails_txs_once(void **state)
+{
+	struct sw_world *w = *state;
+	int n = 12;
+
+	start2(w);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, MIB),
+				 0);
+	assert_true(sw_run_until(w, pred_mid_rx, NULL));
+	sw_ni_stop(w, 1);
+	/* B's message in progress, if any, ended with -ESHUTDOWN. */
+	for (int i = 0; i < w->nis[1].nparse; i++) {
+		assert_int_equal(w->nis[1].rx[i].ndone, 1);
+		assert_true(w->nis[1].rx[i].status == 0 ||
+			    w->nis[1].rx[i].status == -ESHUTDOWN);
+	}
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(w->tx_ndone[i], 1);
+		if (w->tx_status[i] == 0)
+			continue;
+		/* The peer reset us (REMOTE_DROPPED) or a write failed. */
+		assert_true(w->tx_hs[i] == UL_HSTATUS_REMOTE_DROPPED ||
+			    w->tx_hs[i] == UL_HSTATUS_LOCAL_ERROR);
+	}
+	assert_true(w->tx_status[n - 1] != 0);
+}
+
+static void socklnd_connect_refused_is_remote_dropped(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid nobody;
+	int one = 1;
+
+	start2(w);
+	sw_nid(w, 9, &nobody);
+	assert_int_equal(sw_send_put(w, 0, &nobody, 0, 10), 0);
+	/* Never from inside send(). */
+	assert_int_equal(w->ntx_done, 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_status[0], -ECONNREFUSED);
+	assert_int_equal(w->tx_hs[0], UL_HSTATUS_REMOTE_DROPPED);
+}
+
+static void socklnd_send_refuses_other_nets(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid other;
+
+	start2(w);
+	sw_nid(w, 2, &other);
+	other.nid_num = 7; /* tcp7 */
+	assert_int_equal(sw_send_put(w, 0, &other, 0, 10), -EHOSTUNREACH);
+	other.nid_num = 0;
+	other.nid_type = ULNET_LND_O2IB;
+	assert_int_equal(sw_send_put(w, 0, &other, 1, 10), -EHOSTUNREACH);
+	sw_run_for(w, 20);
+	assert_int_equal(w->ntx_done, 0);
+}
+
+static void socklnd_untyped_uses_one_any_conn(void **state)
+{
+	struct sw_world *w = *state;
+	int n = 3, counts[4], npassive, rx_want[2] = { 1, 3 };
+
+	w->opts.typed_conns = 0;
+	start2(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 10), 0);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 1, 200000), 0);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 2, 3), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(sw_run_until(w, pred_rx_done, rx_want));
+	sw_run_for(w, 50);
+	count_types(w, 0, 2, counts, &npassive);
+	assert_int_equal(counts[UL_WIRE_CONN_ANY], 1);
+	assert_int_equal(counts[1] + counts[2] + counts[3], 0);
+	/* One connection: everything in send order. */
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(w->nis[1].rx[i].hdr.msg.put.match_bits,
+				 (uint64_t)i);
+	assert_true(sw_rx_ok(w, 1, 1, 200000));
+}
+
+/* Both sides connect at once: the higher NID's connections win (§4.5). */
+static void socklnd_connect_race_settles(void **state)
+{
+	struct sw_world *w = *state;
+	int n = 40, counts[4], npassive;
+	int rx0[2] = { 0, 20 }, rx1[2] = { 1, 20 };
+
+	start2(w);
+	for (int i = 0; i < 20; i++) {
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i,
+					     i % 2 ? 5000u : 10u),
+				 0);
+		assert_int_equal(sw_send_put(w, 1, &w->nis[0].ni.nid, 20 + i,
+					     i % 2 ? 5000u : 10u),
+				 0);
+	}
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(sw_run_until(w, pred_rx_done, rx0));
+	assert_true(sw_run_until(w, pred_rx_done, rx1));
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_status[i], 0);
+	sw_run_for(w, 1500);
+	for (int side = 0; side < 2; side++) {
+		count_types(w, side, side ? 1 : 2, counts, &npassive);
+		assert_int_equal(counts[UL_WIRE_CONN_CONTROL], 1);
+		assert_true(counts[UL_WIRE_CONN_BULK_IN] <= 1);
+		assert_true(counts[UL_WIRE_CONN_BULK_OUT] <= 1);
+	}
+}
+
+/* A tx waiting for a connection that never completes hits its deadline. */
+static void socklnd_tx_deadline_while_connecting(void **state)
+{
+	struct sw_world *w = *state;
+	int one = 1;
+	struct ulnet_nid silent;
+
+	start2(w);
+	/* A listener that accepts TCP but never answers the hello. */
+	assert_true(sw_raw_listen(w, 3) >= 0);
+	sw_nid(w, 3, &silent);
+	w->deadline_ns = ul_loop_update_time(w->loop) + 200000000ull;
+	assert_int_equal(sw_send_put(w, 0, &silent, 0, 10), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_status[0], -ETIMEDOUT);
+	assert_int_equal(w->tx_hs[0], UL_HSTATUS_NETWORK_TIMEOUT);
+}
+
+/* A peer that stops reading: sock_timeout closes the connection. */
+static void socklnd_send_stall_closes_conn(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello h, reply;
+	struct ulnet_nid peer;
+	uint8_t buf[256];
+	int lfd, fd, n = 16, ntimeout = 0;
+
+	w->opts.sock_timeout_sec = 1;
+	start2(w);
+	lfd = sw_raw_listen(w, 3);
+	assert_true(lfd >= 0);
+	sw_nid(w, 3, &peer);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, MIB), 0);
+	/* Accept A's CONTROL connection and answer it as a kernel would. */
+	fd = sw_raw_accept(w, lfd);
+	assert_true(fd >= 0);
+	assert_true(sw_raw_read(w, fd, buf,
+				UL_WIRE_ACR_SIZE + UL_WIRE_HELLO_NID4_SIZE));
+	assert_true(ul_wire_hello_decode(buf + UL_WIRE_ACR_SIZE,
+					 UL_WIRE_HELLO_NID4_SIZE, &h,
+					 NULL) > 0);
+	assert_int_equal(h.ctype, UL_WIRE_CONN_CONTROL);
+	memset(&reply, 0, sizeof(reply));
+	reply.version = UL_WIRE_PROTO_V3;
+	reply.src_nid = peer;
+	reply.dst_nid = w->nis[0].ni.nid;
+	reply.src_pid = ULNET_PID_LUSTRE;
+	reply.src_incarnation = 42;
+	reply.ctype = UL_WIRE_CONN_CONTROL;
+	assert_int_equal(ul_wire_hello_encode(&reply, buf, sizeof(buf), NULL),
+			 UL_WIRE_HELLO_NID4_SIZE);
+	assert_int_equal(sw_raw_write(fd, buf, UL_WIRE_HELLO_NID4_SIZE), 0);
+	/* Then it never reads: the socket buffers fill and stay full. */
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	for (int i = 0; i < n; i++)
+		if (w->tx_status[i] == -ETIMEDOUT) {
+			assert_int_equal(w->tx_hs[i],
+					 UL_HSTATUS_NETWORK_TIMEOUT);
+			ntimeout++;
+		}
+	assert_true(ntimeout > 0);
+	assert_true(sw_log_has(w, "no send progress"));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			socklnd_handshake_opens_typed_conns, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_put_small_and_large_byte_exact, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_many_in_flight_keep_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_dropped_payload_is_skipped_exactly, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(socklnd_parse_error_closes_conn,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_shutdown_completes_queued_txs, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_peer_shutdown_fails_txs_once, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_connect_refused_is_remote_dropped, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(socklnd_send_refuses_other_nets,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_untyped_uses_one_any_conn, setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_connect_race_settles,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_tx_deadline_while_connecting, setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_send_stall_closes_conn,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
