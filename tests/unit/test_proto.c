@@ -342,6 +342,33 @@ static void reply_wrong_op_is_eproto(void **state)
 	ul_ctl_msg_fini(&m);
 }
 
+/* A refusal (op 0) answers any op; one without an error is refused. */
+static void refusal_answers_any_op(void **state)
+{
+	struct ul_ctl_reply in, out;
+	struct ul_ctl_msg m;
+
+	(void)state;
+	ul_ctl_reply_error(&in, 0, -EACCES, "permission denied");
+	assert_int_equal(ul_ctl_reply_encode(&in, &m), 0);
+	assert_int_equal(ul_get_le16(m.buf + 6), UL_CTL_OP_REPLY);
+	assert_int_equal(ul_ctl_reply_decode(m.buf, m.len, UL_CTL_OP_PEER_SHOW,
+					     &out, NULL),
+			 0);
+	assert_int_equal(out.op, UL_CTL_OP_PEER_SHOW);
+	assert_int_equal(out.rc, -EACCES);
+	assert_string_equal(out.err_msg, "permission denied");
+	ul_ctl_reply_fini(&out);
+	ul_ctl_msg_fini(&m);
+
+	ul_ctl_reply_error(&in, 0, 0, NULL);
+	assert_int_equal(ul_ctl_reply_encode(&in, &m), 0);
+	assert_int_equal(ul_ctl_reply_decode(m.buf, m.len, UL_CTL_OP_PING, &out,
+					     NULL),
+			 -EPROTO);
+	ul_ctl_msg_fini(&m);
+}
+
 /* Building: nests must balance, a payload over 1 MiB is -EMSGSIZE. */
 static void builder_errors_stick(void **state)
 {
@@ -647,6 +674,7 @@ int main(void)
 		cmocka_unit_test(reply_peer_show_roundtrip),
 		cmocka_unit_test(reply_error_roundtrip),
 		cmocka_unit_test(reply_wrong_op_is_eproto),
+		cmocka_unit_test(refusal_answers_any_op),
 		cmocka_unit_test(builder_errors_stick),
 		cmocka_unit_test(malformed_requests_rejected),
 		cmocka_unit_test(bad_version_message_names_both),
