@@ -59,7 +59,10 @@ struct ul_timer_heap *ul_loop_timers(struct ul_loop *loop);
 /* Refresh heap->now_ns from CLOCK_MONOTONIC and return it. */
 uint64_t ul_loop_update_time(struct ul_loop *loop);
 
-/* Watch fd for events (EPOLLIN, EPOLLOUT, edge-free). 0 or -errno. */
+/*
+ * Watch fd for events (EPOLLIN, EPOLLOUT, edge-free). 0 or -errno. io must
+ * not be active; its fields are written only on success.
+ */
 int ul_io_start(struct ul_loop *loop, struct ul_io *io, int fd, uint32_t events,
 		ul_io_cb cb);
 /* Change the watched events. 0 or -errno. */
@@ -67,7 +70,8 @@ int ul_io_modify(struct ul_io *io, uint32_t events);
 /*
  * Stop watching (idempotent). Safe inside any callback, including io's
  * own: a stopped io gets no further callback, even one already reported
- * ready in this iteration.
+ * ready in this iteration. The owner may free io as soon as this returns;
+ * it must call it while fd is still open.
  */
 void ul_io_stop(struct ul_io *io);
 
@@ -98,7 +102,11 @@ int ul_loop_run(struct ul_loop *loop);
 int ul_loop_run_once(struct ul_loop *loop, int timeout_ms);
 /* Any thread: make ul_loop_run() return after the current iteration. */
 void ul_loop_stop(struct ul_loop *loop);
-/* True on the thread inside ul_loop_run() (or run_once). */
+/*
+ * True on the thread inside ul_loop_run() (or run_once); before any thread
+ * has run the loop, true on the thread that created it. The last thread
+ * that ran the loop stays the loop thread after it returns.
+ */
 bool ul_loop_is_loop_thread(const struct ul_loop *loop);
 
 #endif /* UL_RUNTIME_LOOP_H */
