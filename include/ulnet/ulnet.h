@@ -364,7 +364,7 @@ ULNET_EXTERN int ulnet_get(struct ulnet *u, const struct ulnet_nid *self,
 /* One NI of a ping reply. */
 struct ulnet_ping_ni {
 	struct ulnet_nid nid;
-	uint32_t status; /* 0xdeadbeef up, 0x5eedbead down (LNet's values) */
+	uint32_t status; /* 0x15aac0de up, 0xdeadface down (LNet's values) */
 };
 
 struct ulnet_ping_result {
