@@ -1,0 +1,608 @@
+/*
+ * The control socket server (src/runtime/ctlsrv.h) on a real loop and a
+ * real node, with raw clients on its Unix socket: net show and peer show
+ * of a node whose NIs and peers were added to its core (no LND started:
+ * showing needs no traffic), a ping of 0@lo through lolnd, and clients
+ * that send garbage, half frames, oversized lengths or another version:
+ * each gets a refusal or is closed while a good client is still served.
+ * The test drives the loop itself; the client sockets are non-blocking.
+ * Timeouts only bound the wait (a failure, never a pass, comes from them).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "core/core.h"
+#include "core/node.h"
+#include "ctl/proto.h"
+#include "helper_topo.h"
+#include "runtime/ctlsrv.h"
+#include "runtime/loop.h"
+#include "util/err.h"
+#include "wire/bytes.h"
+
+/* Loop iterations (10 ms each at most) before a wait counts as failed. */
+#define MAX_SPINS 3000
+
+struct fx {
+	struct ul_loop *loop;
+	struct ul_node *node;
+	struct ul_ctlsrv *srv;
+	char path[108];
+};
+
+static void flush_hook(void *arg)
+{
+	struct fx *f = arg;
+
+	if (ul_node_flush(f->node))
+		ul_loop_wake_self(f->loop);
+}
+
+static void fx_path(struct fx *f, const char *tag)
+{
+	snprintf(f->path, sizeof(f->path), "/tmp/ulnet-ctlsrv-%d-%s.sock",
+		 (int)getpid(), tag);
+	unlink(f->path);
+}
+
+/* A loop and a node; with_nis adds a tcp net, two peers, no startup. */
+static int fx_setup(void **state, bool with_nis)
+{
+	struct fx *f = calloc(1, sizeof(*f));
+	struct ul_node_opts opts;
+	struct ul_peer *peer;
+	struct ul_core *core;
+	struct ulnet_nid nid;
+
+	assert_non_null(f);
+	assert_int_equal(ul_loop_create(&f->loop), 0);
+	assert_int_equal(ul_core_create(&core), 0);
+	if (with_nis) {
+		nid = ht_nid("192.168.1.10@tcp");
+		assert_int_equal(
+			ul_ni_add(core, &nid, "eth0", 0, NULL, NULL, NULL), 0);
+		nid = ht_nid("192.168.2.10@tcp");
+		assert_int_equal(ul_ni_add(core, &nid, "eth1", UL_NUMA_ANY,
+					   NULL, NULL, NULL),
+				 0);
+		nid = ht_nid("192.168.1.20@tcp");
+		assert_int_equal(
+			ul_peer_add(core, &nid, true, false, &peer, NULL), 0);
+		nid = ht_nid("192.168.2.20@tcp");
+		assert_int_equal(ul_peer_ni_add(core, peer, &nid, NULL, NULL),
+				 0);
+		nid = ht_nid("10.0.0.5@tcp1");
+		assert_int_equal(
+			ul_peer_add(core, &nid, false, false, NULL, NULL), 0);
+	}
+	memset(&opts, 0, sizeof(opts));
+	opts.timers = ul_loop_timers(f->loop);
+	opts.pid = ULNET_PID_LUSTRE;
+	opts.interface_cookie = 1;
+	assert_int_equal(ul_node_create(core, &opts, &f->node), 0);
+	assert_int_equal(ul_loop_hook_add(f->loop, flush_hook, f), 0);
+	fx_path(f, with_nis ? "show" : "ping");
+	assert_int_equal(
+		ul_ctlsrv_create(f->loop, f->node, f->path, NULL, &f->srv), 0);
+	*state = f;
+	return 0;
+}
+
+static int setup_show(void **state)
+{
+	return fx_setup(state, true);
+}
+
+static int setup_ping(void **state)
+{
+	struct fx *f;
+
+	fx_setup(state, false);
+	f = *state;
+	assert_int_equal(ul_node_startup(f->node, NULL), 0);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+
+	ul_ctlsrv_destroy(f->srv);
+	/* destroy removes the socket file */
+	assert_int_equal(stat(f->path, &st), -1);
+	ul_loop_hook_del(f->loop, flush_hook, f);
+	ul_node_destroy(f->node);
+	ul_loop_destroy(f->loop);
+	free(f);
+	return 0;
+}
+
+/* ---- A raw client ----------------------------------------------------- */
+
+static int client_connect(const struct fx *f)
+{
+	struct sockaddr_un sa;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", f->path);
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	assert_int_equal(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	return fd;
+}
+
+static void client_send(int fd, const void *p, size_t len)
+{
+	assert_int_equal(send(fd, p, len, MSG_NOSIGNAL), (ssize_t)len);
+}
+
+static void client_send_req(int fd, const struct ul_ctl_req *req)
+{
+	struct ul_ctl_msg m;
+
+	assert_int_equal(ul_ctl_req_encode(req, &m), 0);
+	client_send(fd, m.buf, m.len);
+	ul_ctl_msg_fini(&m);
+}
+
+/*
+ * Run the loop until the client has a whole frame (returned, malloc'd,
+ * its size in *len) or EOF (NULL).
+ */
+static uint8_t *client_recv(struct fx *f, int fd, size_t *len)
+{
+	uint8_t hdr[UL_CTL_HDR_SIZE], *frame = NULL;
+	size_t got = 0, need = sizeof(hdr);
+	int spins;
+
+	for (spins = 0; spins < MAX_SPINS; spins++) {
+		uint8_t *dst = frame ? frame + got : hdr + got;
+		ssize_t n = recv(fd, dst, need - got, 0);
+
+		if (n == 0) {
+			free(frame);
+			return NULL;
+		}
+		if (n > 0) {
+			got += (size_t)n;
+			if (got < need)
+				continue;
+			if (frame) {
+				*len = need;
+				return frame;
+			}
+			need = UL_CTL_HDR_SIZE + ul_get_le32(hdr + 8);
+			frame = malloc(need);
+			assert_non_null(frame);
+			memcpy(frame, hdr, sizeof(hdr));
+			if (got == need) {
+				*len = need;
+				return frame;
+			}
+			continue;
+		}
+		assert_true(errno == EAGAIN || errno == EWOULDBLOCK);
+		ul_loop_run_once(f->loop, 10);
+	}
+	fail_msg("no reply and no EOF from the server");
+	return NULL;
+}
+
+static void client_expect_eof(struct fx *f, int fd)
+{
+	size_t len;
+
+	assert_null(client_recv(f, fd, &len));
+}
+
+/* Receive and decode the reply to op. */
+static void client_reply(struct fx *f, int fd, uint16_t op,
+			 struct ul_ctl_reply *r)
+{
+	struct ul_err err = { 0 };
+	uint8_t *frame;
+	size_t len = 0;
+
+	frame = client_recv(f, fd, &len);
+	assert_non_null(frame);
+	if (ul_ctl_reply_decode(frame, len, op, r, &err))
+		fail_msg("bad reply: %s", err.msg);
+	free(frame);
+}
+
+static void ask(struct fx *f, const struct ul_ctl_req *req,
+		struct ul_ctl_reply *r)
+{
+	int fd = client_connect(f);
+
+	client_send_req(fd, req);
+	client_reply(f, fd, req->op, r);
+	close(fd);
+}
+
+/* ---- Tests ------------------------------------------------------------ */
+
+static void socket_is_mode_0600(void **state)
+{
+	struct fx *f = *state;
+	struct stat st;
+
+	assert_int_equal(stat(f->path, &st), 0);
+	assert_true(S_ISSOCK(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+}
+
+static void net_show_lists_nets_and_nis(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	const struct ul_ctl_net *tcp;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_NET_SHOW;
+	req.net_show.verbose = 2;
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.net_show.nnets, 2);
+	assert_int_equal(r.net_show.nets[0].net_id, ht_net("lo"));
+	assert_int_equal(r.net_show.nets[0].nnis, 1);
+	assert_false(r.net_show.nets[0].nis[0].has_lnd_tunables);
+	tcp = &r.net_show.nets[1];
+	assert_int_equal(tcp->net_id, ht_net("tcp"));
+	assert_int_equal(tcp->nnis, 2);
+	assert_string_equal(ht_str(&tcp->nis[0].nid), "192.168.1.10@tcp");
+	assert_string_equal(tcp->nis[0].ifname, "eth0");
+	assert_int_equal(tcp->nis[0].status, UL_CTL_NI_STATUS_UP);
+	assert_true(tcp->nis[0].has_tunables);
+	assert_int_equal(tcp->nis[0].peer_credits, 8);
+	assert_int_equal(tcp->nis[0].credits, 256);
+	assert_int_equal(tcp->nis[0].dev_cpt, 0);
+	assert_int_equal(tcp->nis[1].dev_cpt, -1);
+	assert_true(tcp->nis[0].b.has_health);
+	assert_int_equal(tcp->nis[0].b.health.healthv, 1000);
+	assert_false(tcp->nis[0].b.has_udsp); /* level 4 only */
+	assert_string_equal(tcp->nis[1].ifname, "eth1");
+	ul_ctl_reply_fini(&r);
+
+	/* --net filters; level 0 has no statistics. */
+	req.net_show.has_net = true;
+	snprintf(req.net_show.net, sizeof(req.net_show.net), "tcp");
+	req.net_show.verbose = 0;
+	ask(f, &req, &r);
+	assert_int_equal(r.net_show.nnets, 1);
+	assert_int_equal(r.net_show.nets[0].net_id, ht_net("tcp"));
+	assert_false(r.net_show.nets[0].nis[0].b.has_stats);
+	ul_ctl_reply_fini(&r);
+}
+
+static void net_show_errors_are_lnetctls(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_NET_SHOW;
+	req.net_show.has_net = true;
+	snprintf(req.net_show.net, sizeof(req.net_show.net), "tcp7");
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, -ESRCH);
+	assert_string_equal(r.err_msg, "Network is down");
+	ul_ctl_reply_fini(&r);
+
+	snprintf(req.net_show.net, sizeof(req.net_show.net), "bogus");
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, -ENOENT);
+	assert_string_equal(r.err_msg, "cannot parse net");
+	ul_ctl_reply_fini(&r);
+}
+
+static void peer_show_lists_peers(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PEER_SHOW;
+	req.peer_show.verbose = 3;
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	assert_int_equal(r.peer_show.npeers, 2);
+	assert_string_equal(ht_str(&r.peer_show.peers[0].primary),
+			    "192.168.1.20@tcp");
+	assert_true(r.peer_show.peers[0].is_mr);
+	assert_true(r.peer_show.peers[0].has_state);
+	/* MULTI_RAIL | CONFIGURED */
+	assert_int_equal(r.peer_show.peers[0].state & 0x9, 0x9);
+	assert_int_equal(r.peer_show.peers[0].npnis, 2);
+	assert_string_equal(ht_str(&r.peer_show.peers[0].pnis[1].nid),
+			    "192.168.2.20@tcp");
+	assert_int_equal(r.peer_show.peers[0].pnis[0].state,
+			 UL_CTL_PNI_STATE_NA);
+	assert_false(r.peer_show.peers[1].is_mr);
+	ul_ctl_reply_fini(&r);
+
+	req.peer_show.has_nid = true;
+	req.peer_show.nid = ht_nid("192.168.2.20@tcp");
+	ask(f, &req, &r);
+	assert_int_equal(r.peer_show.npeers, 1);
+	assert_string_equal(ht_str(&r.peer_show.peers[0].primary),
+			    "192.168.1.20@tcp");
+	ul_ctl_reply_fini(&r);
+
+	req.peer_show.nid = ht_nid("10.9.9.9@tcp");
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, -ENOENT);
+	assert_string_equal(r.err_msg, "cannot find peer");
+	ul_ctl_reply_fini(&r);
+}
+
+/* Several requests in a row on one connection are answered in order. */
+static void one_connection_many_requests(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	int fd = client_connect(f), i;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PEER_SHOW;
+	for (i = 0; i < 3; i++) {
+		client_send_req(fd, &req);
+		client_reply(f, fd, UL_CTL_OP_PEER_SHOW, &r);
+		assert_int_equal(r.peer_show.npeers, 2);
+		ul_ctl_reply_fini(&r);
+	}
+	close(fd);
+}
+
+struct bad_client_row {
+	const char *what;
+	uint8_t bytes[UL_CTL_HDR_SIZE];
+	int rc; /* of the refusal */
+};
+
+/* Each gets a refusal (op 0), then EOF. */
+static const struct bad_client_row bad_clients[] = {
+	/* 0 */ { "garbage", "GET / HTTP/", -EPROTO },
+	/* 1 */
+	{ "oversized length",
+	  { 0x54, 0x43, 0x4c, 0x55, 1, 0, 2, 0, 0, 0, 0x20, 0 },
+	  -EPROTO },
+	/* 2 */
+	{ "version 9",
+	  { 0x54, 0x43, 0x4c, 0x55, 9, 0, 2, 0, 0, 0, 0, 0 },
+	  -EPROTO },
+	/* 3 */
+	{ "ping without a target",
+	  { 0x54, 0x43, 0x4c, 0x55, 1, 0, 1, 0, 0, 0, 0, 0 },
+	  -EPROTO },
+	/* 4 */
+	{ "unknown op",
+	  { 0x54, 0x43, 0x4c, 0x55, 1, 0, 77, 0, 0, 0, 0, 0 },
+	  -EOPNOTSUPP },
+};
+
+static void bad_clients_refused_good_served(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	unsigned int i;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_NET_SHOW;
+	for (i = 0; i < sizeof(bad_clients) / sizeof(bad_clients[0]); i++) {
+		int bad = client_connect(f);
+
+		client_send(bad, bad_clients[i].bytes, UL_CTL_HDR_SIZE);
+		/* A good client is served meanwhile. */
+		ask(f, &req, &r);
+		assert_int_equal(r.rc, 0);
+		ul_ctl_reply_fini(&r);
+		client_reply(f, bad, UL_CTL_OP_NET_SHOW, &r);
+		if (r.rc != bad_clients[i].rc)
+			fail_msg("row %u (%s): rc %d (%s)", i,
+				 bad_clients[i].what, r.rc, r.err_msg);
+		if (i == 2) {
+			assert_int_equal(r.version, UL_CTL_VERSION);
+			assert_non_null(strstr(r.err_msg, "version 9"));
+			assert_non_null(strstr(r.err_msg, "version 1"));
+		}
+		ul_ctl_reply_fini(&r);
+		if (bad_clients[i].rc == -EOPNOTSUPP) {
+			/* Well formed but unknown: the connection stays. */
+			client_send_req(bad, &req);
+			client_reply(f, bad, UL_CTL_OP_NET_SHOW, &r);
+			assert_int_equal(r.rc, 0);
+			ul_ctl_reply_fini(&r);
+			close(bad);
+			continue;
+		}
+		client_expect_eof(f, bad);
+		close(bad);
+	}
+}
+
+/* Half a frame, then silence: closed after the client timeout. */
+static void stalled_client_closed(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	int stalled, body;
+
+	ul_ctlsrv_set_client_timeout(f->srv, 50);
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_NET_SHOW;
+	stalled = client_connect(f);
+	client_send(stalled, "\x54\x43\x4c\x55\x01", 5);
+	/* Header whole, payload promised but never sent. */
+	body = client_connect(f);
+	client_send(body, "\x54\x43\x4c\x55\x01\x00\x02\x00\x40\x00\x00\x00",
+		    12);
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	ul_ctl_reply_fini(&r);
+	client_expect_eof(f, stalled);
+	client_expect_eof(f, body);
+	close(stalled);
+	close(body);
+}
+
+/* A client that goes away mid-request changes nothing for others. */
+static void client_gone_mid_frame(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	int fd = client_connect(f);
+
+	client_send(fd, "\x54\x43\x4c\x55\x01\x00\x03", 7);
+	close(fd);
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PEER_SHOW;
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	ul_ctl_reply_fini(&r);
+}
+
+/* Another server cannot take a live socket; a stale one is replaced. */
+static void create_checks_existing_path(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctlsrv *other;
+	struct sockaddr_un sa;
+	char path[108];
+	int fd;
+
+	assert_int_equal(ul_ctlsrv_create(f->loop, f->node, f->path, NULL,
+					  &other),
+			 -EADDRINUSE);
+	snprintf(path, sizeof(path), "/tmp/ulnet-ctlsrv-%d-stale.sock",
+		 (int)getpid());
+	unlink(path);
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	close(fd); /* a stale socket file stays */
+	assert_int_equal(ul_ctlsrv_create(f->loop, f->node, path, NULL, &other),
+			 0);
+	ul_ctlsrv_destroy(other);
+	/* A regular file is not ours to remove. */
+	fd = open(path, O_CREAT | O_WRONLY, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(ul_ctlsrv_create(f->loop, f->node, path, NULL, &other),
+			 -EEXIST);
+	unlink(path);
+}
+
+static void ping_lo_answers(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PING;
+	req.ping.target = ht_nid("0@lo");
+	req.ping.has_timeout = true;
+	req.ping.timeout_ms = 5000;
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	/* A node with lo alone advertises no NI (0@lo is left out). */
+	assert_int_equal(r.ping.nnis, 0);
+	ul_ctl_reply_fini(&r);
+}
+
+/* The client leaves while its ping runs: the answer goes nowhere. */
+static void ping_client_gone(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	int fd = client_connect(f), i;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PING;
+	req.ping.target = ht_nid("0@lo");
+	client_send_req(fd, &req);
+	for (i = 0; i < 3; i++)
+		ul_loop_run_once(f->loop, 0);
+	close(fd);
+	for (i = 0; i < 20; i++)
+		ul_loop_run_once(f->loop, 1);
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	ul_ctl_reply_fini(&r);
+}
+
+static void ping_unreachable_fails(void **state)
+{
+	struct fx *f = *state;
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PING;
+	req.ping.target = ht_nid("10.9.9.9@tcp");
+	req.ping.has_timeout = true;
+	req.ping.timeout_ms = 1000;
+	ask(f, &req, &r);
+	assert_true(r.rc < 0);
+	assert_string_equal(r.err_msg, "failed to ping 10.9.9.9@tcp");
+	ul_ctl_reply_fini(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(socket_is_mode_0600, setup_show,
+						teardown),
+		cmocka_unit_test_setup_teardown(net_show_lists_nets_and_nis,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(net_show_errors_are_lnetctls,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(peer_show_lists_peers,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(one_connection_many_requests,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(bad_clients_refused_good_served,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(stalled_client_closed,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(client_gone_mid_frame,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(create_checks_existing_path,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(ping_lo_answers, setup_ping,
+						teardown),
+		cmocka_unit_test_setup_teardown(ping_client_gone, setup_ping,
+						teardown),
+		cmocka_unit_test_setup_teardown(ping_unreachable_fails,
+						setup_ping, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
