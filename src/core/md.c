@@ -304,6 +304,13 @@ int ul_md_slice(const struct ul_md *md, uint32_t offset, uint32_t length,
 		left -= avail < left ? avail : left;
 		n++;
 	}
+	if (n == 0) {
+		/* Only empty fragments remain: nothing to describe. */
+		*iov = NULL;
+		*niov = 0;
+		*alloc = NULL;
+		return 0;
+	}
 	if (n == 1) {
 		v = one;
 		*alloc = NULL;

@@ -529,6 +529,7 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 	enum ul_msg_state was = m->state;
 	struct ul_md *md = m->md;
 	bool is_rx_put = !m->is_tx && m->type == UL_MSG_PUT;
+	bool is_last;
 
 	ul_list_del(&m->link);
 	m->state = UL_MSG_STATE_DONE;
@@ -548,15 +549,16 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 	/* LNet's lnet_msg_detach_md: an aborted MD turns success late. */
 	if (md->is_aborted && status == 0)
 		status = -ETIMEDOUT;
+	is_last = ul_md_detach_msg(md);
 	m->mev.ev.status = status;
-	m->mev.ev.unlinked = ul_md_detach_msg(md);
+	m->mev.ev.unlinked = is_last;
 	if (md->handler || md->int_handler) {
 		m->mev.md = md;
 		ul_node_queue_event(n, &m->mev);
 	} else {
 		ul_msg_free(n, m);
 	}
-	if (m->mev.ev.unlinked)
+	if (is_last)
 		md_gone(n, md);
 	ul_msg_drain_ready(n);
 }

@@ -9,6 +9,7 @@
  * ul_node_flush()). A handler may call the API again: the MD it runs for
  * is held by the queued event's reference until the handler returns.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -469,6 +470,7 @@ void ul_node_dispatch(struct ul_node *n)
 		struct ul_md *md = e->md;
 		struct ul_msg *owner = e->owner_msg;
 
+		assert(md);
 		ul_list_del(&e->link);
 		if (md->int_handler)
 			md->int_handler(n, &e->ev);

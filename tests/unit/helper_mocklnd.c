@@ -56,8 +56,8 @@ static void tx_finish(struct mock_tx *mt, int status, enum ul_hstatus hs)
 
 	ul_list_del(&mt->link);
 	mt->src->f->in_flight--;
-	free(mt);
 	lni->up->tx_done(lni, tx, status, hs);
+	free(mt);
 }
 
 static void deliver(struct ul_timer *t, uint64_t now_ns)
@@ -114,11 +114,17 @@ static int mock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 static void mock_shutdown(struct ul_lnd_ni *lni)
 {
 	struct mock_ni *mi = lni->data;
+	struct mock_tx *mt, *tmp;
+	struct ul_list dead;
 
-	while (!ul_list_empty(&mi->txs)) {
-		struct mock_tx *mt =
-			ul_list_first_entry(&mi->txs, struct mock_tx, link);
-
+	/* Take them all first: completions may not add to a dying NI. */
+	ul_list_init(&dead);
+	if (!ul_list_empty(&mi->txs)) {
+		ul_list_link(&dead, mi->txs.prev, mi->txs.next);
+		ul_list_init(&mi->txs);
+	}
+	ul_list_for_each_entry_safe(mt, tmp, &dead, link)
+	{
 		ul_timer_cancel(&mi->f->timers, &mt->timer);
 		tx_finish(mt, -ESHUTDOWN, UL_HSTATUS_LOCAL_DROPPED);
 	}
@@ -293,4 +299,73 @@ int mock_inject(struct mock_fabric *f, const struct ulnet_nid *dst_nid,
 			rx.mlen < len ? rx.mlen : len);
 	dst->lni->up->rx_done(dst->lni, &rx, 0);
 	return 0;
+}
+
+void mock_record(struct ulnet *u, const struct ulnet_event *ev)
+{
+	struct mock_rec *r = ev->md_user_ptr;
+
+	(void)u;
+	if (r->n >= MOCK_REC_MAX) {
+		fprintf(stderr, "mock_record: too many events\n");
+		abort();
+	}
+	r->ev[r->n++] = *ev;
+	if (ev->unlinked && (unsigned int)ev->type < 8)
+		r->nfinal[ev->type]++;
+	if (r->hook)
+		r->hook(r, ev);
+}
+
+int mock_rec_count(const struct mock_rec *r, enum ulnet_event_type type)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->n; i++)
+		k += r->ev[i].type == type;
+	return k;
+}
+
+struct ulnet_handle mock_attach(struct ul_node *n, uint32_t portal,
+				uint64_t bits, void *buf, size_t len,
+				uint32_t options, int threshold,
+				struct mock_rec *r)
+{
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_md md = {
+		.start = buf,
+		.length = len,
+		.threshold = threshold,
+		.options = options,
+		.user_ptr = r,
+		.handler = mock_record,
+		.numa_node = -1,
+	};
+	struct ulnet_handle h;
+
+	ulnet_nid_set_any(&any.nid);
+	if (ul_node_md_attach(n, portal, &any, bits, 0, ULNET_INS_AFTER, &md,
+			      ULNET_RETAIN, &h))
+		abort();
+	return h;
+}
+
+struct ulnet_handle mock_bind(struct ul_node *n, void *buf, size_t len,
+			      uint32_t options, int threshold,
+			      enum ulnet_unlink unlink, struct mock_rec *r)
+{
+	struct ulnet_md md = {
+		.start = buf,
+		.length = len,
+		.threshold = threshold,
+		.options = options,
+		.user_ptr = r,
+		.handler = mock_record,
+		.numa_node = -1,
+	};
+	struct ulnet_handle h;
+
+	if (ul_node_md_bind(n, &md, unlink, &h))
+		abort();
+	return h;
 }

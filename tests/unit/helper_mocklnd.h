@@ -72,6 +72,30 @@ int mock_inject(struct mock_fabric *f, const struct ulnet_nid *dst_nid,
 		const struct ulnet_nid *from_nid, const void *payload,
 		uint32_t len, bool *is_taken);
 
+/* An event recorder: pass &rec as an MD's user_ptr, mock_record as
+ * its handler. */
+#define MOCK_REC_MAX 128
+struct mock_rec {
+	struct ulnet_event ev[MOCK_REC_MAX];
+	int n;
+	int nfinal[8]; /* events with unlinked set, by type */
+	/* Optional hook run after recording (re-entrancy tests). */
+	void (*hook)(struct mock_rec *r, const struct ulnet_event *ev);
+	void *hook_arg;
+};
+void mock_record(struct ulnet *u, const struct ulnet_event *ev);
+/* Count recorded events of one type. */
+int mock_rec_count(const struct mock_rec *r, enum ulnet_event_type type);
+
+/* Attach (ANY sender) or bind an MD recording into r; abort on error. */
+struct ulnet_handle mock_attach(struct ul_node *n, uint32_t portal,
+				uint64_t bits, void *buf, size_t len,
+				uint32_t options, int threshold,
+				struct mock_rec *r);
+struct ulnet_handle mock_bind(struct ul_node *n, void *buf, size_t len,
+			      uint32_t options, int threshold,
+			      enum ulnet_unlink unlink, struct mock_rec *r);
+
 /* Parse a NID or fail the test. */
 struct ulnet_nid mock_nid(const char *s);
 

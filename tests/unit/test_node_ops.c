@@ -1,0 +1,575 @@
+/*
+ * The message layer's bookkeeping between nodes over the mock LND:
+ * credits (queues, at most peer_credits in flight), each health status
+ * of a failed send (reference/health.md §4.1/§4.2 as numbered rows),
+ * response timeouts (§6), stale answers, shutdown with messages in
+ * flight, re-entrant calls from handlers, and link down/up.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/msg.h"
+#include "helper_mocklnd.h"
+
+#define SEC UINT64_C(1000000000)
+
+static const char *const a_nids[] = { "10.0.0.1@tcp", "10.0.0.11@tcp" };
+static const char *const b_nids[] = { "10.0.0.2@tcp", "10.0.0.3@tcp" };
+static const char *const c_nids[] = { "10.0.0.4@tcp" };
+
+/* Every test gets one of these; recorders outlive the body. */
+struct fx {
+	struct mock_fabric f;
+	struct mock_rec r[4];
+	uint8_t buf[4][256];
+};
+
+static int fx_setup(void **state)
+{
+	struct fx *x = calloc(1, sizeof(*x));
+
+	mock_fabric_init(&x->f);
+	*state = x;
+	return 0;
+}
+
+static int fx_teardown(void **state)
+{
+	struct fx *x = *state;
+
+	mock_fabric_fini(&x->f);
+	free(x);
+	return 0;
+}
+
+static struct ulnet_process_id pid_of(const char *nid)
+{
+	struct ulnet_process_id id = { mock_nid(nid), ULNET_PID_LUSTRE };
+
+	return id;
+}
+
+static void peer_credits_bound_what_is_in_flight(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 2, 0);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_ni_info info;
+	struct ul_peer_ni *lpni;
+	struct ulnet_handle h;
+	size_t n;
+
+	mock_attach(b, 4, 1, x->buf[1], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[1]);
+	h = mock_bind(a, x->buf[0], 16, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		      &x->r[0]);
+	x->f.is_hold = true;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,
+					     4, 1, 0, 0),
+				 0);
+	mock_run(&x->f, 1000);
+	/* Two with the LND, eight waiting: credits count them (< 0). */
+	assert_int_equal(x->f.in_flight, 2);
+	lpni = ul_peer_ni_find(ul_node_core(a), &to.nid);
+	assert_non_null(lpni);
+	assert_int_equal(lpni->txcredits, -8);
+	assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+	assert_int_equal(info.tx_credits, 256 - 2);
+	assert_int_equal(info.peer_tx_credits, 2);
+	mock_release(&x->f);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->f.max_in_flight, 2);
+	assert_int_equal(mock_rec_count(&x->r[0], ULNET_EVENT_SEND), 10);
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(x->r[0].ev[i].status, 0);
+	assert_int_equal(mock_rec_count(&x->r[1], ULNET_EVENT_PUT), 10);
+	assert_int_equal(lpni->txcredits, 2);
+	assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+	assert_int_equal(info.tx_credits, 256);
+	assert_int_equal(info.stats.send_count[UL_MSG_PUT], 10);
+	assert_int_equal(info.stats.send_bytes[UL_MSG_PUT], 160);
+	assert_int_equal(lpni->msgs->stats.send_count[UL_MSG_PUT], 10);
+}
+
+static void ni_credits_bound_what_is_in_flight(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 3, 3);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ul_node *c = mock_node(&x->f, c_nids, 1, 0, 0);
+	struct ulnet_process_id to[2] = { pid_of(b_nids[0]),
+					  pid_of(c_nids[0]) };
+	struct ulnet_handle h;
+
+	mock_attach(b, 4, 1, x->buf[1], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[1]);
+	mock_attach(c, 4, 1, x->buf[2], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[2]);
+	h = mock_bind(a, x->buf[0], 16, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		      &x->r[0]);
+	x->f.is_hold = true;
+	for (int i = 0; i < 10; i++)
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ,
+					     &to[i % 2], 4, 1, 0, 0),
+				 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->f.in_flight, 3);
+	mock_release(&x->f);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->f.max_in_flight, 3);
+	assert_int_equal(mock_rec_count(&x->r[0], ULNET_EVENT_SEND), 10);
+	assert_int_equal(mock_rec_count(&x->r[1], ULNET_EVENT_PUT), 5);
+	assert_int_equal(mock_rec_count(&x->r[2], ULNET_EVENT_PUT), 5);
+}
+
+/* health.md §4.1 and §4.2, one failed PUT each toward a 2-NI MR peer. */
+struct hs_row {
+	enum ul_hstatus hs;
+	int ni_healthv;	     /* our NI after */
+	int peer_deficit;    /* 2000 - sum of the peer's NI health */
+	size_t ni_counter;   /* offsetof in ul_ni_hstats, or -1 */
+	size_t peer_counter; /* offsetof in ul_peer_ni_msgs, or -1 */
+	size_t global;	     /* offsetof in ul_counters */
+};
+
+#define NI_C(f) offsetof(struct ul_ni_hstats, f)
+#define PEER_C(f) offsetof(struct ul_peer_ni_msgs, f)
+#define G_C(f) offsetof(struct ul_counters, f)
+#define NONE_C ((size_t)-1)
+
+static const struct hs_row hs_rows[] = {
+	/* 0 */ { UL_HSTATUS_LOCAL_INTERRUPT, 900, 0, NI_C(interrupts), NONE_C,
+		  G_C(local_interrupt_count) },
+	/* 1 */
+	{ UL_HSTATUS_LOCAL_DROPPED, 900, 0, NI_C(dropped), NONE_C,
+	  G_C(local_dropped_count) },
+	/* 2 */
+	{ UL_HSTATUS_LOCAL_ABORTED, 900, 0, NI_C(aborted), NONE_C,
+	  G_C(local_aborted_count) },
+	/* 3 */
+	{ UL_HSTATUS_LOCAL_NO_ROUTE, 900, 0, NI_C(no_route), NONE_C,
+	  G_C(local_no_route_count) },
+	/* 4 */
+	{ UL_HSTATUS_LOCAL_ERROR, 900, 0, NI_C(error), NONE_C,
+	  G_C(local_error_count) },
+	/* 5 */
+	{ UL_HSTATUS_LOCAL_TIMEOUT, 900, 0, NI_C(timeouts), NONE_C,
+	  G_C(local_timeout_count) },
+	/* 6 */
+	{ UL_HSTATUS_REMOTE_ERROR, 1000, 100, NONE_C, PEER_C(hs_error),
+	  G_C(remote_error_count) },
+	/* 7 */
+	{ UL_HSTATUS_REMOTE_DROPPED, 1000, 100, NONE_C, PEER_C(hs_dropped),
+	  G_C(remote_dropped_count) },
+	/* 8 */
+	{ UL_HSTATUS_REMOTE_TIMEOUT, 1000, 100, NONE_C, PEER_C(hs_timeout),
+	  G_C(remote_timeout_count) },
+	/* 9 */
+	{ UL_HSTATUS_NETWORK_TIMEOUT, 900, 100, NONE_C,
+	  PEER_C(hs_network_timeout), G_C(network_timeout_count) },
+};
+
+static uint32_t u32_at(const void *base, size_t off)
+{
+	uint32_t v;
+
+	memcpy(&v, (const char *)base + off, sizeof(v));
+	return v;
+}
+
+static void each_hstatus_moves_the_right_health(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(hs_rows) / sizeof(hs_rows[0]); i++) {
+		const struct hs_row *r = &hs_rows[i];
+		struct fx *x = calloc(1, sizeof(*x));
+		struct ul_node *a, *b;
+		struct ul_core *core;
+		struct ul_peer *peer;
+		struct ul_peer_ni *l2, *l3, *used;
+		struct ulnet_nid n2 = mock_nid(b_nids[0]);
+		struct ulnet_nid n3 = mock_nid(b_nids[1]);
+		struct ulnet_process_id to = { n2, ULNET_PID_LUSTRE };
+		struct ulnet_handle h;
+		struct ulnet_ni_info info;
+		size_t n;
+		struct ul_counters before;
+
+		print_message("row %zu: %s\n", i, ul_hstatus_name(r->hs));
+		mock_fabric_init(&x->f);
+		a = mock_node(&x->f, a_nids, 1, 0, 0);
+		b = mock_node(&x->f, b_nids, 2, 0, 0);
+		assert_non_null(b);
+		core = ul_node_core(a);
+		assert_int_equal(
+			ul_peer_add(core, &n2, true, false, &peer, NULL), 0);
+		assert_int_equal(ul_peer_ni_add(core, peer, &n3, NULL, NULL),
+				 0);
+		before = core->counters;
+		h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
+		x->f.fail_status = -EIO;
+		x->f.fail_hstatus = r->hs;
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,
+					     1, 0, 0, 0),
+				 0);
+		mock_run(&x->f, 1000);
+		/* Exactly one event, the SEND with the LND's error. */
+		assert_int_equal(x->r[0].n, 1);
+		assert_int_equal(x->r[0].ev[0].type, ULNET_EVENT_SEND);
+		assert_int_equal(x->r[0].ev[0].status, -EIO);
+		assert_true(x->r[0].ev[0].unlinked);
+		assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+		assert_int_equal(info.healthv, r->ni_healthv);
+		assert_int_equal(info.stats.drop_count[UL_MSG_PUT], 1);
+		assert_int_equal(info.stats.send_count[UL_MSG_PUT], 0);
+		l2 = ul_peer_ni_find(core, &n2);
+		l3 = ul_peer_ni_find(core, &n3);
+		assert_int_equal(2000 - l2->healthv - l3->healthv,
+				 r->peer_deficit);
+		used = l2->msgs ? l2 : l3;
+		assert_non_null(used->msgs);
+		if (r->ni_counter != NONE_C) {
+			struct ul_ni *ni = ul_ni_find(core, &info.nid);
+
+			assert_int_equal(u32_at(&ni->hstats, r->ni_counter), 1);
+		}
+		if (r->peer_counter != NONE_C)
+			assert_int_equal(u32_at(used->msgs, r->peer_counter),
+					 1);
+		assert_int_equal(u32_at(&core->counters, r->global),
+				 u32_at(&before, r->global) + 1);
+		mock_fabric_fini(&x->f);
+		free(x);
+	}
+}
+
+static void single_ni_peer_keeps_its_health(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(c_nids[0]);
+	struct ul_peer_ni *lpni;
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, c_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
+	x->f.fail_status = -EIO;
+	x->f.fail_hstatus = UL_HSTATUS_REMOTE_DROPPED;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 1, 0, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	lpni = ul_peer_ni_find(ul_node_core(a), &to.nid);
+	/* health.md §4.1: only the counters move for a 1-NI peer. */
+	assert_int_equal(lpni->healthv, 1000);
+	assert_int_equal(lpni->msgs->hs_dropped, 1);
+	assert_int_equal(x->r[0].n, 1);
+}
+
+static void unanswered_put_unlinks_after_transaction_timeout(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ul_core *core = ul_node_core(a);
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, 0, 2, ULNET_UNLINK, &x->r[0]);
+	x->f.is_drop = true;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_ACK_REQ, &to, 1, 0, 0, 0), 0);
+	assert_int_equal(core->counters.rst_alloc, 1);
+	mock_run(&x->f, 149 * SEC);
+	assert_int_equal(x->r[0].n, 1);
+	assert_int_equal(x->r[0].ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(x->r[0].ev[0].status, 0);
+	assert_false(x->r[0].ev[0].unlinked);
+	mock_run(&x->f, 2 * SEC);
+	assert_int_equal(x->r[0].n, 2);
+	assert_int_equal(x->r[0].ev[1].type, ULNET_EVENT_UNLINK);
+	assert_int_equal(x->r[0].ev[1].status, 0);
+	assert_true(x->r[0].ev[1].unlinked);
+	assert_int_equal(core->counters.response_timeout_count, 1);
+	assert_int_equal(core->counters.rst_alloc, 0);
+	/* The next hop takes a remote failure, even with one NI (§6). */
+	assert_int_equal(ul_peer_ni_find(core, &to.nid)->healthv, 900);
+}
+
+static void timeout_with_send_in_flight_fails_the_send(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, 0, 2, ULNET_UNLINK, &x->r[0]);
+	x->f.is_hold = true;
+	assert_int_equal(ul_node_get(a, NULL, h, &to, 1, 0, 0), 0);
+	mock_run(&x->f, 151 * SEC);
+	assert_int_equal(x->r[0].n, 0); /* the SEND is still out */
+	x->f.is_drop = true;
+	mock_release(&x->f);
+	mock_run(&x->f, 1000);
+	/* health.md §6: its event is the last, and -ETIMEDOUT. */
+	assert_int_equal(x->r[0].n, 1);
+	assert_int_equal(x->r[0].ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(x->r[0].ev[0].status, -ETIMEDOUT);
+	assert_true(x->r[0].ev[0].unlinked);
+}
+
+static void stale_ack_is_dropped_silently(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ulnet_nid an = mock_nid(a_nids[0]), bn = mock_nid(b_nids[0]);
+	struct ul_wire_lnet_hdr hdr = { 0 };
+	struct ulnet_ni_info info;
+	struct ulnet_handle h;
+	bool is_taken;
+	size_t n;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		      &x->r[0]);
+	hdr.type = UL_WIRE_MSG_ACK;
+	hdr.dest_nid = an;
+	hdr.src_nid = bn;
+	hdr.dest_pid = hdr.src_pid = ULNET_PID_LUSTRE;
+	hdr.msg.ack.mlength = 10;
+	/* 0: a previous incarnation's interface cookie */
+	hdr.msg.ack.dst_wmd.wh_interface_cookie = a->opts.interface_cookie + 1;
+	hdr.msg.ack.dst_wmd.wh_object_cookie = h.cookie;
+	assert_int_equal(
+		mock_inject(&x->f, NULL, &hdr, &bn, NULL, 0, &is_taken), 0);
+	assert_false(is_taken);
+	/* 1: our cookie, an MD that does not exist */
+	hdr.msg.ack.dst_wmd.wh_interface_cookie = a->opts.interface_cookie;
+	hdr.msg.ack.dst_wmd.wh_object_cookie = h.cookie + 1000;
+	assert_int_equal(
+		mock_inject(&x->f, NULL, &hdr, &bn, NULL, 0, &is_taken), 0);
+	assert_false(is_taken);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->r[0].n, 0);
+	assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+	assert_int_equal(info.stats.drop_count[UL_MSG_ACK], 2);
+	assert_int_equal(ul_node_core(a)->counters.drop_count, 2);
+	/* 2: the right handle is taken: an ACK event. */
+	hdr.msg.ack.dst_wmd.wh_object_cookie = h.cookie;
+	assert_int_equal(
+		mock_inject(&x->f, NULL, &hdr, &bn, NULL, 0, &is_taken), 0);
+	assert_true(is_taken);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->r[0].n, 1);
+	assert_int_equal(x->r[0].ev[0].type, ULNET_EVENT_ACK);
+	assert_int_equal(x->r[0].ev[0].mlength, 10);
+}
+
+static int count_final(const struct mock_rec *r)
+{
+	int k = 0;
+
+	for (int i = 0; i < r->n; i++)
+		k += r->ev[i].unlinked;
+	return k;
+}
+
+static void shutdown_ends_everything_in_flight_once(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 2, 0);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_handle hx, hy, hz;
+
+	mock_attach(b, 4, 1, x->buf[3], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_OP_GET | ULNET_MD_TRUNCATE,
+		    ULNET_MD_THRESH_INF, &x->r[3]);
+	/* X: PUT with ACK whose ACK never comes. */
+	hx = mock_bind(a, x->buf[0], 10, 0, 2, ULNET_UNLINK, &x->r[0]);
+	x->f.is_drop = true;
+	assert_int_equal(
+		ul_node_put(a, NULL, hx, ULNET_ACK_REQ, &to, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	x->f.is_drop = false;
+	/* Y: five PUTs, two with the LND and three queued on credits. */
+	x->f.is_hold = true;
+	hy = mock_bind(a, x->buf[1], 10, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		       &x->r[1]);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(ul_node_put(a, NULL, hy, ULNET_NOACK_REQ, &to,
+					     4, 1, 0, 0),
+				 0);
+	/* Z: a GET, queued. */
+	hz = mock_bind(a, x->buf[2], 10, 0, 2, ULNET_UNLINK, &x->r[2]);
+	assert_int_equal(ul_node_get(a, NULL, hz, &to, 4, 1, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->r[1].n, 0);
+	assert_int_equal(x->r[2].n, 0);
+	ul_node_shutdown(a);
+	/* Everything delivered before shutdown returned. */
+	assert_int_equal(x->r[0].n, 2); /* SEND, then UNLINK */
+	assert_int_equal(x->r[0].ev[1].type, ULNET_EVENT_UNLINK);
+	assert_int_equal(count_final(&x->r[0]), 1);
+	assert_int_equal(mock_rec_count(&x->r[1], ULNET_EVENT_SEND), 5);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(x->r[1].ev[i].status, -ESHUTDOWN);
+	assert_int_equal(count_final(&x->r[1]), 1);
+	assert_int_equal(x->r[1].n, 6);
+	assert_int_equal(x->r[2].ev[0].type, ULNET_EVENT_SEND);
+	assert_int_equal(x->r[2].ev[0].status, -ESHUTDOWN);
+	assert_int_equal(count_final(&x->r[2]), 1);
+	/* After shutdown nothing starts. */
+	assert_int_equal(ul_node_put(a, NULL, hy, ULNET_NOACK_REQ, &to, 4, 1, 0,
+				     0),
+			 -ESHUTDOWN);
+	assert_int_equal(ul_node_core(a)->counters.msgs_alloc, 0);
+	ul_node_shutdown(a); /* idempotent */
+	assert_int_equal(x->r[1].n, 6);
+}
+
+/* Re-entrancy: a SEND handler puts again until five are done. */
+struct again {
+	struct ul_node *n;
+	struct ulnet_process_id to;
+	struct ulnet_handle h;
+	int nput;
+};
+static struct again again_ctx;
+
+static void put_again(struct mock_rec *r, const struct ulnet_event *ev)
+{
+	(void)r;
+	if (ev->type != ULNET_EVENT_SEND || again_ctx.nput == 5)
+		return;
+	again_ctx.nput++;
+	assert_int_equal(ul_node_put(again_ctx.n, NULL, again_ctx.h,
+				     ULNET_NOACK_REQ, &again_ctx.to, 4, 1, 0,
+				     0),
+			 0);
+}
+
+static void unlink_self(struct mock_rec *r, const struct ulnet_event *ev)
+{
+	if (ev->type == ULNET_EVENT_PUT && r->n == 1)
+		assert_int_equal(ul_node_md_unlink(again_ctx.n, ev->md_handle),
+				 0);
+}
+
+static void handlers_may_call_the_api(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ulnet_handle h2;
+
+	mock_attach(b, 4, 1, x->buf[1], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[1]);
+	again_ctx.n = a;
+	again_ctx.to = pid_of(b_nids[0]);
+	again_ctx.nput = 1;
+	again_ctx.h = mock_bind(a, x->buf[0], 10, 0, ULNET_MD_THRESH_INF,
+				ULNET_RETAIN, &x->r[0]);
+	x->r[0].hook = put_again;
+	assert_int_equal(ul_node_put(a, NULL, again_ctx.h, ULNET_NOACK_REQ,
+				     &again_ctx.to, 4, 1, 0, 0),
+			 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(mock_rec_count(&x->r[0], ULNET_EVENT_SEND), 5);
+	assert_int_equal(mock_rec_count(&x->r[1], ULNET_EVENT_PUT), 5);
+	/* A target handler unlinks its own MD: UNLINK follows, last. */
+	again_ctx.n = b;
+	mock_attach(b, 5, 1, x->buf[2], 256, ULNET_MD_OP_PUT,
+		    ULNET_MD_THRESH_INF, &x->r[2]);
+	x->r[2].hook = unlink_self;
+	h2 = mock_bind(a, x->buf[3], 10, 0, 1, ULNET_UNLINK, &x->r[3]);
+	assert_int_equal(ul_node_put(a, NULL, h2, ULNET_NOACK_REQ,
+				     &again_ctx.to, 5, 1, 0, 0),
+			 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->r[2].n, 2);
+	assert_int_equal(x->r[2].ev[0].type, ULNET_EVENT_PUT);
+	assert_false(x->r[2].ev[0].unlinked);
+	assert_int_equal(x->r[2].ev[1].type, ULNET_EVENT_UNLINK);
+	assert_true(x->r[2].ev[1].unlinked);
+}
+
+static void link_down_moves_traffic_to_the_other_ni(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 2, 0, 0);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_ni_info info[2];
+	struct ulnet_handle h;
+	size_t n;
+
+	mock_attach(b, 4, 1, x->buf[1], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[1]);
+	ul_node_link_change(a, "eth0", false);
+	assert_int_equal(x->f.nlink_change, 1);
+	assert_int_equal(ul_node_ni_info(a, info, 2, &n), 0);
+	assert_int_equal(n, 2);
+	assert_false(info[0].is_up);
+	assert_true(info[1].is_up);
+	h = mock_bind(a, x->buf[0], 10, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		      &x->r[0]);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,
+					     4, 1, 0, 0),
+				 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(ul_node_ni_info(a, info, 2, &n), 0);
+	assert_int_equal(info[0].stats.send_count[UL_MSG_PUT], 0);
+	assert_int_equal(info[1].stats.send_count[UL_MSG_PUT], 4);
+	ul_node_link_change(a, "eth0", true);
+	assert_int_equal(ul_node_ni_info(a, info, 2, &n), 0);
+	assert_true(info[0].is_up);
+	assert_int_equal(x->f.nlink_change, 2);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			peer_credits_bound_what_is_in_flight, fx_setup,
+			fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			ni_credits_bound_what_is_in_flight, fx_setup,
+			fx_teardown),
+		cmocka_unit_test(each_hstatus_moves_the_right_health),
+		cmocka_unit_test_setup_teardown(single_ni_peer_keeps_its_health,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			unanswered_put_unlinks_after_transaction_timeout,
+			fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			timeout_with_send_in_flight_fails_the_send, fx_setup,
+			fx_teardown),
+		cmocka_unit_test_setup_teardown(stale_ack_is_dropped_silently,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			shutdown_ends_everything_in_flight_once, fx_setup,
+			fx_teardown),
+		cmocka_unit_test_setup_teardown(handlers_may_call_the_api,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			link_down_moves_traffic_to_the_other_ni, fx_setup,
+			fx_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
