@@ -177,15 +177,21 @@ void sock_acceptor_stop(struct sock_ni *ni)
 
 /* ---- Passive handshake ------------------------------------------------ */
 
-static void passive_close(struct sock_conn *conn, const char *why)
+static void passive_end(struct sock_conn *conn, const char *what,
+			const char *why)
 {
 	char addr[32];
 
 	fmt_addr(addr, sizeof(addr), conn->peer_ip, conn->peer_port);
 	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
-	       "socklnd %s: closing connection from %s: %s", conn->ni->nidstr,
+	       "socklnd %s: %s connection from %s: %s", conn->ni->nidstr, what,
 	       addr, why);
 	sock_conn_close(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
+}
+
+static void passive_close(struct sock_conn *conn, const char *why)
+{
+	passive_end(conn, "closing", why);
 }
 
 /* Answer with our V3 hello, ctype NONE, then close (§4.5, §4.6). */
@@ -198,7 +204,7 @@ static void passive_refuse(struct sock_conn *conn, const struct ulnet_nid *dst,
 
 	if (len > 0)
 		(void)sock_hs_write(conn, buf, (size_t)len);
-	passive_close(conn, why);
+	passive_end(conn, "refused (NONE)", why);
 }
 
 /* §10.1: 0 to go on with the hello, 1 to wait, -1 when closed. */

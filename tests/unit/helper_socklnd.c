@@ -127,6 +127,7 @@ struct sw_world *sw_world_new(void)
 		w->raw[i] = -1;
 	/* Per process, so parallel test programs use other addresses. */
 	w->b = (uint8_t)(16 + getpid() % 200);
+	w->raw_incarnation = 0x1811223344556677ull;
 	ul_socklnd_opts_init(&w->opts);
 	w->opts.accept = ULNET_ACCEPT_ALL;
 	w->opts.src_port = ULNET_SRC_PORT_ANY;
@@ -357,12 +358,14 @@ err:
 int sw_raw_listen(struct sw_world *w, int k)
 {
 	struct sockaddr_in sa;
-	int on = 1;
+	int on = 1, rcvbuf = 65536;
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 
 	if (fd < 0)
 		return -1;
 	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	/* Small, so a peer that stops reading stops the sender soon. */
+	(void)setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof(rcvbuf));
 	sin_of(&sa, sw_ip(w, k), w->opts.accept_port);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(fd, 8) < 0) {
@@ -481,7 +484,7 @@ int sw_raw_handshake(struct sw_world *w, int fd, int from_k, int to_k,
 	sw_nid(w, from_k, &h.src_nid);
 	sw_nid(w, to_k, &h.dst_nid);
 	h.src_pid = ULNET_PID_LUSTRE;
-	h.src_incarnation = 0x1811223344556677ull;
+	h.src_incarnation = w->raw_incarnation;
 	h.ctype = ctype;
 	alen = ul_wire_acr_encode(&acr, buf, sizeof(buf), NULL);
 	if (alen < 0)

@@ -72,8 +72,9 @@ struct sw_world {
 	enum ul_hstatus tx_hs[SW_MAX_TX];
 	bool tx_sent[SW_MAX_TX];
 	int ntx_done;
-	uint64_t deadline_ns; /* given to the next sw_send_put() */
-	uint8_t *payload;     /* SW_PAYLOAD pseudo-random bytes */
+	uint64_t deadline_ns;	  /* given to the next sw_send_put() */
+	uint64_t raw_incarnation; /* in sw_raw_handshake()'s hello */
+	uint8_t *payload;	  /* SW_PAYLOAD pseudo-random bytes */
 	int raw[SW_MAX_RAW];
 	char logbuf[SW_LOG_SIZE];
 	size_t loglen;
@@ -115,6 +116,7 @@ bool sw_pred_tx_done(struct sw_world *w, void *arg); /* arg: int *n */
 /* Raw sockets: blocking connect from address k (port any), then
  * non-blocking. Returns the fd (registered for cleanup) or -1. */
 int sw_raw_connect(struct sw_world *w, int from_k, int to_k);
+/* A raw listener on address k (a 64 KiB receive buffer), or -1. */
 int sw_raw_listen(struct sw_world *w, int k);
 /* Run the loop until lfd has a connection; its fd (registered) or -1. */
 int sw_raw_accept(struct sw_world *w, int lfd);

@@ -238,17 +238,57 @@ static void socklnd_parse_error_closes_conn(void **state)
 	assert_true(sw_log_has(w, "down"));
 }
 
+/*
+ * Play a peer at address k on the raw listener lfd: accept the sender's
+ * first (CONTROL) connection and answer it as a kernel would, then never
+ * read. Returns the connection's fd.
+ */
+static int raw_peer_accept_control(struct sw_world *w, int lfd, int k)
+{
+	struct ul_wire_hello h, reply;
+	uint8_t buf[256];
+	int fd = sw_raw_accept(w, lfd);
+
+	assert_true(fd >= 0);
+	assert_true(sw_raw_read(w, fd, buf,
+				UL_WIRE_ACR_SIZE + UL_WIRE_HELLO_NID4_SIZE));
+	assert_true(ul_wire_hello_decode(buf + UL_WIRE_ACR_SIZE,
+					 UL_WIRE_HELLO_NID4_SIZE, &h,
+					 NULL) > 0);
+	assert_int_equal(h.ctype, UL_WIRE_CONN_CONTROL);
+	memset(&reply, 0, sizeof(reply));
+	reply.version = UL_WIRE_PROTO_V3;
+	sw_nid(w, k, &reply.src_nid);
+	reply.dst_nid = h.src_nid;
+	reply.src_pid = ULNET_PID_LUSTRE;
+	reply.src_incarnation = 42;
+	reply.ctype = UL_WIRE_CONN_CONTROL;
+	assert_int_equal(ul_wire_hello_encode(&reply, buf, sizeof(buf), NULL),
+			 UL_WIRE_HELLO_NID4_SIZE);
+	assert_int_equal(sw_raw_write(fd, buf, UL_WIRE_HELLO_NID4_SIZE), 0);
+	return fd;
+}
+
+/*
+ * The receiver stops reading: 12 MiB cannot all leave (the sender's
+ * buffer is at most tcp_wmem's 4 MiB, the receiver's 64 KiB), so some
+ * txs are still queued when the sending NI shuts down.
+ */
 static void socklnd_shutdown_completes_queued_txs(void **state)
 {
 	struct sw_world *w = *state;
-	int n = 12, nfail = 0;
+	int n = 12, nfail = 0, one = 1, lfd;
+	struct ulnet_nid peer;
 
 	start2(w);
+	lfd = sw_raw_listen(w, 3);
+	assert_true(lfd >= 0);
+	sw_nid(w, 3, &peer);
 	for (int i = 0; i < n; i++)
-		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, MIB),
-				 0);
+		assert_int_equal(sw_send_put(w, 0, &peer, i, MIB), 0);
+	(void)raw_peer_accept_control(w, lfd, 3);
 	/* Some progress, then the sending NI goes away. */
-	sw_run_for(w, 30);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
 	sw_ni_stop(w, 0);
 	assert_int_equal(w->ntx_done, n);
 	for (int i = 0; i < n; i++) {
@@ -262,6 +302,7 @@ static void socklnd_shutdown_completes_queued_txs(void **state)
 		assert_int_equal(w->tx_hs[i], UL_HSTATUS_LOCAL_DROPPED);
 	}
 	assert_true(nfail > 0);
+	assert_int_equal(w->tx_status[n - 1], -ESHUTDOWN);
 	/* Nothing may come after shutdown returned. */
 	sw_run_for(w, 50);
 	assert_int_equal(w->ntx_done, n);
@@ -411,10 +452,8 @@ static void socklnd_tx_deadline_while_connecting(void **state)
 static void socklnd_send_stall_closes_conn(void **state)
 {
 	struct sw_world *w = *state;
-	struct ul_wire_hello h, reply;
 	struct ulnet_nid peer;
-	uint8_t buf[256];
-	int lfd, fd, n = 16, ntimeout = 0;
+	int lfd, n = 16, ntimeout = 0;
 
 	w->opts.sock_timeout_sec = 1;
 	start2(w);
@@ -423,26 +462,8 @@ static void socklnd_send_stall_closes_conn(void **state)
 	sw_nid(w, 3, &peer);
 	for (int i = 0; i < n; i++)
 		assert_int_equal(sw_send_put(w, 0, &peer, i, MIB), 0);
-	/* Accept A's CONTROL connection and answer it as a kernel would. */
-	fd = sw_raw_accept(w, lfd);
-	assert_true(fd >= 0);
-	assert_true(sw_raw_read(w, fd, buf,
-				UL_WIRE_ACR_SIZE + UL_WIRE_HELLO_NID4_SIZE));
-	assert_true(ul_wire_hello_decode(buf + UL_WIRE_ACR_SIZE,
-					 UL_WIRE_HELLO_NID4_SIZE, &h,
-					 NULL) > 0);
-	assert_int_equal(h.ctype, UL_WIRE_CONN_CONTROL);
-	memset(&reply, 0, sizeof(reply));
-	reply.version = UL_WIRE_PROTO_V3;
-	reply.src_nid = peer;
-	reply.dst_nid = w->nis[0].ni.nid;
-	reply.src_pid = ULNET_PID_LUSTRE;
-	reply.src_incarnation = 42;
-	reply.ctype = UL_WIRE_CONN_CONTROL;
-	assert_int_equal(ul_wire_hello_encode(&reply, buf, sizeof(buf), NULL),
-			 UL_WIRE_HELLO_NID4_SIZE);
-	assert_int_equal(sw_raw_write(fd, buf, UL_WIRE_HELLO_NID4_SIZE), 0);
-	/* Then it never reads: the socket buffers fill and stay full. */
+	(void)raw_peer_accept_control(w, lfd, 3);
+	/* It never reads: the socket buffers fill and stay full. */
 	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
 	for (int i = 0; i < n; i++)
 		if (w->tx_status[i] == -ETIMEDOUT) {

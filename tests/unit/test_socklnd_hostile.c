@@ -1,0 +1,699 @@
+/*
+ * socklnd against raw sockets playing peers (wire.md §4, §9, §10): hostile
+ * connectors are closed (the raw socket sees EOF) and answered exactly as
+ * the kernel answers, while a good connection keeps working and nothing
+ * is left behind; keepalives are ignored on receipt and sent after
+ * silence; zero-copy requests are ACKed; incarnation changes, duplicates
+ * and lost races are refused with ctype NONE; secure mode closes
+ * connections from unprivileged ports; and the bytes a tx writes equal
+ * the test vector for the same header (tests/vectors/frames.txt #4).
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "helper_socklnd.h"
+#include "helper_vectors.h"
+#include "lnd/socklnd.h"
+#include "runtime/loop.h"
+
+/* Addresses: A = 1, B = 2, raw peers 5 and up. */
+#define K_A 1
+#define K_B 2
+#define K_RAW 5
+
+static int setup(void **state)
+{
+	*state = sw_world_new();
+	return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	struct sw_world *w = *state;
+
+	for (int i = 0; i < SW_NNI; i++)
+		sw_ni_stop(w, i);
+	if (w->s) {
+		assert_int_equal(ul_socklnd_nconns(w->s), 0);
+		assert_int_equal(ul_socklnd_nhandshakes(w->s), 0);
+	}
+	for (int i = 0; i < SW_MAX_TX; i++)
+		assert_int_equal(w->tx_ndone[i], w->tx_sent[i] ? 1 : 0);
+	for (int n = 0; n < SW_NNI; n++)
+		for (int i = 0; i < w->nis[n].nparse; i++)
+			assert_int_equal(w->nis[n].rx[i].ndone,
+					 w->nis[n].rx[i].parse_rc ? 0 : 1);
+	sw_world_free(w);
+	return 0;
+}
+
+static void start_ab(struct sw_world *w)
+{
+	assert_int_equal(sw_world_start(w), 0);
+	assert_int_equal(sw_ni_start(w, 0, K_A), 0);
+	assert_int_equal(sw_ni_start(w, 1, K_B), 0);
+}
+
+static bool pred_rx_done(struct sw_world *w, void *arg)
+{
+	int *want = arg; /* {ni, n} */
+
+	return w->nis[want[0]].nrx_done >= want[1];
+}
+
+static bool pred_no_handshakes(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return ul_socklnd_nhandshakes(w->s) == 0;
+}
+
+/* A PUT from A to B arrives intact: the good path is unharmed. */
+static void check_good_put(struct sw_world *w, int idx)
+{
+	int ntx = w->ntx_done + 1, rx[2] = { 1, w->nis[1].nrx_done + 1 };
+
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, idx, 3000), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &ntx));
+	assert_int_equal(w->tx_status[idx], 0);
+	assert_true(sw_run_until(w, pred_rx_done, rx));
+	assert_true(sw_rx_ok(w, 1, idx, 3000));
+}
+
+/* ---- Hostile connectors: a table ------------------------------------- */
+
+enum hostile_kind {
+	H_BYTES,       /* send the bytes, expect close */
+	H_TRICKLE,     /* send the bytes one at a time, slowly */
+	H_AFTER_HELLO, /* good handshake, then the bytes */
+};
+
+struct hostile_case {
+	const char *name;
+	enum hostile_kind kind;
+	void (*build)(const struct sw_world *w, uint8_t *buf, size_t *len);
+	size_t reply_len; /* bytes B must answer before closing */
+};
+
+static void put_u32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)(v >> 16);
+	p[3] = (uint8_t)(v >> 24);
+}
+
+/* A good acceptor request for B and a good V3 hello from K_RAW. */
+static size_t good_acr_hello(const struct sw_world *w, uint8_t *buf)
+{
+	struct ul_wire_acr acr = { .version = UL_WIRE_ACCEPTOR_VERSION };
+	struct ul_wire_hello h;
+	int alen, hlen;
+
+	sw_nid(w, K_B, &acr.nid);
+	memset(&h, 0, sizeof(h));
+	h.version = UL_WIRE_PROTO_V3;
+	sw_nid(w, K_RAW, &h.src_nid);
+	sw_nid(w, K_B, &h.dst_nid);
+	h.src_pid = ULNET_PID_LUSTRE;
+	h.src_incarnation = 7;
+	h.ctype = UL_WIRE_CONN_CONTROL;
+	alen = ul_wire_acr_encode(&acr, buf, 64, NULL);
+	hlen = ul_wire_hello_encode(&h, buf + alen, 128, NULL);
+	assert_true(alen == UL_WIRE_ACR_SIZE &&
+		    hlen == UL_WIRE_HELLO_NID4_SIZE);
+	return (size_t)(alen + hlen);
+}
+
+static void b_bad_acr_magic(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	(void)w;
+	memset(buf, 0xde, 16);
+	*len = 16;
+}
+
+static void b_hello_without_acr(const struct sw_world *w, uint8_t *buf,
+				size_t *len)
+{
+	uint8_t tmp[128];
+	size_t n = good_acr_hello(w, tmp);
+
+	memcpy(buf, tmp + UL_WIRE_ACR_SIZE, n - UL_WIRE_ACR_SIZE);
+	*len = n - UL_WIRE_ACR_SIZE;
+}
+
+static void b_acr_version_3(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+	put_u32(buf + 4, 3);
+}
+
+static void b_acr_other_nid(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+	buf[8] ^= 0x40; /* address byte of acr_nid */
+}
+
+static void b_short_hello(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	(void)good_acr_hello(w, buf);
+	*len = UL_WIRE_ACR_SIZE + 20;
+}
+
+static void b_silent(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	(void)w;
+	(void)buf;
+	*len = 0;
+}
+
+static void b_absurd_nips(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+	put_u32(buf + UL_WIRE_ACR_SIZE + 52, 1000);
+}
+
+static void b_hello_version_5(const struct sw_world *w, uint8_t *buf,
+			      size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+	put_u32(buf + UL_WIRE_ACR_SIZE + 4, 5);
+}
+
+static void b_src_nid_any(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+	memset(buf + UL_WIRE_ACR_SIZE + 8, 0xff, 8);
+}
+
+static void b_bad_ctype(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+	put_u32(buf + UL_WIRE_ACR_SIZE + 48, 7);
+}
+
+static void b_trickle(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = good_acr_hello(w, buf);
+}
+
+static void b_huge_payload(const struct sw_world *w, uint8_t *buf, size_t *len)
+{
+	*len = sw_build_put(w, K_RAW, K_B, 0, 1, buf, 256);
+	assert_int_equal(*len, 96);
+	put_u32(buf + 24 + 28, UL_WIRE_LNET_MTU + 1);
+}
+
+static void b_bad_ksock_type(const struct sw_world *w, uint8_t *buf,
+			     size_t *len)
+{
+	*len = sw_build_put(w, K_RAW, K_B, 0, 1, buf, 256);
+	buf[0] = 0xc2;
+}
+
+static void noop(uint8_t *buf, size_t *len, uint64_t c0, uint64_t c1)
+{
+	struct ul_wire_ksock_hdr ksh = { .type = UL_WIRE_KSOCK_NOOP };
+
+	memset(buf, 0, 24);
+	put_u32(buf, ksh.type);
+	for (int i = 0; i < 8; i++) {
+		buf[8 + i] = (uint8_t)(c0 >> (8 * i));
+		buf[16 + i] = (uint8_t)(c1 >> (8 * i));
+	}
+	*len = 24;
+}
+
+static void b_unknown_zc_ack(const struct sw_world *w, uint8_t *buf,
+			     size_t *len)
+{
+	(void)w;
+	noop(buf, len, 0, 5);
+}
+
+static void b_keepalive_not_alone(const struct sw_world *w, uint8_t *buf,
+				  size_t *len)
+{
+	(void)w;
+	noop(buf, len, 5, 1);
+}
+
+static void b_get_with_payload(const struct sw_world *w, uint8_t *buf,
+			       size_t *len)
+{
+	*len = sw_build_put(w, K_RAW, K_B, 0, 1, buf, 256);
+	put_u32(buf + 24 + 24, UL_WIRE_MSG_GET);
+	put_u32(buf + 24 + 28, 1);
+	buf[*len] = 0;
+	*len += 1;
+}
+
+static const struct hostile_case hostile_cases[] = {
+	{ "bad acceptor magic", H_BYTES, b_bad_acr_magic, 0 },
+	{ "hello without acceptor request", H_BYTES, b_hello_without_acr,
+	  UL_WIRE_ACR_SIZE },
+	{ "acceptor version 3", H_BYTES, b_acr_version_3, UL_WIRE_ACR_SIZE },
+	{ "acceptor request for another NID", H_BYTES, b_acr_other_nid, 0 },
+	{ "short hello, then silence", H_BYTES, b_short_hello, 0 },
+	{ "silent connect", H_BYTES, b_silent, 0 },
+	{ "hello with nips 1000", H_BYTES, b_absurd_nips, 0 },
+	{ "hello version 5", H_BYTES, b_hello_version_5,
+	  UL_WIRE_HELLO_NID4_SIZE },
+	{ "hello src_nid ANY", H_BYTES, b_src_nid_any, 0 },
+	{ "hello ctype 7", H_BYTES, b_bad_ctype, 0 },
+	{ "one byte at a time", H_TRICKLE, b_trickle, 0 },
+	{ "payload_length above 1 MiB", H_AFTER_HELLO, b_huge_payload, 0 },
+	{ "ksock type 0xc2", H_AFTER_HELLO, b_bad_ksock_type, 0 },
+	{ "zero-copy ACK never requested", H_AFTER_HELLO, b_unknown_zc_ack, 0 },
+	{ "keepalive cookie with another", H_AFTER_HELLO, b_keepalive_not_alone,
+	  0 },
+	{ "GET with a payload", H_AFTER_HELLO, b_get_with_payload, 0 },
+};
+
+struct trickle {
+	int fd;
+	const uint8_t *buf;
+	size_t len, sent;
+	int turns;
+	uint8_t in[64];
+	size_t inlen;
+};
+
+/* One byte every few loop turns until B closes. */
+static bool pred_trickle(struct sw_world *w, void *arg)
+{
+	struct trickle *t = arg;
+
+	(void)w;
+	if (sw_raw_poll(t->fd, t->in, sizeof(t->in), &t->inlen))
+		return true;
+	if (t->sent < t->len && ++t->turns % 3 == 0) {
+		if (sw_raw_write(t->fd, t->buf + t->sent, 1) < 0)
+			return true;
+		t->sent++;
+	}
+	return false;
+}
+
+static void socklnd_hostile_peers_are_closed(void **state)
+{
+	struct sw_world *w = *state;
+	size_t ncases = sizeof(hostile_cases) / sizeof(hostile_cases[0]);
+
+	start_ab(w);
+	check_good_put(w, 0);
+	for (size_t c = 0; c < ncases; c++) {
+		const struct hostile_case *hc = &hostile_cases[c];
+		uint8_t buf[512], in[256];
+		size_t len = 0, inlen = 0;
+		struct ul_wire_hello reply;
+		int fd;
+
+		printf("case %zu: %s\n", c + 1, hc->name);
+		fd = sw_raw_connect(w, K_RAW, K_B);
+		assert_true(fd >= 0);
+		hc->build(w, buf, &len);
+		if (hc->kind == H_AFTER_HELLO) {
+			w->raw_incarnation = 100 + c;
+			assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+							  UL_WIRE_CONN_CONTROL,
+							  &reply),
+					 0);
+			assert_int_equal(reply.ctype, UL_WIRE_CONN_CONTROL);
+		}
+		if (hc->kind == H_TRICKLE) {
+			struct trickle t = { fd, buf, len, 0, 0, { 0 }, 0 };
+
+			assert_true(sw_run_until(w, pred_trickle, &t));
+			/* Bounded as a whole, not per byte. */
+			assert_true(t.sent < len);
+			inlen = t.inlen;
+		} else {
+			assert_int_equal(sw_raw_write(fd, buf, len), 0);
+			assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in),
+						       &inlen));
+		}
+		assert_int_equal(inlen, hc->reply_len);
+		if (hc->reply_len == UL_WIRE_HELLO_NID4_SIZE) {
+			/* Our own V3 hello, NONE, dst_nid = our NID (§4.6). */
+			assert_true(ul_wire_hello_decode(in, inlen, &reply,
+							 NULL) > 0);
+			assert_int_equal(reply.version, UL_WIRE_PROTO_V3);
+			assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+			assert_true(ulnet_nid_same(&reply.dst_nid,
+						   &w->nis[1].ni.nid));
+		}
+		if (hc->reply_len == UL_WIRE_ACR_SIZE) {
+			static const uint8_t answer[16] = { 0x00, 0x71, 0xce,
+							    0xac, 1 };
+
+			assert_memory_equal(in, answer, 16);
+		}
+		assert_true(sw_run_until(w, pred_no_handshakes, NULL));
+		check_good_put(w, (int)c + 1);
+	}
+	/* Every hostile connection got its one log line. */
+	assert_true(sw_log_has(w, "bad acceptor magic"));
+	assert_true(sw_log_has(w, "handshake from"));
+	assert_true(sw_log_has(w, "never requested"));
+}
+
+/* ---- Keepalive and zero-copy ----------------------------------------- */
+
+static void socklnd_keepalive_received_is_ignored(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t buf[256], in[64];
+	size_t len, inlen = 0;
+	int rx[2] = { 1, 1 }, fd;
+	struct ulnet_nid raw;
+
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	noop(buf, &len, 0, UL_WIRE_KEEPALIVE_PING);
+	len += sw_build_put(w, K_RAW, K_B, 100, 77, buf + len,
+			    sizeof(buf) - len);
+	assert_int_equal(sw_raw_write(fd, buf, len), 0);
+	assert_true(sw_run_until(w, pred_rx_done, rx));
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, 77);
+	assert_int_equal(w->nis[1].rx[0].status, 0);
+	sw_nid(w, K_RAW, &raw);
+	assert_true(ulnet_nid_same(&w->nis[1].rx[0].from, &raw));
+	/* The connection stays up and B answered nothing. */
+	assert_false(sw_raw_poll(fd, in, sizeof(in), &inlen));
+	assert_int_equal(inlen, 0);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 1);
+}
+
+static void socklnd_keepalive_sent_after_silence(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	struct ul_wire_ksock_hdr ksh;
+	uint8_t in[64];
+	int fd;
+
+	w->opts.keepalive_sec = 1;
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	/* Our BULK_OUT is B's BULK_IN: where B's NOOPs go (§4.3). */
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_OUT, &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_BULK_IN);
+	assert_true(sw_raw_read(w, fd, in, UL_WIRE_KSOCK_HDR_SIZE));
+	assert_true(ul_wire_ksock_hdr_decode(in, UL_WIRE_KSOCK_HDR_SIZE,
+					     UL_WIRE_PROTO_V3, false, &ksh,
+					     NULL) > 0);
+	assert_int_equal(ksh.type, UL_WIRE_KSOCK_NOOP);
+	assert_int_equal(ksh.csum, 0);
+	assert_int_equal(ksh.zc_cookies[0], 0);
+	assert_int_equal(ksh.zc_cookies[1], UL_WIRE_KEEPALIVE_PING);
+}
+
+static void socklnd_zero_copy_request_is_acked(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	struct ul_wire_ksock_hdr ksh;
+	uint8_t buf[256], in[64];
+	size_t len;
+	int fd, rx[2] = { 1, 1 };
+
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_OUT, &reply),
+			 0);
+	len = sw_build_put(w, K_RAW, K_B, 64, 3, buf, sizeof(buf));
+	buf[8] = 77; /* zc_cookies[0]: "ACK this message" */
+	assert_int_equal(sw_raw_write(fd, buf, len), 0);
+	assert_true(sw_run_until(w, pred_rx_done, rx));
+	assert_true(sw_raw_read(w, fd, in, UL_WIRE_KSOCK_HDR_SIZE));
+	assert_true(ul_wire_ksock_hdr_decode(in, UL_WIRE_KSOCK_HDR_SIZE,
+					     UL_WIRE_PROTO_V3, false, &ksh,
+					     NULL) > 0);
+	assert_int_equal(ksh.type, UL_WIRE_KSOCK_NOOP);
+	assert_int_equal(ksh.zc_cookies[0], 0);
+	assert_int_equal(ksh.zc_cookies[1], 77);
+}
+
+/* ---- Refusals -------------------------------------------------------- */
+
+static void socklnd_incarnation_change_closes_old_conns(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd1, fd2;
+
+	start_ab(w);
+	fd1 = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd1 >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd1, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_CONTROL);
+	/* The "peer" restarted: same NID, new incarnation (§4.4). */
+	w->raw_incarnation++;
+	fd2 = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd2 >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_IN, &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	assert_true(sw_raw_wait_closed(w, fd1, in, sizeof(in), &inlen));
+	assert_true(sw_raw_wait_closed(w, fd2, in, sizeof(in), &inlen));
+	/* Then the restarted peer is welcome. */
+	fd2 = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd2 >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_IN, &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_BULK_OUT);
+}
+
+static void socklnd_duplicate_conn_is_refused(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd1, fd2;
+
+	start_ab(w);
+	fd1 = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd1 >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd1, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	fd2 = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd2 >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	assert_true(sw_raw_wait_closed(w, fd2, in, sizeof(in), &inlen));
+	/* The first one is untouched. */
+	assert_false(sw_raw_poll(fd1, in, sizeof(in), &inlen));
+}
+
+/* B connects to a lower NID that connects to B at the same time. */
+static void socklnd_race_lost_by_lower_nid(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	struct ulnet_nid lower;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int lfd, fd;
+
+	assert_int_equal(sw_world_start(w), 0);
+	assert_int_equal(sw_ni_start(w, 1, K_B), 0);
+	/* The lower peer listens but never answers B's hello. */
+	lfd = sw_raw_listen(w, K_A);
+	assert_true(lfd >= 0);
+	sw_nid(w, K_A, &lower);
+	assert_int_equal(sw_send_put(w, 1, &lower, 0, 10), 0);
+	assert_true(sw_raw_accept(w, lfd) >= 0);
+	fd = sw_raw_connect(w, K_A, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_A, K_B, UL_WIRE_CONN_CONTROL,
+					  &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
+	assert_true(sw_log_has(w, "connection race"));
+}
+
+static void socklnd_secure_refuses_unprivileged_port(void **state)
+{
+	struct sw_world *w = *state;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd;
+
+	w->opts.accept = ULNET_ACCEPT_SECURE;
+	/* Far beyond the wait's safety net: only the port rule closes. */
+	w->opts.accept_timeout_ms = 600000;
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
+	assert_int_equal(inlen, 0);
+	assert_true(sw_log_has(w, "accept=secure"));
+}
+
+/* Privileged source ports (root only): secure mode lets them in. */
+static void socklnd_privileged_ports_pass_secure(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_socklnd_conn_info info[4];
+	int one = 1, n;
+
+	if (geteuid() != 0) {
+		skip();
+		return;
+	}
+	w->opts.accept = ULNET_ACCEPT_SECURE;
+	w->opts.src_port = ULNET_SRC_PORT_PRIVILEGED;
+	start_ab(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 10), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_status[0], 0);
+	n = ul_socklnd_conns(w->s, &w->nis[0].ni.nid, &w->nis[1].ni.nid, info,
+			     4);
+	assert_true(n >= 1);
+	for (int i = 0; i < n && i < 4; i++)
+		assert_true(info[i].local_port >= UL_WIRE_PRIV_PORT_MIN &&
+			    info[i].local_port <= UL_WIRE_PRIV_PORT_MAX);
+}
+
+/* ---- Bytes on the wire ----------------------------------------------- */
+
+/*
+ * A against a raw B: the request and hello it writes, then a PUT built
+ * from vector 4's header and payload must come out as vector 4's bytes.
+ */
+static void socklnd_tx_bytes_match_vector(void **state)
+{
+	struct sw_world *w = *state;
+	struct hv_set set = { 0 };
+	char errbuf[256], path[512];
+	const struct hv_block *put;
+	struct ul_wire_ksock_msg msg;
+	struct ul_wire_acr acr = { .version = UL_WIRE_ACCEPTOR_VERSION };
+	struct ul_wire_hello h, reply;
+	struct ul_lnd_tx *tx = &w->txs[0];
+	struct iovec iov;
+	uint8_t buf[256], want[64];
+	int lfd, fd, one = 1;
+
+	snprintf(path, sizeof(path), "%s/frames.txt", ULNET_VECTORS_DIR);
+	assert_int_equal(hv_load(path, &set, errbuf, sizeof(errbuf)), 0);
+	put = hv_find(&set, 4);
+	assert_non_null(put);
+	assert_true(ul_wire_ksock_msg_decode(put->bytes, put->length,
+					     UL_WIRE_PROTO_V3, false, &msg,
+					     NULL) > 0);
+
+	assert_int_equal(sw_world_start(w), 0);
+	assert_int_equal(sw_ni_start(w, 0, K_A), 0);
+	lfd = sw_raw_listen(w, K_B);
+	assert_true(lfd >= 0);
+	memset(tx, 0, sizeof(*tx));
+	tx->hdr = msg.hdr;
+	sw_nid(w, K_B, &tx->target_nid);
+	tx->target_pid = ULNET_PID_LUSTRE;
+	iov.iov_base = (void *)msg.payload;
+	iov.iov_len = msg.hdr.payload_length;
+	tx->iov = &iov;
+	tx->niov = 1;
+	tx->nob = msg.hdr.payload_length;
+	assert_int_equal(ul_socklnd_ops.send(&w->nis[0].lni, tx), 0);
+	w->tx_sent[0] = true;
+
+	fd = sw_raw_accept(w, lfd);
+	assert_true(fd >= 0);
+	assert_true(sw_raw_read(w, fd, buf,
+				UL_WIRE_ACR_SIZE + UL_WIRE_HELLO_NID4_SIZE));
+	sw_nid(w, K_B, &acr.nid);
+	assert_int_equal(ul_wire_acr_encode(&acr, want, sizeof(want), NULL),
+			 UL_WIRE_ACR_SIZE);
+	assert_memory_equal(buf, want, UL_WIRE_ACR_SIZE);
+	assert_int_equal(ul_wire_hello_decode(buf + UL_WIRE_ACR_SIZE,
+					      UL_WIRE_HELLO_NID4_SIZE, &h,
+					      NULL),
+			 UL_WIRE_HELLO_NID4_SIZE);
+	assert_int_equal(h.version, UL_WIRE_PROTO_V3);
+	assert_true(ulnet_nid_same(&h.src_nid, &w->nis[0].ni.nid));
+	assert_true(ulnet_nid_same(&h.dst_nid, &acr.nid));
+	assert_int_equal(h.src_pid, ULNET_PID_LUSTRE);
+	assert_int_equal(h.dst_pid, 0);
+	assert_int_equal(h.dst_incarnation, 0);
+	assert_int_equal(h.ctype, UL_WIRE_CONN_CONTROL);
+	assert_int_equal(h.nips, 0);
+
+	memset(&reply, 0, sizeof(reply));
+	reply.version = UL_WIRE_PROTO_V3;
+	reply.src_nid = acr.nid;
+	reply.dst_nid = w->nis[0].ni.nid;
+	reply.src_pid = ULNET_PID_LUSTRE;
+	reply.src_incarnation = 0x18a1b2c3d4e5f607ull;
+	reply.ctype = UL_WIRE_CONN_CONTROL;
+	assert_int_equal(ul_wire_hello_encode(&reply, buf, sizeof(buf), NULL),
+			 UL_WIRE_HELLO_NID4_SIZE);
+	assert_int_equal(sw_raw_write(fd, buf, UL_WIRE_HELLO_NID4_SIZE), 0);
+	assert_true(sw_raw_read(w, fd, buf, put->length));
+	assert_memory_equal(buf, put->bytes, put->length);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_status[0], 0);
+	hv_free(&set);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			socklnd_hostile_peers_are_closed, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_keepalive_received_is_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_keepalive_sent_after_silence, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_zero_copy_request_is_acked, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_incarnation_change_closes_old_conns, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_duplicate_conn_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_race_lost_by_lower_nid,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_secure_refuses_unprivileged_port, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_privileged_ports_pass_secure, setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_tx_bytes_match_vector,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
