@@ -196,6 +196,15 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 		}
 	}
 	m->state = UL_MSG_STATE_LND;
+	if (n->opts.log && (n->opts.log->mask & UL_D_NET)) {
+		char a[64], b[64];
+
+		ul_node_log(n, UL_D_NET, "tx %s to %s via %s len %u",
+			    ul_wire_msg_type_name(m->type),
+			    ulnet_nid_format(&m->tx.target_nid, a, sizeof(a)),
+			    ulnet_nid_format(&m->ni->nid, b, sizeof(b)),
+			    m->tx.nob);
+	}
 	rc = nni->lni.lnd->ops->send(&nni->lni, &m->tx);
 	if (rc) {
 		/* LNet: finalized at once, never resent, no health. */

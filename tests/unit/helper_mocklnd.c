@@ -123,8 +123,7 @@ static void mock_shutdown(struct ul_lnd_ni *lni)
 		ul_list_link(&dead, mi->txs.prev, mi->txs.next);
 		ul_list_init(&mi->txs);
 	}
-	ul_list_for_each_entry_safe(mt, tmp, &dead, link)
-	{
+	ul_list_for_each_entry_safe(mt, tmp, &dead, link) {
 		ul_timer_cancel(&mi->f->timers, &mt->timer);
 		tx_finish(mt, -ESHUTDOWN, UL_HSTATUS_LOCAL_DROPPED);
 	}
@@ -172,6 +171,14 @@ static const struct ul_lnd_ops mock_ops = {
 	.link_change = mock_link_change,
 };
 
+static void log_line(void *ctx, const char *line)
+{
+	struct mock_fabric *f = ctx;
+
+	f->nlog++;
+	snprintf(f->last_log, sizeof(f->last_log), "%s", line);
+}
+
 void mock_fabric_init(struct mock_fabric *f)
 {
 	memset(f, 0, sizeof(*f));
@@ -182,6 +189,9 @@ void mock_fabric_init(struct mock_fabric *f)
 	f->lnd.ctx = f;
 	f->lnd.lnd_type = ULNET_LND_SOCK;
 	f->next_cookie = 0x1234000000000001ULL;
+	f->log.fn = log_line;
+	f->log.ctx = f;
+	f->log.mask = UL_LOG_DEFAULT_MASK | UL_D_NET;
 }
 
 void mock_fabric_fini(struct mock_fabric *f)
@@ -219,6 +229,7 @@ struct ul_node *mock_node(struct mock_fabric *f, const char *const *nids,
 		}
 	}
 	opts.timers = &f->timers;
+	opts.log = &f->log;
 	opts.pid = ULNET_PID_LUSTRE;
 	opts.interface_cookie = f->next_cookie++;
 	if (ul_node_create(c, &opts, &node))

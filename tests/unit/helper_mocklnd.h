@@ -20,6 +20,7 @@
 #include "core/core.h"
 #include "core/node.h"
 #include "lnd/lnd.h"
+#include "util/log.h"
 #include "util/timer.h"
 
 #define MOCK_MAX_NODES 8
@@ -38,6 +39,9 @@ struct mock_fabric {
 	uint32_t nsent;	     /* ops->send calls accepted */
 	uint32_t nparse_err; /* parse returned an error (conn closed) */
 	uint32_t nlink_change;
+	struct ul_log log; /* every node's; lines counted, last kept */
+	uint32_t nlog;
+	char last_log[512];
 	struct ul_node *nodes[MOCK_MAX_NODES];
 	uint32_t nnodes;
 	uint64_t next_cookie;

@@ -541,6 +541,81 @@ static void link_down_moves_traffic_to_the_other_ni(void **state)
 	assert_int_equal(x->f.nlink_change, 2);
 }
 
+struct pong {
+	int ncalls;
+	int status;
+	struct ulnet_ping_result res;
+};
+
+static void on_pong(void *arg, int status, const struct ulnet_ping_result *res)
+{
+	struct pong *p = arg;
+
+	p->ncalls++;
+	p->status = status;
+	if (res)
+		p->res = *res;
+}
+
+static void ni_del_fails_its_messages_and_ni_add_shows_in_ping(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_nid old_nid = mock_nid(a_nids[0]);
+	struct ulnet_nid new_nid = mock_nid("10.0.0.21@tcp");
+	struct ulnet_process_id a_id = { new_nid, ULNET_PID_LUSTRE };
+	struct ulnet_ni_info info[2];
+	struct pong p = { 0 };
+	struct ulnet_handle h;
+	size_t n;
+
+	h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
+	x->f.is_hold = true;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(ul_node_ni_del(a, &old_nid, NULL), 0);
+	assert_int_equal(x->r[0].n, 0); /* not inside the call */
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->r[0].n, 1);
+	assert_int_equal(x->r[0].ev[0].status, -ESHUTDOWN);
+	assert_true(x->r[0].ev[0].unlinked);
+	assert_int_equal(ul_node_ni_info(a, info, 2, &n), 0);
+	assert_int_equal(n, 0);
+	x->f.is_hold = false;
+	assert_int_equal(ul_node_ni_add(a, &new_nid, "eth1", -1, NULL, NULL),
+			 0);
+	assert_int_equal(ul_node_ping(b, NULL, &a_id, 1000, on_pong, &p), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(p.ncalls, 1);
+	assert_int_equal(p.status, 0);
+	assert_int_equal(p.res.nnis, 1);
+	assert_true(ulnet_nid_same(&p.res.nis[0].nid, &new_nid));
+}
+
+static void failures_and_links_are_logged(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
+	x->f.fail_status = -EIO;
+	x->f.fail_hstatus = UL_HSTATUS_REMOTE_DROPPED;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 1, 0, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_non_null(strstr(x->f.last_log, "10.0.0.2@tcp"));
+	assert_non_null(strstr(x->f.last_log, "remote_dropped"));
+	ul_node_link_change(a, "eth0", false);
+	assert_non_null(strstr(x->f.last_log, "link down"));
+	assert_non_null(strstr(x->f.last_log, "10.0.0.1@tcp"));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -569,6 +644,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			link_down_moves_traffic_to_the_other_ni, fx_setup,
 			fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			ni_del_fails_its_messages_and_ni_add_shows_in_ping,
+			fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(failures_and_links_are_logged,
+						fx_setup, fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
