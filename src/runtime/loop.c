@@ -342,7 +342,8 @@ static void run_hooks(struct ul_loop *loop)
 }
 
 /*
- * Phase 4's epoll timeout: 0 after ul_loop_wake_self(), else the time to
+ * Phase 4's epoll timeout: 0 after ul_loop_wake_self() or ul_loop_stop(),
+ * else the time to
  * the next deadline rounded up to whole milliseconds (rounding down would
  * wake just before the deadline and spin), capped by timeout_ms.
  */
@@ -350,7 +351,11 @@ static int sleep_timeout_ms(struct ul_loop *loop, int timeout_ms)
 {
 	uint64_t next, now, wait_ns, ms;
 
-	if (loop->is_wake_self) {
+	/*
+	 * A stop from this thread in phases 1-3 had its wake-up drained by
+	 * phase 2: the flag itself must keep the loop from sleeping.
+	 */
+	if (loop->is_wake_self || atomic_load(&loop->is_stop)) {
 		loop->is_wake_self = false;
 		return 0;
 	}
