@@ -375,6 +375,9 @@ static void health_check(struct ul_node *n, struct ul_msg *m, int status,
 
 	if (!m->is_committed || !m->lpni || !m->ni)
 		return;
+	/* Stopping an NI or the node fails messages; no one's health. */
+	if (n->state != UL_NODE_STATE_RUNNING || m->nni->is_stopping)
+		return;
 	if ((status == 0) != (hs == UL_HSTATUS_OK))
 		return; /* inconsistent: no health */
 	if (n->opts.timers->now_ns > m->deadline_ns) {

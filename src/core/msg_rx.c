@@ -372,7 +372,10 @@ static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 		return;
 	}
 	if (status)
-		ul_msg_finalize(n, m, status, UL_HSTATUS_REMOTE_ERROR);
+		/* An NI being stopped is no fault of the peer's. */
+		ul_msg_finalize(n, m, status,
+				status == -ESHUTDOWN ? UL_HSTATUS_OK
+						     : UL_HSTATUS_REMOTE_ERROR);
 	else if (m->type == UL_MSG_GET)
 		start_reply(n, m);
 	else

@@ -332,6 +332,67 @@ static void api_errors_are_synchronous_and_eventless(void **state)
 	assert_true(t->ri.ev[0].unlinked);
 }
 
+static void iovec_put_lands_byte_exact_at_a_remote_offset(void **state)
+{
+	struct two *t = *state;
+	uint8_t s0[7], s1[100], s2[33], d0[50], d1[200];
+	uint8_t want[140], got[250];
+	struct iovec src[3] = { { s0, 7 }, { s1, 100 }, { s2, 33 } };
+	struct iovec dst[2] = { { d0, 50 }, { d1, 200 } };
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	struct ulnet_md tmd = {
+		.start = dst,
+		.length = 2,
+		.threshold = 1,
+		.options = ULNET_MD_OP_PUT | ULNET_MD_IOVEC |
+			   ULNET_MD_MANAGE_REMOTE,
+		.user_ptr = &t->rt,
+		.handler = record,
+		.numa_node = -1,
+	};
+	struct ulnet_md smd = {
+		.start = src,
+		.length = 3,
+		.threshold = 1,
+		.options = ULNET_MD_IOVEC,
+		.user_ptr = &t->ri,
+		.handler = record,
+		.numa_node = -1,
+	};
+	struct ulnet_handle th, sh;
+
+	fill(s0, sizeof(s0), 1);
+	fill(s1, sizeof(s1), 2);
+	fill(s2, sizeof(s2), 3);
+	memcpy(want, s0, 7);
+	memcpy(want + 7, s1, 100);
+	memcpy(want + 107, s2, 33);
+	memset(d0, 0, sizeof(d0));
+	memset(d1, 0, sizeof(d1));
+	ulnet_nid_set_any(&any.nid);
+	assert_int_equal(ul_node_md_attach(t->b, 6, &any, 2, 0, ULNET_INS_AFTER,
+					   &tmd, ULNET_UNLINK, &th),
+			 0);
+	assert_int_equal(ul_node_md_bind(t->a, &smd, ULNET_UNLINK, &sh), 0);
+	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_NOACK_REQ, &to, 6, 2,
+				     45, 0),
+			 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->rt.n, 1);
+	assert_int_equal(t->rt.ev[0].offset, 45);
+	assert_int_equal(t->rt.ev[0].mlength, 140);
+	assert_true(t->rt.ev[0].unlinked); /* threshold 1, UNLINK */
+	assert_ptr_equal(t->rt.ev[0].md_start, d0);
+	memcpy(got, d0, 50);
+	memcpy(got + 50, d1, 200);
+	assert_memory_equal(got + 45, want, 140);
+	assert_int_equal(got[44], 0);
+	assert_int_equal(got[185], 0);
+	assert_int_equal(t->ri.n, 1);
+	assert_true(t->ri.ev[0].unlinked);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +413,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			api_errors_are_synchronous_and_eventless, two_setup,
 			two_teardown),
+		cmocka_unit_test_setup_teardown(
+			iovec_put_lands_byte_exact_at_a_remote_offset,
+			two_setup, two_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

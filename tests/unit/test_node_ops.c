@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "core/msg.h"
+#include "util/err.h"
 #include "helper_mocklnd.h"
 
 #define SEC UINT64_C(1000000000)
@@ -616,6 +617,117 @@ static void failures_and_links_are_logged(void **state)
 	assert_non_null(strstr(x->f.last_log, "10.0.0.1@tcp"));
 }
 
+static void queued_past_its_deadline_times_out(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 1, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ul_core *core = ul_node_core(a);
+	struct ulnet_ni_info info;
+	struct ulnet_handle h;
+	size_t n;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, ULNET_MD_NO_TRACK_RESPONSE,
+		      ULNET_MD_THRESH_INF, ULNET_RETAIN, &x->r[0]);
+	x->f.is_hold = true;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,
+					     4, 1, 0, 0),
+				 0);
+	mock_run(&x->f, 151 * SEC);
+	x->f.is_drop = true;
+	mock_release(&x->f);
+	mock_run(&x->f, 1000);
+	/* health.md §3: the first completes late, the second never goes
+	 * (both count as late). */
+	assert_int_equal(x->r[0].n, 2);
+	assert_int_equal(x->r[0].ev[0].status, 0);
+	assert_int_equal(x->r[0].ev[1].status, -ETIMEDOUT);
+	assert_int_equal(x->f.nsent, 1);
+	assert_int_equal(core->counters.late_count, 2);
+	assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+	assert_int_equal(info.stats.drop_count[UL_MSG_PUT], 1);
+	assert_int_equal(info.healthv, 1000); /* late: no health change */
+}
+
+static void success_restores_health(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ul_node *b = mock_node(&x->f, b_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_process_id back = pid_of(a_nids[0]);
+	struct ul_peer_ni *lpni;
+	struct ulnet_ni_info info;
+	struct ulnet_handle h;
+	size_t n;
+
+	mock_attach(a, 4, 1, x->buf[1], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[1]);
+	mock_attach(b, 4, 1, x->buf[2], 256,
+		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &x->r[2]);
+	h = mock_bind(a, x->buf[0], 10, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		      &x->r[0]);
+	x->f.fail_status = -EIO;
+	x->f.fail_hstatus = UL_HSTATUS_LOCAL_ERROR;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+	assert_int_equal(info.healthv, 900);
+	/* health.md §4.1 OK: +S for the local NI that sent. */
+	x->f.fail_status = 0;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(ul_node_ni_info(a, &info, 1, &n), 0);
+	assert_int_equal(info.healthv, 1000);
+	/* A peer NI recovers by what we receive from it, not by sends. */
+	lpni = ul_peer_ni_find(ul_node_core(a), &to.nid);
+	ul_peer_ni_set_healthv(lpni, 800);
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(lpni->healthv, 800);
+	h = mock_bind(b, x->buf[3], 10, 0, 1, ULNET_UNLINK, &x->r[3]);
+	assert_int_equal(
+		ul_node_put(b, NULL, h, ULNET_NOACK_REQ, &back, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(lpni->healthv, 900);
+}
+
+static void startup_fails_without_an_lnd_and_stops_again(void **state)
+{
+	static const char *const o2ib[] = { "10.0.0.1@tcp",
+					    "192.168.0.1@o2ib" };
+	struct fx *x = *state;
+	struct ul_core *c;
+	struct ul_node *n;
+	struct ul_node_opts opts = { .timers = &x->f.timers,
+				     .pid = ULNET_PID_LUSTRE,
+				     .interface_cookie = 77 };
+	struct ul_err err = { 0 };
+
+	assert_int_equal(ul_core_create(&c), 0);
+	for (int i = 0; i < 2; i++) {
+		struct ulnet_nid nid = mock_nid(o2ib[i]);
+
+		assert_int_equal(ul_ni_add(c, &nid, NULL, -1, NULL, NULL, NULL),
+				 0);
+	}
+	assert_int_equal(ul_node_create(c, &opts, &n), 0);
+	assert_int_equal(ul_node_register_lnd(n, &x->f.lnd), 0);
+	assert_int_equal(ul_node_register_lnd(n, &x->f.lnd), -EEXIST);
+	assert_int_equal(ul_node_startup(n, &err), -EPROTONOSUPPORT);
+	assert_non_null(strstr(err.msg, "192.168.0.1@o2ib"));
+	/* The tcp NI it had started is stopped again. */
+	assert_true(ul_list_empty(&x->f.nis));
+	ul_node_destroy(n);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -649,6 +761,14 @@ int main(void)
 			fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(failures_and_links_are_logged,
 						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			queued_past_its_deadline_times_out, fx_setup,
+			fx_teardown),
+		cmocka_unit_test_setup_teardown(success_restores_health,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			startup_fails_without_an_lnd_and_stops_again, fx_setup,
+			fx_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
