@@ -73,16 +73,30 @@ void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs)
 	ul_list_add_tail(&st->ni->s->done, &st->link);
 }
 
+void sock_list_take(struct ul_list *from, struct ul_list *to)
+{
+	ul_list_init(to);
+	if (ul_list_empty(from))
+		return;
+	to->next = from->next;
+	to->prev = from->prev;
+	to->next->prev = to;
+	to->prev->next = to;
+	ul_list_init(from);
+}
+
 /*
- * Hand every decided tx to the node. Each entry is unlinked before its
- * upcall, so a nested call (tx_done sending, shutdown delivering) sees a
- * consistent list and no tx completes twice.
+ * Hand every decided tx to the node. The list is taken first, so what an
+ * upcall decides (tx_done sending again) waits for the next delivery and
+ * no tx completes twice.
  */
 void sock_deliver(struct ul_socklnd *s)
 {
-	while (!ul_list_empty(&s->done)) {
-		struct sock_tx *st =
-			ul_list_first_entry(&s->done, struct sock_tx, link);
+	struct sock_tx *st, *tmp;
+	struct ul_list todo;
+
+	sock_list_take(&s->done, &todo);
+	ul_list_for_each_entry_safe(st, tmp, &todo, link) {
 		struct ul_lnd_ni *lni = st->ni->lni;
 
 		ul_list_del(&st->link);
@@ -94,10 +108,9 @@ void sock_deliver(struct ul_socklnd *s)
 
 static void free_zombies(struct ul_socklnd *s)
 {
-	while (!ul_list_empty(&s->zombies)) {
-		struct sock_conn *conn = ul_list_first_entry(
-			&s->zombies, struct sock_conn, link);
+	struct sock_conn *conn, *tmp;
 
+	ul_list_for_each_entry_safe(conn, tmp, &s->zombies, link) {
 		ul_list_del(&conn->link);
 		free(conn);
 	}
@@ -237,7 +250,7 @@ void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs)
 static uint32_t peer_needed_type(const struct sock_peer *peer)
 {
 	const struct ul_socklnd_opts *o = &peer->ni->s->opts;
-	unsigned int nin, nout;
+	unsigned int n_in, n_out;
 
 	if (!o->typed_conns)
 		return sock_peer_count_type(peer, UL_WIRE_CONN_ANY)
@@ -245,13 +258,13 @@ static uint32_t peer_needed_type(const struct sock_peer *peer)
 			       : UL_WIRE_CONN_ANY;
 	if (!sock_peer_count_type(peer, UL_WIRE_CONN_CONTROL))
 		return UL_WIRE_CONN_CONTROL;
-	nin = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_IN);
-	nout = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_OUT);
-	if (nin < o->conns_per_peer && nin <= nout)
+	n_in = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_IN);
+	n_out = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_OUT);
+	if (n_in < o->conns_per_peer && n_in <= n_out)
 		return UL_WIRE_CONN_BULK_IN;
-	if (nout < o->conns_per_peer)
+	if (n_out < o->conns_per_peer)
 		return UL_WIRE_CONN_BULK_OUT;
-	if (nin < o->conns_per_peer)
+	if (n_in < o->conns_per_peer)
 		return UL_WIRE_CONN_BULK_IN;
 	return UL_WIRE_CONN_NONE;
 }

@@ -46,9 +46,11 @@ static void on_accept(struct sock_ni *ni, int lfd)
 		socklen_t salen = sizeof(sa);
 		struct sock_conn *conn;
 		uint16_t port;
-		int fd = accept4(lfd, (struct sockaddr *)&sa, &salen,
-				 SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd;
 
+		memset(&sa, 0, sizeof(sa));
+		fd = accept4(lfd, (struct sockaddr *)&sa, &salen,
+			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return; /* EAGAIN, or an error the next poll repeats */
 		port = ntohs(sa.sin_port);

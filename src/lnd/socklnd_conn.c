@@ -118,6 +118,7 @@ struct sock_conn *sock_conn_alloc(struct sock_ni *ni, int fd, bool is_passive,
 
 	if (!conn)
 		return NULL;
+	memset(&sa, 0, sizeof(sa));
 	conn->ni = ni;
 	conn->fd = fd;
 	conn->is_passive = is_passive;
@@ -139,6 +140,7 @@ struct sock_conn *sock_conn_alloc(struct sock_ni *ni, int fd, bool is_passive,
 		conn->peer_port = ntohs(sa.sin_port);
 	}
 	salen = sizeof(sa);
+	memset(&sa, 0, sizeof(sa));
 	if (getsockname(fd, (struct sockaddr *)&sa, &salen) == 0 &&
 	    sa.sin_family == AF_INET) {
 		conn->local_ip = ntohl(sa.sin_addr.s_addr);
@@ -352,14 +354,12 @@ static int active_socket(struct sock_ni *ni, const struct sockaddr_in *dst,
 					 sizeof(on));
 		}
 		src.sin_port = htons((uint16_t)port);
-		if (bind(fd, (const struct sockaddr *)&src, sizeof(src)) < 0)
+		rc = 0;
+		if (bind(fd, (const struct sockaddr *)&src, sizeof(src)) < 0 ||
+		    (connect(fd, (const struct sockaddr *)dst, sizeof(*dst)) <
+			     0 &&
+		     errno != EINPROGRESS))
 			rc = -errno;
-		else if (connect(fd, (const struct sockaddr *)dst,
-				 sizeof(*dst)) < 0 &&
-			 errno != EINPROGRESS)
-			rc = -errno;
-		else
-			rc = 0;
 		if (rc == 0) {
 			*out = fd;
 			return 0;
@@ -432,6 +432,7 @@ static void active_on_connected(struct sock_conn *conn)
 		active_failed(conn, -err, "connect");
 		return;
 	}
+	memset(&sa, 0, sizeof(sa));
 	if (getsockname(conn->fd, (struct sockaddr *)&sa, &salen) == 0) {
 		conn->local_port = ntohs(sa.sin_port);
 		conn->stats.local_port = conn->local_port;
@@ -448,7 +449,7 @@ static void active_on_connected(struct sock_conn *conn)
 		active_failed(conn, -EINVAL, "cannot encode the hello");
 		return;
 	}
-	err = sock_hs_write(conn, buf, (size_t)(len + hlen));
+	err = sock_hs_write(conn, buf, (size_t)len + (size_t)hlen);
 	if (err < 0) {
 		active_failed(conn, err, "sending the hello");
 		return;

@@ -491,7 +491,7 @@ int sw_raw_handshake(struct sw_world *w, int fd, int from_k, int to_k,
 		return -1;
 	hlen = ul_wire_hello_encode(&h, buf + alen, sizeof(buf) - (size_t)alen,
 				    NULL);
-	if (hlen < 0 || sw_raw_write(fd, buf, (size_t)(alen + hlen)) < 0)
+	if (hlen < 0 || sw_raw_write(fd, buf, (size_t)alen + (size_t)hlen) < 0)
 		return -1;
 	if (!sw_raw_read(w, fd, buf, UL_WIRE_HELLO_NID4_SIZE))
 		return -1;

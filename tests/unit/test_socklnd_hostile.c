@@ -129,7 +129,7 @@ static size_t good_acr_hello(const struct sw_world *w, uint8_t *buf)
 	hlen = ul_wire_hello_encode(&h, buf + alen, 128, NULL);
 	assert_true(alen == UL_WIRE_ACR_SIZE &&
 		    hlen == UL_WIRE_HELLO_NID4_SIZE);
-	return (size_t)(alen + hlen);
+	return (size_t)alen + (size_t)hlen;
 }
 
 static void b_bad_acr_magic(const struct sw_world *w, uint8_t *buf, size_t *len)
