@@ -18,6 +18,7 @@
 
 #include "core/core.h"
 #include "core/msg.h"
+#include "core/ping.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 

@@ -1,14 +1,16 @@
 /*
  * The message layer inside a node: the node's state (struct ul_node,
- * shared by node.c, msg.c and ping.c), one message's life cycle, credits,
- * the send and receive paths, health accounting and the event queue.
+ * shared by node.c, msg.c, msg_rx.c and ping.c), one message's life
+ * cycle, credits, the send and receive paths, health accounting and the
+ * event queue.
  *
  * A message (struct ul_msg) moves through one explicit state:
  *
- *   NEW -> QUEUED_PEER -> QUEUED_NI -> LND -> (finalized)   send
- *   NEW -> RX -> (finalized, or becomes a REPLY send)        receive
+ *   NEW -> [QUEUED_PEER -> READY] -> [QUEUED_NI -> READY] -> LND -> DONE
+ *   NEW -> RX -> DONE, or (a GET) -> the REPLY's send path above
  *
- * Every message ends in msg_finalize(), which accounts health and
+ * A queued message becomes READY when a credit comes back and is posted
+ * again. Every message ends in ul_msg_finalize(), which accounts health and
  * statistics, returns credits (releasing the next queued message) and
  * queues the MD's event. Events go out from ul_node_flush(), from the end
  * of an LND upcall or of a node timer, never from inside an API call.
@@ -186,15 +188,7 @@ void ul_msg_rspt_expire(struct ul_timer *t, uint64_t now_ns);
 /* Drop every response tracker (shutdown). */
 void ul_msg_rspt_clear(struct ul_node *n);
 
-/* Health status name for logs. */
+/* Log through the node's sink (opts.log, may be NULL). */
 #define ul_node_log(n, mask, ...) ul_log((n)->opts.log, (mask), __VA_ARGS__)
-
-/* Ping target and push target (ping.c). */
-int ul_ping_targets_post(struct ul_node *n);
-/* Rebuild the ping info after an NI change; logs on failure. */
-void ul_ping_targets_refresh(struct ul_node *n);
-/* Unlink the targets and fail pending ping clients (shutdown). */
-void ul_ping_shutdown(struct ul_node *n);
-void ul_ping_free(struct ul_node *n);
 
 #endif /* UL_CORE_MSG_H */

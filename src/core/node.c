@@ -16,6 +16,7 @@
 
 #include "core/core.h"
 #include "core/msg.h"
+#include "core/ping.h"
 #include "lnd/lolnd.h"
 #include "util/err.h"
 

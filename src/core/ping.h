@@ -22,4 +22,13 @@ struct ul_node;
 /* The current sequence number of the ping info (entry 0's status). */
 uint32_t ul_ping_seq(const struct ul_node *n);
 
+/* Post the ping target and push target on the reserved portal. */
+int ul_ping_targets_post(struct ul_node *n);
+/* Rebuild the ping info after an NI change; logs on failure. */
+void ul_ping_targets_refresh(struct ul_node *n);
+/* Unlink the targets and stop the clients' timers (shutdown). */
+void ul_ping_shutdown(struct ul_node *n);
+/* Free the service's state (destroy, after shutdown). */
+void ul_ping_free(struct ul_node *n);
+
 #endif /* UL_CORE_PING_H */
