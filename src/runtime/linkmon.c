@@ -302,7 +302,7 @@ static void on_link(void *arg, const struct ul_linkmon_link *link)
 /* Receive one datagram from the kernel; its length, or -errno. */
 static ssize_t recv_from_kernel(struct ul_linkmon *lm, int fd)
 {
-	struct sockaddr_nl sa;
+	struct sockaddr_nl sa = { 0 };
 	socklen_t salen = sizeof(sa);
 	ssize_t n;
 

@@ -132,7 +132,7 @@ int ul_timer_arm(struct ul_timer_heap *h, struct ul_timer *t, uint64_t when_ns)
 		size_t cap = h->cap ? h->cap * 2 : TIMER_HEAP_MIN_CAP;
 		struct ul_timer **items;
 
-		items = reallocarray(h->items, cap, sizeof(*items));
+		items = reallocarray(h->items, cap, sizeof(struct ul_timer *));
 		if (!items)
 			return -ENOMEM;
 		h->items = items;

@@ -129,7 +129,8 @@ static void seen_cb(void *arg, const struct ul_linkmon_link *link)
 	s->last_name[0] = 0;
 	if (link->ifname) {
 		assert_true(strlen(link->ifname) < IFNAMSIZ);
-		strcpy(s->last_name, link->ifname);
+		snprintf(s->last_name, sizeof(s->last_name), "%s",
+			 link->ifname);
 	}
 }
 
@@ -447,6 +448,12 @@ static void linkmon_parse_random_bytes(void **state)
 	memset(&base, 0, sizeof(base));
 	nb_link(&base, RTM_NEWLINK, 2, UPRUN, "rail0", IF_OPER_UP);
 	nb_link(&base, RTM_NEWLINK, 5, IFF_UP, "rail2", IF_OPER_DOWN);
+	const size_t blen = base.len;
+
+	if (blen == 0 || blen > sizeof(base.buf)) {
+		fail();
+		return;
+	}
 	for (int iter = 0; iter < 20000; iter++) {
 		struct nb b = base;
 		struct seen s;
@@ -458,9 +465,11 @@ static void linkmon_parse_random_bytes(void **state)
 			rng ^= rng << 13;
 			rng ^= rng >> 7;
 			rng ^= rng << 17;
-			b.buf[rng % b.len] = (uint8_t)(rng >> 32);
+			b.buf[(rng % 4096) * blen / 4096] =
+				(uint8_t)(rng >> 32);
 		}
-		len = (size_t)(rng >> 40) % (b.len + 1);
+		/* 0 to blen bytes, scaled so no division needs blen != 0. */
+		len = (size_t)((rng >> 40) % 4096) * (blen + 1) / 4096;
 		rc = parse_exact(b.buf, len, &s, NULL);
 		assert_true(rc <= 0);
 		assert_true(s.n <= 2);
