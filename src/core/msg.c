@@ -559,6 +559,13 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 		return;
 	}
 	m->md = NULL;
+	/*
+	 * A failed SEND is the operation's final event (ulnet.h): no answer
+	 * will come, so its tracker goes now rather than unlinking the MD
+	 * a transaction timeout later (LNet keeps it until it expires).
+	 */
+	if (status && m->mev.ev.type == ULNET_EVENT_SEND)
+		ul_msg_rspt_detach(n, md);
 	/* LNet's lnet_msg_detach_md: an aborted MD turns success late. */
 	if (md->is_aborted && status == 0)
 		status = -ETIMEDOUT;

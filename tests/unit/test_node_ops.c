@@ -307,6 +307,31 @@ static void unanswered_put_unlinks_after_transaction_timeout(void **state)
 	assert_int_equal(ul_peer_ni_find(core, &to.nid)->healthv, 900);
 }
 
+static void failed_send_leaves_no_tracker_behind(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 0, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
+		      &x->r[0]);
+	x->f.fail_status = -EIO;
+	x->f.fail_hstatus = UL_HSTATUS_LOCAL_ERROR;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_ACK_REQ, &to, 1, 0, 0, 0), 0);
+	mock_run(&x->f, 200 * SEC);
+	/* The SEND error is final; the retained MD stays usable. */
+	assert_int_equal(x->r[0].n, 1);
+	assert_int_equal(x->r[0].ev[0].status, -EIO);
+	assert_int_equal(ul_node_core(a)->counters.rst_alloc, 0);
+	assert_int_equal(ul_node_core(a)->counters.response_timeout_count, 0);
+	x->f.fail_status = 0;
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 1, 0, 0, 0), 0);
+}
+
 static void timeout_with_send_in_flight_fails_the_send(void **state)
 {
 	struct fx *x = *state;
@@ -745,6 +770,9 @@ int main(void)
 			fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(
 			timeout_with_send_in_flight_fails_the_send, fx_setup,
+			fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			failed_send_leaves_no_tracker_behind, fx_setup,
 			fx_teardown),
 		cmocka_unit_test_setup_teardown(stale_ack_is_dropped_silently,
 						fx_setup, fx_teardown),
