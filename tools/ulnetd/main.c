@@ -1,0 +1,244 @@
+/*
+ * ulnetd: hosts one ulnet instance (one LNet node) and its control socket.
+ *
+ *   ulnetd [--config FILE.yaml] [--ctl SOCKET] [--foreground]
+ *          [--port N] [--accept secure|all|none] [--src-port auto|priv|any]
+ *
+ * With no --config it brings up tcp on the first non-loopback interface,
+ * as LNet does by default. It logs one line per event to stderr and shuts
+ * down cleanly on SIGTERM or SIGINT: every message in flight ends with its
+ * event, connections close, the control socket file is removed.
+ *
+ * Threads: main() blocks the signals it handles before any thread exists,
+ * so they reach only its sigwait(); the instance has its own loop thread,
+ * on which the control server runs too.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "runtime/ctlsrv.h"
+#include "runtime/instance.h"
+#include "runtime/perf.h"
+#include "ulnet/ulnet.h"
+
+#define DEFAULT_CTL "/run/ulnet/ulnetd.ctl"
+
+static void log_line(void *ctx, const char *line)
+{
+	struct timespec ts;
+
+	(void)ctx;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	fprintf(stderr, "ulnetd[%d] %lld.%06ld %s\n", (int)getpid(),
+		(long long)ts.tv_sec, ts.tv_nsec / 1000, line);
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: ulnetd [--config FILE.yaml] [--ctl SOCKET] "
+		"[--foreground]\n"
+		"              [--port N] [--accept secure|all|none] "
+		"[--src-port auto|priv|any]\n"
+		"  --config FILE    lnet.conf (YAML) to import at start; "
+		"without it, tcp on\n"
+		"                   the first non-loopback interface\n"
+		"  --ctl SOCKET     control socket path (default %s,\n"
+		"                   or $ULNET_CTL)\n"
+		"  --foreground     do not detach\n"
+		"  --port N         acceptor port (default 988)\n"
+		"  --accept MODE    who may connect: secure (source port "
+		"< 1024, default),\n"
+		"                   all, or none (no listener)\n"
+		"  --src-port P     source ports of outgoing connections: "
+		"auto (privileged\n"
+		"                   when root, default), priv, any\n",
+		DEFAULT_CTL);
+}
+
+static int parse_args(int argc, char **argv, struct ulnet_opts *o,
+		      const char **ctl, bool *is_fg)
+{
+	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "ctl", required_argument, NULL, 's' },
+		{ "foreground", no_argument, NULL, 'f' },
+		{ "port", required_argument, NULL, 'p' },
+		{ "accept", required_argument, NULL, 'a' },
+		{ "src-port", required_argument, NULL, 'P' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	char *end;
+	long v;
+	int ch;
+
+	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:h", longopts, NULL)) !=
+	       -1) {
+		switch (ch) {
+		case 'c':
+			o->conf_path = optarg;
+			break;
+		case 's':
+			*ctl = optarg;
+			break;
+		case 'f':
+			*is_fg = true;
+			break;
+		case 'p':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || *end || v < 1 || v > 65535) {
+				fprintf(stderr, "ulnetd: bad port '%s'\n",
+					optarg);
+				return -EINVAL;
+			}
+			o->accept_port = (uint16_t)v;
+			break;
+		case 'a':
+			if (strcmp(optarg, "secure") == 0)
+				o->accept = ULNET_ACCEPT_SECURE;
+			else if (strcmp(optarg, "all") == 0)
+				o->accept = ULNET_ACCEPT_ALL;
+			else if (strcmp(optarg, "none") == 0)
+				o->accept = ULNET_ACCEPT_NONE;
+			else {
+				fprintf(stderr,
+					"ulnetd: bad --accept '%s': secure, "
+					"all or none\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'P':
+			if (strcmp(optarg, "auto") == 0)
+				o->src_port = ULNET_SRC_PORT_AUTO;
+			else if (strcmp(optarg, "priv") == 0)
+				o->src_port = ULNET_SRC_PORT_PRIVILEGED;
+			else if (strcmp(optarg, "any") == 0)
+				o->src_port = ULNET_SRC_PORT_ANY;
+			else {
+				fprintf(stderr,
+					"ulnetd: bad --src-port '%s': auto, "
+					"priv or any\n",
+					optarg);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		default:
+			usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "ulnetd: unexpected argument '%s'\n",
+			argv[optind]);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/*
+ * Detach from the terminal: the parent exits once the child has set up
+ * its session. stderr stays where the caller pointed it (the log).
+ */
+static int daemonize(void)
+{
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(0);
+	if (setsid() < 0)
+		return -errno;
+	if (!freopen("/dev/null", "r", stdin) ||
+	    !freopen("/dev/null", "w", stdout))
+		return -errno;
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct ulnet_opts opts;
+	struct ul_ctlsrv *srv = NULL;
+	struct ul_perf_sink *sink = NULL;
+	struct ulnet *u = NULL;
+	const char *ctl = getenv("ULNET_CTL");
+	bool is_fg = false;
+	char err[256] = "";
+	sigset_t sigs;
+	int rc, sig;
+
+	ulnet_opts_init(&opts);
+	opts.log = log_line;
+	if (!ctl || !*ctl)
+		ctl = DEFAULT_CTL;
+	if (parse_args(argc, argv, &opts, &ctl, &is_fg) < 0)
+		return 2;
+	opts.is_default_net = !opts.conf_path;
+	if (!is_fg && daemonize() < 0) {
+		fprintf(stderr, "ulnetd: cannot detach: %s\n", strerror(errno));
+		return 1;
+	}
+
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGTERM);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	rc = ulnet_create(&opts, &u, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: cannot configure: %s\n", err);
+		return 1;
+	}
+	rc = ul_ctlsrv_create(ul_instance_loop(u), ul_instance_node(u), ctl,
+			      ul_instance_log(u), &srv);
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: control socket %s: %s\n", ctl,
+			ulnet_strerror(rc));
+		goto out;
+	}
+	/* Every ulnetd takes `ulnetctl perf put` streams from its peers. */
+	rc = ul_perf_sink_create(ul_instance_node(u), &sink);
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: perf sink: %s\n", ulnet_strerror(rc));
+		goto out;
+	}
+	rc = ulnet_start(u);
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: cannot start: %s\n",
+			ulnet_strerror(rc));
+		goto out;
+	}
+	log_line(NULL, "console: ulnetd running; control socket ready");
+
+	do {
+		if (sigwait(&sigs, &sig) != 0)
+			break;
+		if (sig == SIGHUP)
+			log_line(NULL, "console: SIGHUP ignored");
+	} while (sig == SIGHUP);
+	log_line(NULL, "console: shutting down");
+	rc = 0;
+out:
+	ulnet_stop(u);
+	if (srv)
+		ul_ctlsrv_destroy(srv);
+	ulnet_destroy(u);
+	if (rc == 0)
+		log_line(NULL, "console: stopped");
+	return rc < 0 ? 1 : 0;
+}
