@@ -102,6 +102,14 @@ static const uint8_t attr_types[UL_CTL_A__MAX] = {
 	[UL_CTL_A_H_NETWORK_TIMEOUT] = UL_CTL_T_U64,
 	[UL_CTL_A_PING_COUNT] = UL_CTL_T_U64,
 	[UL_CTL_A_NEXT_PING] = UL_CTL_T_S64,
+	[UL_CTL_A_PERF_SIZE] = UL_CTL_T_U32,
+	[UL_CTL_A_PERF_DURATION_MS] = UL_CTL_T_U32,
+	[UL_CTL_A_PERF_INFLIGHT] = UL_CTL_T_U32,
+	[UL_CTL_A_PERF_PUTS] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_BYTES] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_FAILED] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_ELAPSED_NS] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_RAIL] = UL_CTL_T_NESTED,
 };
 
 enum ul_ctl_type ul_ctl_attr_type(uint16_t type)
@@ -531,6 +539,13 @@ int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m)
 			ul_ctl_put_nid(m, UL_CTL_A_NID, &req->peer_show.nid);
 		ul_ctl_put_u32(m, UL_CTL_A_VERBOSE, req->peer_show.verbose);
 		break;
+	case UL_CTL_OP_PERF_PUT:
+		ul_ctl_put_nid(m, UL_CTL_A_NID, &req->perf.target);
+		ul_ctl_put_u32(m, UL_CTL_A_PERF_SIZE, req->perf.size);
+		ul_ctl_put_u32(m, UL_CTL_A_PERF_DURATION_MS,
+			       req->perf.duration_ms);
+		ul_ctl_put_u32(m, UL_CTL_A_PERF_INFLIGHT, req->perf.inflight);
+		break;
 	default:
 		if (!m->err)
 			m->err = -EINVAL;
@@ -594,9 +609,43 @@ static int peer_show_req_attr(struct ul_ctl_req *r, const struct ul_ctl_attr *a)
 	return 0;
 }
 
+/* Every field of a perf request is mandatory: bit i for field i. */
+static int perf_req_attr(struct ul_ctl_req *r, unsigned int *seen,
+			 const struct ul_ctl_attr *a)
+{
+	switch (a->type) {
+	case UL_CTL_A_NID:
+		ul_ctl_attr_nid(a, &r->perf.target);
+		*seen |= 1u;
+		break;
+	case UL_CTL_A_PERF_SIZE:
+		r->perf.size = ul_ctl_attr_u32(a);
+		*seen |= 2u;
+		break;
+	case UL_CTL_A_PERF_DURATION_MS:
+		r->perf.duration_ms = ul_ctl_attr_u32(a);
+		*seen |= 4u;
+		break;
+	case UL_CTL_A_PERF_INFLIGHT:
+		r->perf.inflight = ul_ctl_attr_u32(a);
+		*seen |= 8u;
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+static bool is_known_op(uint16_t op)
+{
+	return (op >= UL_CTL_OP_PING && op <= UL_CTL_OP_PEER_SHOW) ||
+	       op == UL_CTL_OP_PERF_PUT;
+}
+
 int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 		      struct ul_err *err)
 {
+	unsigned int perf_seen = 0;
 	bool has_target = false;
 	struct ul_ctl_iter it;
 	struct ul_ctl_attr a;
@@ -611,7 +660,7 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 		return ul_err_set(err, -EPROTO,
 				  "control request: op 0x%04x is a reply",
 				  h.op);
-	if (h.op < UL_CTL_OP_PING || h.op > UL_CTL_OP_PEER_SHOW)
+	if (!is_known_op(h.op))
 		return ul_err_set(err, -EOPNOTSUPP,
 				  "control request: unknown op %u", h.op);
 	memset(&r, 0, sizeof(r));
@@ -622,8 +671,10 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 			rc = ping_req_attr(&r, &has_target, &a);
 		else if (r.op == UL_CTL_OP_NET_SHOW)
 			rc = net_show_req_attr(&r, &a, err);
-		else
+		else if (r.op == UL_CTL_OP_PEER_SHOW)
 			rc = peer_show_req_attr(&r, &a);
+		else
+			rc = perf_req_attr(&r, &perf_seen, &a);
 		if (rc)
 			return rc;
 	}
@@ -632,6 +683,10 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 	if (r.op == UL_CTL_OP_PING && !has_target)
 		return ul_err_set(err, -EPROTO,
 				  "control request: ping without a target NID");
+	if (r.op == UL_CTL_OP_PERF_PUT && perf_seen != 0xfu)
+		return ul_err_set(err, -EPROTO,
+				  "control request: perf without target, size, "
+				  "duration and inflight");
 	*out = r;
 	return 0;
 }
@@ -798,6 +853,21 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m)
 					       p->state);
 			for (j = 0; j < p->npnis; j++)
 				put_peer_ni(m, &p->pnis[j]);
+			ul_ctl_nest_end(m);
+		}
+		break;
+	case UL_CTL_OP_PERF_PUT:
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_PUTS, r->perf.puts);
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_BYTES, r->perf.bytes);
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_FAILED, r->perf.failed);
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_ELAPSED_NS, r->perf.elapsed_ns);
+		for (i = 0; i < r->perf.nrails; i++) {
+			ul_ctl_nest_start(m, UL_CTL_A_PERF_RAIL);
+			ul_ctl_put_nid(m, UL_CTL_A_NID, &r->perf.rails[i].nid);
+			ul_ctl_put_u64(m, UL_CTL_A_PERF_PUTS,
+				       r->perf.rails[i].puts);
+			ul_ctl_put_u64(m, UL_CTL_A_PERF_BYTES,
+				       r->perf.rails[i].bytes);
 			ul_ctl_nest_end(m);
 		}
 		break;
@@ -1214,6 +1284,29 @@ static int dec_ping_ni(const struct ul_ctl_attr *parent, struct ul_ctl_reply *r,
 	return rc;
 }
 
+static int dec_perf_rail(const struct ul_ctl_attr *parent,
+			 struct ul_ctl_reply *r, struct ul_err *err)
+{
+	struct ul_ctl_perf_rail *rail;
+	struct ul_ctl_iter it;
+	struct ul_ctl_attr a;
+	int rc;
+
+	rail = APPEND(r->perf.rails, r->perf.nrails);
+	if (!rail)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	ul_ctl_iter_nested(&it, parent);
+	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
+		if (a.type == UL_CTL_A_NID)
+			ul_ctl_attr_nid(&a, &rail->nid);
+		else if (a.type == UL_CTL_A_PERF_PUTS)
+			rail->puts = ul_ctl_attr_u64(&a);
+		else if (a.type == UL_CTL_A_PERF_BYTES)
+			rail->bytes = ul_ctl_attr_u64(&a);
+	}
+	return rc;
+}
+
 /* One top-level attribute of a reply's data. */
 static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			  struct ul_err *err)
@@ -1258,6 +1351,18 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 		if (!peer)
 			return ul_err_set(err, -ENOMEM, "out of memory");
 		return dec_peer(a, peer, err);
+	case UL_CTL_OP_PERF_PUT:
+		if (a->type == UL_CTL_A_PERF_PUTS)
+			r->perf.puts = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_BYTES)
+			r->perf.bytes = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_FAILED)
+			r->perf.failed = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_ELAPSED_NS)
+			r->perf.elapsed_ns = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_RAIL)
+			return dec_perf_rail(a, r, err);
+		return 0;
 	default:
 		return 0;
 	}
@@ -1323,6 +1428,9 @@ void ul_ctl_reply_fini(struct ul_ctl_reply *r)
 		for (i = 0; i < r->peer_show.npeers; i++)
 			free(r->peer_show.peers[i].pnis);
 		free(r->peer_show.peers);
+		break;
+	case UL_CTL_OP_PERF_PUT:
+		free(r->perf.rails);
 		break;
 	default:
 		break;

@@ -71,6 +71,15 @@
  *	                   credits...?, STATS?, SENT_STATS?, RECV_STATS?,
  *	                   DROP_STATS?, HEALTH?}}
  *
+ *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
+ *	                   PERF_INFLIGHT
+ *	          reply    PERF_PUTS, PERF_BYTES, PERF_FAILED, PERF_ELAPSED_NS,
+ *	                   PERF_RAIL* {NID, PERF_PUTS, PERF_BYTES}
+ *	          (a ulnet extension, not an lnetctl command: a stream of
+ *	          PUTs to the target's perf sink, runtime/perf.h; the reply
+ *	          comes when the stream ends; rails are the local NIs and
+ *	          what each sent meanwhile)
+ *
  * The server includes the optional blocks the verbose level needs; the
  * printer decides from the level what to print. Op numbers and attribute
  * id ranges for the rest of lnetctl's commands are reserved below, so
@@ -118,6 +127,7 @@ enum ul_ctl_op {
 	 * 18 UDSP_SHOW, 19 STATS_SHOW, 20 STATS_RESET, 21 DISCOVER,
 	 * 22 FAULT_ADD, 23 FAULT_DEL, 24 FAULT_SHOW, 25 EXPORT, 26 IMPORT.
 	 */
+	UL_CTL_OP_PERF_PUT = 27,  /* ulnet's own: bulk PUT stream */
 	UL_CTL_OP_REPLY = 0x8000, /* or-ed into a reply's op */
 };
 
@@ -236,7 +246,18 @@ enum ul_ctl_attr_id {
 	 * statistics, 0x09xx discover, 0x0axx fault rules, 0x0bxx
 	 * import/export.
 	 */
-	UL_CTL_A__MAX = 0x0c00,
+
+	/* 0x0cxx: perf streams (ulnet's own) */
+	UL_CTL_A_PERF_SIZE = 0x0c00,	    /* u32: bytes per PUT */
+	UL_CTL_A_PERF_DURATION_MS = 0x0c01, /* u32 */
+	UL_CTL_A_PERF_INFLIGHT = 0x0c02,    /* u32 */
+	UL_CTL_A_PERF_PUTS = 0x0c03,	    /* u64 */
+	UL_CTL_A_PERF_BYTES = 0x0c04,	    /* u64 */
+	UL_CTL_A_PERF_FAILED = 0x0c05,	    /* u64 */
+	UL_CTL_A_PERF_ELAPSED_NS = 0x0c06,  /* u64 */
+	UL_CTL_A_PERF_RAIL = 0x0c07,	    /* nested {NID, PUTS, BYTES} */
+
+	UL_CTL_A__MAX = 0x0d00,
 };
 
 /* A peer NI's "state" in peer show (lnetctl.md §7.3). */
@@ -247,8 +268,8 @@ enum ul_ctl_pni_state {
 };
 
 /* LNet's NI status words (ping info, UL_CTL_A_STATUS). */
-#define UL_CTL_NI_STATUS_UP 0xdeadbeefu
-#define UL_CTL_NI_STATUS_DOWN 0x5eedbeadu
+#define UL_CTL_NI_STATUS_UP 0x15aac0deu
+#define UL_CTL_NI_STATUS_DOWN 0xdeadfaceu
 
 /* ---- Building a message --------------------------------------------- */
 
@@ -364,9 +385,17 @@ struct ul_ctl_peer_show_req {
 	uint32_t verbose;
 };
 
+struct ul_ctl_perf_req {
+	struct ulnet_nid target;
+	uint32_t size; /* bytes per PUT */
+	uint32_t duration_ms;
+	uint32_t inflight;
+};
+
 struct ul_ctl_req {
 	uint16_t op; /* enum ul_ctl_op */
 	union {
+		struct ul_ctl_perf_req perf;
 		struct ul_ctl_ping_req ping;
 		struct ul_ctl_net_show_req net_show;
 		struct ul_ctl_peer_show_req peer_show;
@@ -494,6 +523,13 @@ struct ul_ctl_ping_ni {
 	uint32_t status;
 };
 
+/* What one local NI sent during a perf stream. */
+struct ul_ctl_perf_rail {
+	struct ulnet_nid nid;
+	uint64_t puts;
+	uint64_t bytes;
+};
+
 struct ul_ctl_reply {
 	uint16_t op; /* the request's op, without UL_CTL_OP_REPLY */
 	int32_t rc;
@@ -515,6 +551,14 @@ struct ul_ctl_reply {
 			size_t npeers;
 			struct ul_ctl_peer *peers;
 		} peer_show;
+		struct {
+			uint64_t puts;
+			uint64_t bytes;
+			uint64_t failed;
+			uint64_t elapsed_ns;
+			size_t nrails;
+			struct ul_ctl_perf_rail *rails;
+		} perf;
 	};
 };
 

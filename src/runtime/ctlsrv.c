@@ -36,6 +36,7 @@
 #include "ctl/proto.h"
 #include "runtime/ctlsrv.h"
 #include "runtime/loop.h"
+#include "runtime/perf.h"
 #include "util/err.h"
 #include "util/list.h"
 #include "util/log.h"
@@ -64,6 +65,17 @@ struct ctl_ping {
 	struct ulnet_nid target;
 };
 
+/* Rails a perf reply reports (local NIs, 0@lo excluded). */
+#define PERF_RAILS_MAX 32
+
+/* A perf stream in flight; outlives its client like a ping. */
+struct ctl_perf {
+	struct ctl_client *c; /* NULL once the client closed */
+	struct ul_node *node;
+	size_t nrails;
+	struct ulnet_ni_info before[PERF_RAILS_MAX];
+};
+
 struct ctl_client {
 	struct ul_list link; /* on ul_ctlsrv.clients */
 	struct ul_ctlsrv *srv;
@@ -80,6 +92,7 @@ struct ctl_client {
 	struct ul_ctl_msg out; /* reply being written */
 	size_t out_off;
 	struct ctl_ping *ping;
+	struct ctl_perf *perf;
 };
 
 struct ul_ctlsrv {
@@ -103,6 +116,8 @@ static void client_close(struct ctl_client *c)
 	close(c->fd);
 	if (c->ping)
 		c->ping->c = NULL;
+	if (c->perf)
+		c->perf->c = NULL;
 	ul_list_del(&c->link);
 	srv->nclients--;
 	free(c->frame);
@@ -591,6 +606,102 @@ static void do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
 	c->ping = pg;
 }
 
+/* ---- Perf streams ---------------------------------------------------- */
+
+/* What each rail sent since the stream started: PUT counts and bytes. */
+static void perf_rails(struct ctl_perf *pf, struct ul_ctl_perf_rail *rails,
+		       size_t *nrails)
+{
+	struct ulnet_ni_info now[PERF_RAILS_MAX];
+	size_t n = 0, i, j, k = 0;
+
+	if (ul_node_ni_info(pf->node, now, PERF_RAILS_MAX, &n))
+		n = 0;
+	for (i = 0; i < n && i < PERF_RAILS_MAX; i++) {
+		const struct ulnet_msg_stats *a = &now[i].stats;
+
+		rails[k].nid = now[i].nid;
+		rails[k].puts = a->send_count[UL_PERF_PUT_IDX];
+		rails[k].bytes = a->send_bytes[UL_PERF_PUT_IDX];
+		for (j = 0; j < pf->nrails; j++) {
+			const struct ulnet_msg_stats *b = &pf->before[j].stats;
+
+			if (memcmp(&pf->before[j].nid, &now[i].nid,
+				   sizeof(now[i].nid)) == 0) {
+				rails[k].puts -= b->send_count[UL_PERF_PUT_IDX];
+				rails[k].bytes -=
+					b->send_bytes[UL_PERF_PUT_IDX];
+				break;
+			}
+		}
+		k++;
+	}
+	*nrails = k;
+}
+
+static void perf_done(void *arg, const struct ul_perf_result *res)
+{
+	struct ul_ctl_perf_rail rails[PERF_RAILS_MAX];
+	struct ctl_perf *pf = arg;
+	struct ctl_client *c = pf->c;
+	struct ul_ctl_reply r;
+
+	if (!c) {
+		free(pf);
+		return;
+	}
+	c->perf = NULL;
+	if (res->status && !res->puts) {
+		ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, res->status,
+				   "perf stream failed");
+	} else {
+		memset(&r, 0, sizeof(r));
+		r.op = UL_CTL_OP_PERF_PUT;
+		r.perf.puts = res->puts;
+		r.perf.bytes = res->bytes;
+		r.perf.failed = res->failed;
+		r.perf.elapsed_ns = res->elapsed_ns;
+		perf_rails(pf, rails, &r.perf.nrails);
+		r.perf.rails = rails;
+	}
+	free(pf);
+	client_send(c, &r, false);
+}
+
+static void do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req)
+{
+	struct ulnet_process_id target = { .nid = req->target,
+					   .pid = ULNET_PID_LUSTRE };
+	struct ul_ctl_reply r;
+	struct ctl_perf *pf;
+	int rc = -ENOMEM;
+
+	pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		goto fail;
+	pf->c = c;
+	pf->node = c->srv->node;
+	rc = ul_node_ni_info(pf->node, pf->before, PERF_RAILS_MAX, &pf->nrails);
+	if (rc)
+		goto fail;
+	if (pf->nrails > PERF_RAILS_MAX)
+		pf->nrails = PERF_RAILS_MAX;
+	rc = ul_perf_stream_start(pf->node, ul_loop_timers(c->srv->loop),
+				  &target, req->size,
+				  (uint64_t)req->duration_ms * 1000000u,
+				  req->inflight, perf_done, pf);
+	if (rc)
+		goto fail;
+	c->perf = pf;
+	return;
+fail:
+	free(pf);
+	ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, rc,
+			   rc == -EINVAL ? "bad size or inflight"
+					 : "cannot start the perf stream");
+	client_send(c, &r, false);
+}
+
 /* ---- Requests -------------------------------------------------------- */
 
 static void client_dispatch(struct ctl_client *c)
@@ -629,6 +740,9 @@ static void client_dispatch(struct ctl_client *c)
 	switch (req.op) {
 	case UL_CTL_OP_PING:
 		do_ping(c, &req.ping);
+		return;
+	case UL_CTL_OP_PERF_PUT:
+		do_perf(c, &req.perf);
 		return;
 	case UL_CTL_OP_NET_SHOW:
 		rc = build_net_show(c->srv, &req.net_show, &r);

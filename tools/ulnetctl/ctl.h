@@ -40,6 +40,8 @@ int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
  */
 extern const struct ulnetctl_cmd ulnetctl_net_cmds[];
 extern const struct ulnetctl_cmd ulnetctl_peer_cmds[];
+/* ulnet's own "perf" noun (perf.c). */
+extern const struct ulnetctl_cmd ulnetctl_perf_cmds[];
 int ulnetctl_ping(int argc, char **argv);
 
 /* lnetctl's -v/--verbose level, called for the option inside getopt. */

@@ -35,6 +35,8 @@ static int dispatch(int argc, char **argv);
 static const struct ulnetctl_cmd top_cmds[] = {
 	{ "net", NULL, ulnetctl_net_cmds, "local network commands\n" },
 	{ "peer", NULL, ulnetctl_peer_cmds, "peer commands\n" },
+	{ "perf", NULL, ulnetctl_perf_cmds,
+	  "bulk transfer test (ulnet extension)\n" },
 	{ "ping", ulnetctl_ping, NULL,
 	  "check for the presence of a NID\n"
 	  "\t--source: source NID\n"
