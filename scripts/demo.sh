@@ -1,76 +1,113 @@
 #!/usr/bin/env bash
-# make demo: what ulnet can show today, with no root and no network.
-# It grows with the project; for now it is the offline half of ulnetctl:
-# the nidlist parser and the socklnd frame decoder, run on the wire
-# vectors that were checked against Wireshark's LNet dissector.
+# make demo: two ulnet nodes on this machine, no root needed.
+#
+#   node A (ulnetd)  127.0.1.1@tcp ==== 127.0.1.2@tcp  node B (ulnetd)
+#                    127.0.2.1@tcp ==== 127.0.2.2@tcp
+#
+# Each node has two tcp NIs ("rails") on its own loopback addresses and
+# knows the other as a Multi-Rail peer. The demo pings across, streams
+# 1 MiB PUTs from A to B for five seconds and shows how the bytes spread
+# over the two rails; then it stops both daemons and removes what it made.
+# The offline tools (NID lists, selection dry run, frame decoder) follow.
 set -euo pipefail
 build=${1:-build/plain}
 top=$(cd "$(dirname "$0")/.." && pwd)
 ctl="$build/tools/ulnetctl/ulnetctl"
+daemon="$build/tools/ulnetd/ulnetd"
+seconds=${ULNET_DEMO_SECONDS:-5}
+# An unprivileged acceptor port (988 needs root), the same on both nodes:
+# each listens on its own addresses.
+port=$((20000 + $$ % 20000))
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-demo-XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
-
-# Show the command as it would be typed (quoted where the shell needs it),
-# then run it.
-run() {
-	local shown="" a
-	for a in "$@"; do
-		case $a in
-		*[][*?\ ]*) shown+=" '$a'" ;;
-		*) shown+=" $a" ;;
-		esac
+pids=()
+cleanup() {
+	local p
+	for p in "${pids[@]}"; do
+		kill "$p" 2>/dev/null || true
 	done
+	for p in "${pids[@]}"; do
+		wait "$p" 2>/dev/null || true
+	done
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# Show a command as it would be typed, then run it.
+show() {
 	echo
-	echo "\$ ulnetctl$shown"
-	"$ctl" "$@" || echo "(exit status $?)"
+	echo "\$ $*"
 }
 
-echo "== ulnet demo =="
-echo "ulnet is LNet in user space. This build has the NID library, nidlists,"
-echo "the socklnd wire codec, and LNet's pathway selection with UDSP rules;"
-echo "the runtime (real multi-rail nodes) is not built yet, so this demo shows"
-echo "the offline tools."
+node_conf() { # name, my two addresses, the peer's two addresses
+	cat >"$tmp/$1.yaml" <<-YAML
+	net:
+	  - net type: tcp
+	    local NI(s):
+	      - nid: $2@tcp
+	      - nid: $3@tcp
+	peer:
+	  - primary nid: $4@tcp
+	    Multi-Rail: True
+	    peer ni:
+	      - nid: $4@tcp
+	      - nid: $5@tcp
+	YAML
+}
+
+start_node() { # name
+	"$daemon" --config "$tmp/$1.yaml" --ctl "$tmp/$1.ctl" --foreground \
+		--port "$port" --accept all --src-port any 2>"$tmp/$1.log" &
+	pids+=($!)
+	for _ in $(seq 100); do
+		[ -S "$tmp/$1.ctl" ] && return 0
+		sleep 0.05
+	done
+	echo "ulnetd $1 did not start:" >&2
+	cat "$tmp/$1.log" >&2
+	exit 1
+}
+
+echo "== ulnet demo: two multi-rail LNet nodes over TCP on loopback =="
+node_conf A 127.0.1.1 127.0.2.1 127.0.1.2 127.0.2.2
+node_conf B 127.0.1.2 127.0.2.2 127.0.1.1 127.0.2.1
+echo
+echo "node A's configuration (lnet.conf YAML, as lnetctl import reads it):"
+sed 's/^/    /' "$tmp/A.yaml"
+start_node A
+start_node B
+echo
+echo "ulnetd A and B are running (acceptor port $port, accept=all because"
+echo "without root the source ports are not privileged)."
+
+show "ulnetctl --ctl A.ctl ping 127.0.1.2@tcp"
+"$ctl" --ctl "$tmp/A.ctl" ping 127.0.1.2@tcp
+
+show "ulnetctl --ctl A.ctl perf put 127.0.1.2@tcp --size 1048576 --seconds $seconds"
+echo "(${seconds} s of 1 MiB PUTs from A to B, 8 in flight, each ACKed)"
+"$ctl" --ctl "$tmp/A.ctl" perf put 127.0.1.2@tcp --size 1048576 \
+	--seconds "$seconds" --inflight 8 | tee "$tmp/perf.yaml"
+echo
+echo "Both rails carried about half of the bytes: selection alternates the"
+echo "local NIs (round robin on equal health, credits and priority) and the"
+echo "peer NIs, so one node uses both interfaces toward its peer at once."
+
+show "ulnetctl --ctl B.ctl net show --net tcp -v"
+"$ctl" --ctl "$tmp/B.ctl" net show --net tcp -v |
+	grep -E 'nid:|status:|send_count|recv_count' || true
 
 echo
-echo "-- nidlists: LNet's syntax for ranges of NIDs (ip2nets, fault rules)"
-run debug nidlist '192.168.[1-2].[10-20/5]@tcp 10.0.0.*@o2ib1'
-run debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.15@tcp
-run debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.16@tcp
-run debug nidlist '[1-100]@gni *@tcp' 57@gni
-run debug nidlist '10.0.0.[1-5/0]@tcp'
+echo "ulnetd A's log (one line per event):"
+sed -n '1,12p' "$tmp/A.log" | sed 's/^/    /'
 
 echo
-echo "-- pathway selection, dry run: node C of selection.md sends 4 PUTs to a"
-echo "   Multi-Rail peer (two o2ib NIs, one tcp NI on each side): the sends"
-echo "   rotate over the nets, then over the NIs of each net"
-echo
-echo "\$ ulnetctl debug select --config examples/select-node-c.yaml --dst 10.1.0.10@o2ib --count 4"
+echo "== offline tools (no daemon needed) =="
+show "ulnetctl debug select --config examples/select-node-c.yaml --dst 10.1.0.10@o2ib --count 4"
 "$ctl" debug select --config "$top/examples/select-node-c.yaml" \
 	--dst 10.1.0.10@o2ib --count 4 | grep -E 'send:|local ni|peer ni'
+show "ulnetctl debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.15@tcp"
+"$ctl" debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.15@tcp || true
+show "ulnetctl debug decode tests/vectors/frames.txt | head -24"
+"$ctl" debug decode "$top/tests/vectors/frames.txt" | head -24
 echo
-echo "   the same with a UDSP rule \"prefer tcp\" (udsp add --src tcp --priority 0):"
-{ cat "$top/examples/select-node-c.yaml"
-  printf 'udsp:\n  - idx: 0\n    src: tcp\n    action:\n      priority: 0\n'; } >"$tmp/udsp.yaml"
-"$ctl" debug select --config "$tmp/udsp.yaml" --dst 10.1.0.10@o2ib --count 2 |
-	grep -E 'send:|local ni|peer ni'
-echo
-echo "   and why the first send went where it did (--explain, local NI step):"
-"$ctl" debug select --config "$top/examples/select-node-c.yaml" \
-	--dst 10.1.0.10@o2ib --explain | sed -n '/step: local ni/,/step: peer ni/p' | head -24
-
-echo
-echo "-- the socklnd wire: the first connection of the test vectors, decoded"
-echo "   (acceptor request, V3 hellos, PUT/ACK, GET/REPLY, ping, push)"
-echo
-echo "\$ ulnetctl debug decode tests/vectors/frames.txt | head -60"
-"$ctl" debug decode "$top/tests/vectors/frames.txt" >"$tmp/decoded.yaml"
-head -60 "$tmp/decoded.yaml"
-echo "... ($(wc -l <"$tmp/decoded.yaml") lines in all)"
-
-echo
-echo "-- a corrupt frame is refused with the reason (ksock type 0xc2):"
-printf 'c2 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00 00\n' >"$tmp/bad.hex"
-run debug decode "$tmp/bad.hex"
-echo
-echo "== done: 'make check' runs the tests; README.md says what comes next =="
+echo "== done: the daemons are stopped and $tmp is removed =="
