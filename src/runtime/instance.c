@@ -76,20 +76,37 @@ static void sync_call_run(void *arg, bool is_shutdown)
 	pthread_mutex_unlock(&sc->u->lock);
 }
 
+/*
+ * The instance's state and whether the caller is its loop thread, read
+ * together under the lock. The loop's own notion of its thread is not
+ * used: until the new thread has entered the loop, the loop counts its
+ * creator as its thread.
+ */
+static enum inst_state state_of(struct ulnet *u, bool *is_loop)
+{
+	enum inst_state state;
+
+	pthread_mutex_lock(&u->lock);
+	state = u->state;
+	*is_loop = state == INST_RUNNING &&
+		   pthread_equal(pthread_self(), u->thread);
+	pthread_mutex_unlock(&u->lock);
+	return state;
+}
+
 /* Run fn on the thread that owns the node and return its result. */
 static int run_on_loop(struct ulnet *u, int (*fn)(struct ulnet *u, void *arg),
 		       void *arg)
 {
 	struct sync_call sc = { .u = u, .fn = fn, .arg = arg };
 	enum inst_state state;
+	bool is_loop;
 	int rc;
 
-	pthread_mutex_lock(&u->lock);
-	state = u->state;
-	pthread_mutex_unlock(&u->lock);
+	state = state_of(u, &is_loop);
 	if (state == INST_STOPPED)
 		return -ESHUTDOWN;
-	if (state == INST_CREATED || ul_loop_is_loop_thread(u->loop))
+	if (state == INST_CREATED || is_loop)
 		return fn(u, arg);
 	rc = ul_loop_post(u->loop, sync_call_run, &sc);
 	if (rc < 0)
@@ -398,14 +415,19 @@ int ulnet_start(struct ulnet *u)
 			       "tracked",
 			       ulnet_strerror(rc));
 	}
+	/*
+	 * RUNNING and the thread id become visible together: a call from
+	 * the new thread (a callback) or from any other waits for the lock.
+	 */
+	pthread_mutex_lock(&u->lock);
 	rc = pthread_create(&u->thread, NULL, loop_main, u);
+	if (rc == 0)
+		u->state = INST_RUNNING;
+	pthread_mutex_unlock(&u->lock);
 	if (rc) {
 		ul_node_shutdown(u->node);
 		return -rc;
 	}
-	pthread_mutex_lock(&u->lock);
-	u->state = INST_RUNNING;
-	pthread_mutex_unlock(&u->lock);
 	return 0;
 }
 
@@ -763,15 +785,13 @@ int ulnet_ping_sync(struct ulnet *u, const struct ulnet_nid *self,
 {
 	struct ulnet_ping_result tmp;
 	struct ping_wait pw = { u, self, target, 0, &tmp, 0, false };
+	bool is_loop;
 	int rc;
 
-	if (ul_loop_is_loop_thread(u->loop))
+	if (state_of(u, &is_loop) != INST_RUNNING)
+		return -ESHUTDOWN;
+	if (is_loop)
 		return -EDEADLK;
-	pthread_mutex_lock(&u->lock);
-	rc = u->state == INST_RUNNING ? 0 : -ESHUTDOWN;
-	pthread_mutex_unlock(&u->lock);
-	if (rc < 0)
-		return rc;
 	pw.timeout_ms = timeout_ms > 0 ? (uint32_t)timeout_ms : 1000;
 	rc = run_on_loop(u, do_ping, &pw);
 	if (rc < 0)

@@ -1,0 +1,392 @@
+/*
+ * The public API's contract over real sockets, two nodes on loopback:
+ *
+ *   node A  127.0.5.1@tcp ---- 127.0.5.2@tcp  node B
+ *          (127.0.6.1@tcp, added at run time) 127.0.6.2@tcp
+ *
+ * - a call that fails produces no event;
+ * - ulnet_stop() with PUTs in flight ends each of them with exactly one
+ *   final event;
+ * - NIs added and removed at run time by NID carry traffic, then stop;
+ * - calls from several threads at once all complete, one event each.
+ */
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "ulnet/ulnet.h"
+
+#define PORTAL 20u
+#define MBITS UINT64_C(0x77)
+#define NOPS 64u
+#define OP_SIZE (256u * 1024u)
+
+static const char conf_a[] = "net:\n"
+			     "  - net type: tcp\n"
+			     "    local NI(s):\n"
+			     "      - nid: 127.0.5.1@tcp\n";
+
+static const char conf_b[] = "net:\n"
+			     "  - net type: tcp\n"
+			     "    local NI(s):\n"
+			     "      - nid: 127.0.5.2@tcp\n"
+			     "      - nid: 127.0.6.2@tcp\n";
+
+struct pair {
+	struct ulnet *a, *b;
+	uint8_t *sink;
+	struct ulnet_handle sink_h;
+};
+
+static struct ulnet_nid nid(const char *s)
+{
+	struct ulnet_nid n;
+
+	assert_int_equal(ulnet_nid_parse(s, &n, NULL, 0), 0);
+	return n;
+}
+
+static int make_node(const char *conf, struct ulnet **out)
+{
+	struct ulnet_opts o;
+	char err[256];
+	int rc;
+
+	ulnet_opts_init(&o);
+	o.conf_text = conf;
+	o.accept_port = (uint16_t)(20000 + (getpid() + 7) % 20000);
+	o.accept = ULNET_ACCEPT_ALL;
+	o.src_port = ULNET_SRC_PORT_ANY;
+	o.is_link_monitor_off = true;
+	rc = ulnet_create(&o, out, err, sizeof(err));
+	if (rc < 0) {
+		fprintf(stderr, "ulnet_create: %s\n", err);
+		return rc;
+	}
+	rc = ulnet_start(*out);
+	if (rc < 0)
+		ulnet_destroy(*out);
+	return rc;
+}
+
+static void sink_cb(struct ulnet *u, const struct ulnet_event *ev)
+{
+	(void)u;
+	(void)ev;
+}
+
+static int setup(void **state)
+{
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_md md = { 0 };
+	struct pair *p = calloc(1, sizeof(*p));
+
+	if (!p)
+		return -1;
+	p->sink = malloc(OP_SIZE);
+	if (!p->sink || make_node(conf_a, &p->a) < 0)
+		return -1;
+	if (make_node(conf_b, &p->b) < 0) {
+		ulnet_destroy(p->a);
+		return -1;
+	}
+	ulnet_nid_set_any(&any.nid);
+	md.start = p->sink;
+	md.length = OP_SIZE;
+	md.threshold = ULNET_MD_THRESH_INF;
+	md.options = ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE |
+		     ULNET_MD_TRUNCATE;
+	md.handler = sink_cb;
+	md.numa_node = -1;
+	if (ulnet_md_attach(p->b, PORTAL, &any, MBITS, 0, ULNET_INS_AFTER, &md,
+			    ULNET_RETAIN, &p->sink_h))
+		return -1;
+	*state = p;
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	struct pair *p = *state;
+
+	ulnet_destroy(p->a);
+	ulnet_destroy(p->b);
+	free(p->sink);
+	free(p);
+	return 0;
+}
+
+/* One operation: its events, counted by kind. */
+struct op {
+	pthread_mutex_t *lock;
+	pthread_cond_t *cond;
+	unsigned *nfinal;
+	unsigned finals; /* final events of this operation */
+	unsigned events; /* all events */
+	bool is_sent;	 /* its SEND came with status 0 */
+	int status;	 /* the final event's status */
+};
+
+static void op_cb(struct ulnet *u, const struct ulnet_event *ev)
+{
+	struct op *op = ev->md_user_ptr;
+	bool is_final;
+
+	(void)u;
+	pthread_mutex_lock(op->lock);
+	/*
+	 * ulnet.h: a failed SEND is final; after a good SEND the ACK, or an
+	 * UNLINK (no answer), is. An UNLINK after a failed SEND is the MD's
+	 * last event, not the operation's.
+	 */
+	if (ev->type == ULNET_EVENT_SEND && ev->status == 0)
+		op->is_sent = true;
+	is_final = (ev->type == ULNET_EVENT_SEND && ev->status != 0) ||
+		   ev->type == ULNET_EVENT_ACK ||
+		   (ev->type == ULNET_EVENT_UNLINK && op->is_sent);
+	op->events++;
+	if (is_final) {
+		op->finals++;
+		op->status = ev->type == ULNET_EVENT_UNLINK ? -ETIMEDOUT
+							    : ev->status;
+		(*op->nfinal)++;
+	}
+	pthread_cond_broadcast(op->cond);
+	pthread_mutex_unlock(op->lock);
+}
+
+static void put_with_unknown_md_fails_without_event(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	struct ulnet_handle bogus = { UINT64_C(0x123456789) };
+
+	assert_int_equal(ulnet_put(p->a, NULL, bogus, ULNET_ACK_REQ, &target,
+				   PORTAL, MBITS, 0, 0),
+			 -ENOENT);
+	assert_int_equal(ulnet_get(p->a, NULL, bogus, &target, PORTAL, MBITS,
+				   0),
+			 -ENOENT);
+	assert_int_equal(ulnet_md_unlink(p->a, bogus), -ENOENT);
+}
+
+static void put_to_portal_64_fails_without_event(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	static uint8_t buf[16];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	unsigned nfinal = 0;
+	struct op op = { &lock, &cond, &nfinal, 0, 0, false, 0 };
+	struct ulnet_md md = { 0 };
+	struct ulnet_handle h;
+
+	md.start = buf;
+	md.length = sizeof(buf);
+	md.threshold = 1;
+	md.user_ptr = &op;
+	md.handler = op_cb;
+	md.numa_node = -1;
+	assert_int_equal(ulnet_md_bind(p->a, &md, ULNET_RETAIN, &h), 0);
+	assert_int_equal(ulnet_put(p->a, NULL, h, ULNET_NOACK_REQ, &target,
+				   ULNET_PORTALS, MBITS, 0, 0),
+			 -EINVAL);
+	/* Pinning a source NID that is not ours is refused too. */
+	{
+		struct ulnet_nid other = nid("127.0.9.1@tcp");
+
+		assert_int_equal(ulnet_put(p->a, &other, h, ULNET_NOACK_REQ,
+					   &target, PORTAL, MBITS, 0, 0),
+				 -EINVAL);
+	}
+	assert_int_equal(ulnet_md_unlink(p->a, h), 0);
+	/* The unlink's own event is the MD's only one: no SEND came. */
+	pthread_mutex_lock(&lock);
+	while (op.events < 1)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	ulnet_stop(p->a); /* every event is delivered when it returns */
+	assert_int_equal(op.events, 1);
+	assert_int_equal(nfinal, 0);
+}
+
+static void stop_ends_puts_in_flight_once_each(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	struct op ops[NOPS];
+	struct ulnet_handle h[NOPS];
+	unsigned nfinal = 0, i, started = 0;
+	uint8_t *src = calloc(NOPS, OP_SIZE);
+
+	assert_non_null(src);
+	for (i = 0; i < NOPS; i++) {
+		struct ulnet_md md = { 0 };
+
+		ops[i] = (struct op){ &lock, &cond, &nfinal, 0, 0, false, 0 };
+		md.start = src + (size_t)i * OP_SIZE;
+		md.length = OP_SIZE;
+		md.threshold = 2;
+		md.user_ptr = &ops[i];
+		md.handler = op_cb;
+		md.numa_node = -1;
+		assert_int_equal(ulnet_md_bind(p->a, &md, ULNET_UNLINK, &h[i]),
+				 0);
+	}
+	for (i = 0; i < NOPS; i++)
+		if (ulnet_put(p->a, NULL, h[i], ULNET_ACK_REQ, &target, PORTAL,
+			      MBITS, 0, i) == 0)
+			started++;
+	assert_int_equal(started, NOPS);
+	/* Stop at once: some are done, some in flight, some queued. */
+	ulnet_stop(p->a);
+	/* ulnet_stop() returns after every event was delivered. */
+	pthread_mutex_lock(&lock);
+	assert_int_equal(nfinal, NOPS);
+	for (i = 0; i < NOPS; i++) {
+		assert_int_equal(ops[i].finals, 1);
+		assert_true(ops[i].status == 0 || ops[i].status < 0);
+	}
+	pthread_mutex_unlock(&lock);
+	/* After stop nothing is accepted. */
+	assert_int_equal(ulnet_put(p->a, NULL, h[0], ULNET_ACK_REQ, &target,
+				   PORTAL, MBITS, 0, 0),
+			 -ESHUTDOWN);
+	free(src);
+}
+
+static void ni_added_at_run_time_carries_traffic(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_nid self = nid("127.0.6.1@tcp");
+	struct ulnet_process_id target = { nid("127.0.6.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	struct ulnet_ni_spec spec = { "tcp", NULL, &self, -1 };
+	struct ulnet_ping_result res;
+	struct ulnet_ni_info info[4];
+	char err[256];
+	size_t n;
+
+	assert_int_equal(ulnet_ni_add(p->a, &spec, err, sizeof(err)), 0);
+	assert_int_equal(ulnet_ni_info(p->a, info, 4, &n), 0);
+	assert_int_equal(n, 2);
+	/* A second add of the same NID is refused, with a reason. */
+	assert_int_equal(ulnet_ni_add(p->a, &spec, err, sizeof(err)), -EEXIST);
+	assert_true(err[0] != '\0');
+
+	assert_int_equal(ulnet_ping_sync(p->a, &self, &target, 5000, &res), 0);
+	assert_int_equal(res.nnis, 2);
+	assert_int_equal(ulnet_ni_info(p->a, info, 4, &n), 0);
+	assert_true(info[1].stats.send_count[2] >= 1); /* the ping's GET */
+
+	assert_int_equal(ulnet_ni_del(p->a, &self), 0);
+	assert_int_equal(ulnet_ni_info(p->a, info, 4, &n), 0);
+	assert_int_equal(n, 1);
+	/* The NID is no longer ours to send from. */
+	assert_int_equal(ulnet_ping_sync(p->a, &self, &target, 2000, &res),
+			 -EINVAL);
+	assert_int_equal(ulnet_ni_del(p->a, &self), -ENOENT);
+}
+
+struct sender {
+	struct ulnet *u;
+	struct op ops[NOPS];
+	struct ulnet_handle h[NOPS];
+	uint8_t buf[4096];
+	int rc;
+};
+
+static void *send_many(void *arg)
+{
+	struct sender *s = arg;
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	unsigned i;
+
+	for (i = 0; i < NOPS && s->rc == 0; i++)
+		s->rc = ulnet_put(s->u, NULL, s->h[i], ULNET_ACK_REQ, &target,
+				  PORTAL, MBITS, 0, i);
+	return NULL;
+}
+
+static void calls_from_many_threads_all_complete(void **state)
+{
+	struct pair *p = *state;
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	struct sender *s = calloc(4, sizeof(*s));
+	pthread_t th[4];
+	unsigned nfinal = 0, t, i;
+
+	assert_non_null(s);
+	for (t = 0; t < 4; t++) {
+		s[t].u = p->a;
+		for (i = 0; i < NOPS; i++) {
+			struct ulnet_md md = { 0 };
+
+			s[t].ops[i] = (struct op){ &lock, &cond, &nfinal, 0,
+						   0,	  false, 0 };
+			md.start = s[t].buf;
+			md.length = sizeof(s[t].buf);
+			md.threshold = 2;
+			md.user_ptr = &s[t].ops[i];
+			md.handler = op_cb;
+			md.numa_node = -1;
+			assert_int_equal(ulnet_md_bind(p->a, &md, ULNET_UNLINK,
+						       &s[t].h[i]),
+					 0);
+		}
+	}
+	for (t = 0; t < 4; t++)
+		assert_int_equal(pthread_create(&th[t], NULL, send_many, &s[t]),
+				 0);
+	for (t = 0; t < 4; t++)
+		pthread_join(th[t], NULL);
+	pthread_mutex_lock(&lock);
+	while (nfinal < 4 * NOPS)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	for (t = 0; t < 4; t++) {
+		assert_int_equal(s[t].rc, 0);
+		for (i = 0; i < NOPS; i++) {
+			assert_int_equal(s[t].ops[i].finals, 1);
+			assert_int_equal(s[t].ops[i].status, 0);
+			/* SEND and ACK, nothing else. */
+			assert_int_equal(s[t].ops[i].events, 2);
+		}
+	}
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			put_with_unknown_md_fails_without_event, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			put_to_portal_64_fails_without_event, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			stop_ends_puts_in_flight_once_each, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			ni_added_at_run_time_carries_traffic, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			calls_from_many_threads_all_complete, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
