@@ -13,6 +13,8 @@ udsp:   UDSP rule blocks (reference/udsp.md §8): the worked encodings of
         §8.4, one rule of every kind and LND, and each cut in half.
 ctl:    control protocol frames (src/ctl/proto.h): a request of every op,
         with and without its optional attributes, and a reply to each.
+linkmon: rtnetlink datagrams (RTM_NEWLINK/RTM_DELLINK with IFLA_IFNAME and
+        IFLA_OPERSTATE, several in one datagram, NLMSG_DONE, NLMSG_ERROR).
 Standard library only; deterministic.
 """
 import os
@@ -174,8 +176,46 @@ def ctl_seeds():
     peer = ctl_attr(0x0300, ctl_attr(0x0301, tcp) + ctl_u32(0x0302, 1) +
                     ctl_u32(0x0303, 273) + peer_ni, True)
     yield "rep-peer-show", ctl_frame(0x8003, [rc, peer])
+    yield "req-perf", ctl_frame(27, [ctl_attr(0x0005, tcp), ctl_u32(0x0c00, 1 << 20),
+                                     ctl_u32(0x0c01, 5000), ctl_u32(0x0c02, 8)])
+    rail = ctl_attr(0x0c07, ctl_attr(0x0005, tcp) + ctl_u64(0x0c03, 10) +
+                    ctl_u64(0x0c04, 10 << 20), True)
+    yield "rep-perf", ctl_frame(0x801B, [rc, ctl_u64(0x0c03, 10), ctl_u64(0x0c04, 10 << 20),
+                                         ctl_u64(0x0c05, 0), ctl_u64(0x0c06, 10 ** 9), rail])
     yield "rep-error", ctl_frame(0x8002, [ctl_u32(0x0001, 0xFFFFFF9C),
                                           ctl_attr(0x0002, b"LNet stack down\0")])
+
+
+# rtnetlink (linux/netlink.h, linux/rtnetlink.h, linux/if_link.h), host order.
+def nl_msg(mtype, payload, flags=0, seq=1):
+    n = 16 + len(payload)
+    pad = (4 - n % 4) % 4
+    return struct.pack("=IHHII", n, mtype, flags, seq, 0) + payload + b"\0" * pad
+
+
+def rta(atype, value):
+    n = 4 + len(value)
+    pad = (4 - n % 4) % 4
+    return struct.pack("=HH", n, atype) + value + b"\0" * pad
+
+
+def link_msg(mtype, index, name, flags, operstate):
+    ifinfo = struct.pack("=BBHiII", 0, 0, 1, index, flags, 0xFFFFFFFF)
+    attrs = rta(3, name + b"\0")          # IFLA_IFNAME
+    if operstate is not None:
+        attrs += rta(16, bytes([operstate]))  # IFLA_OPERSTATE
+    return nl_msg(mtype, ifinfo + attrs)
+
+
+def linkmon_seeds():
+    up, running = 0x1, 0x40
+    yield "newlink-up", link_msg(16, 2, b"eth0", up | running, 6)
+    yield "newlink-down", link_msg(16, 3, b"veth1", up, 2)
+    yield "dellink", link_msg(17, 3, b"veth1", 0, None)
+    yield "dump", (link_msg(16, 1, b"lo", up | running, 0) +
+                   link_msg(16, 2, b"eth0", up | running, 6) +
+                   nl_msg(3, struct.pack("=i", 0), 2))       # NLMSG_DONE
+    yield "error", nl_msg(2, struct.pack("=i", -16) + b"\0" * 16)  # NLMSG_ERROR
 
 
 def main():
@@ -217,6 +257,9 @@ def main():
                   struct.pack("<I", cut - 32) + block[20:cut])
     elif target == "ctl":
         for name, data in ctl_seeds():
+            write(outdir, name, data)
+    elif target == "linkmon":
+        for name, data in linkmon_seeds():
             write(outdir, name, data)
     else:
         sys.exit("make_seeds.py: unknown target %r" % target)
