@@ -94,21 +94,39 @@ static enum inst_state state_of(struct ulnet *u, bool *is_loop)
 	return state;
 }
 
+/*
+ * Post a command while the instance runs: the state check and the post
+ * are one step under u->lock, so every command posted before
+ * ulnet_stop() marks the instance stopped is queued before stop_cmd and
+ * runs; none can land behind it and wait for ulnet_destroy(). 1 when the
+ * caller is the loop thread or there is none yet (run it yourself).
+ */
+static int post_running(struct ulnet *u, ul_loop_cmd_fn fn, void *arg)
+{
+	int rc;
+
+	pthread_mutex_lock(&u->lock);
+	if (u->state == INST_STOPPED)
+		rc = -ESHUTDOWN;
+	else if (u->state == INST_CREATED ||
+		 pthread_equal(pthread_self(), u->thread))
+		rc = 1;
+	else
+		rc = ul_loop_post(u->loop, fn, arg);
+	pthread_mutex_unlock(&u->lock);
+	return rc;
+}
+
 /* Run fn on the thread that owns the node and return its result. */
 static int run_on_loop(struct ulnet *u, int (*fn)(struct ulnet *u, void *arg),
 		       void *arg)
 {
 	struct sync_call sc = { .u = u, .fn = fn, .arg = arg };
-	enum inst_state state;
-	bool is_loop;
 	int rc;
 
-	state = state_of(u, &is_loop);
-	if (state == INST_STOPPED)
-		return -ESHUTDOWN;
-	if (state == INST_CREATED || is_loop)
+	rc = post_running(u, sync_call_run, &sc);
+	if (rc == 1)
 		return fn(u, arg);
-	rc = ul_loop_post(u->loop, sync_call_run, &sc);
 	if (rc < 0)
 		return rc;
 	pthread_mutex_lock(&u->lock);
@@ -489,16 +507,14 @@ int ulnet_call(struct ulnet *u, ulnet_call_fn fn, void *arg)
 	struct call_req *cr;
 	int rc;
 
-	pthread_mutex_lock(&u->lock);
-	rc = u->state == INST_RUNNING ? 0 : -ESHUTDOWN;
-	pthread_mutex_unlock(&u->lock);
-	if (rc < 0)
-		return rc;
 	cr = malloc(sizeof(*cr));
 	if (!cr)
 		return -ENOMEM;
 	*cr = (struct call_req){ u, fn, arg };
-	rc = ul_loop_post(u->loop, call_run, cr);
+	pthread_mutex_lock(&u->lock);
+	rc = u->state == INST_RUNNING ? ul_loop_post(u->loop, call_run, cr)
+				      : -ESHUTDOWN;
+	pthread_mutex_unlock(&u->lock);
 	if (rc < 0)
 		free(cr);
 	return rc;
