@@ -4,7 +4,11 @@
  * A stream's life: RUNNING (keeps `inflight` PUTs outstanding) until its
  * deadline, then DRAINING (no new PUT; waits for the outstanding ones),
  * then its MD is unlinked and, at the MD's last event (unlinked = 1),
- * done() runs and the stream is freed. Each PUT ends in exactly one final
+ * done() runs and the stream is freed. The PUTs share one MD and so one
+ * response tracker, which any ACK removes: a lost PUT among acknowledged
+ * ones is never timed out by the node. A drain timer (a transaction
+ * timeout and a second) unlinks the MD then and counts what is still
+ * outstanding as failed. Each PUT ends in exactly one final
  * event (ulnet.h): its ACK, its failed SEND, or an UNLINK after a
  * response timeout; `outstanding` counts PUTs whose final event has not
  * come yet.
@@ -14,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
 #include "core/node.h"
 #include "runtime/perf.h"
 #include "util/timer.h"
@@ -43,7 +48,8 @@ struct ul_perf_stream {
 	uint32_t inflight;
 	uint32_t outstanding; /* PUTs without their final event yet */
 	uint64_t start_ns;
-	uint64_t end_ns; /* stop sending at this time */
+	uint64_t end_ns;	     /* stop sending at this time */
+	struct ul_timer drain_timer; /* armed while DRAINING */
 	struct ul_perf_result res;
 	ul_perf_done_cb done;
 	void *arg;
@@ -115,20 +121,44 @@ static void fail_once(struct ul_perf_stream *st, int status)
 		st->res.status = status;
 }
 
+/* Drain time is over: what has not answered yet never will. */
+static void on_drain_timeout(struct ul_timer *t, uint64_t now_ns)
+{
+	struct ul_perf_stream *st =
+		ul_container_of(t, struct ul_perf_stream, drain_timer);
+
+	if (st->state != STREAM_DRAINING)
+		return;
+	st->state = STREAM_UNLINKING;
+	st->res.elapsed_ns = now_ns - st->start_ns;
+	/* Its last event follows from the node's queue. */
+	ul_node_md_unlink(st->node, st->md);
+}
+
+static void start_draining(struct ul_perf_stream *st)
+{
+	uint64_t tt = ul_node_core(st->node)->tun.transaction_timeout;
+
+	st->state = STREAM_DRAINING;
+	/* On ENOMEM the stream waits for its answers as before. */
+	(void)ul_timer_arm(st->timers, &st->drain_timer,
+			   st->timers->now_ns + (tt + 1) * 1000000000u);
+}
+
 /* Send until `inflight` PUTs are out, while the stream runs. */
 static void refill(struct ul_perf_stream *st)
 {
 	int rc;
 
 	if (st->state == STREAM_RUNNING && st->timers->now_ns >= st->end_ns)
-		st->state = STREAM_DRAINING;
+		start_draining(st);
 	while (st->state == STREAM_RUNNING && st->outstanding < st->inflight) {
 		rc = ul_node_put(st->node, NULL, st->md, ULNET_ACK_REQ,
 				 &st->target, UL_PERF_PORTAL,
 				 UL_PERF_MATCH_BITS, 0, 0);
 		if (rc < 0) {
 			fail_once(st, rc);
-			st->state = STREAM_DRAINING;
+			start_draining(st);
 			break;
 		}
 		st->outstanding++;
@@ -176,6 +206,13 @@ static void stream_event(struct ulnet *u, const struct ulnet_event *ev)
 		break;
 	}
 	if (ev->unlinked) {
+		ul_timer_cancel(st->timers, &st->drain_timer);
+		/* PUTs cut short by the drain timer. */
+		if (st->outstanding) {
+			st->res.failed += st->outstanding;
+			if (!st->res.status)
+				st->res.status = -ETIMEDOUT;
+		}
 		if (st->done) /* NULL: the start call failed and said so */
 			st->done(st->arg, &st->res);
 		free(st->buf);
@@ -216,6 +253,7 @@ int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
 	st->arg = arg;
 	st->start_ns = timers->now_ns;
 	st->end_ns = timers->now_ns + duration_ns;
+	ul_timer_init(&st->drain_timer, on_drain_timeout);
 	md.start = st->buf;
 	md.length = size;
 	md.threshold = ULNET_MD_THRESH_INF;
