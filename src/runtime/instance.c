@@ -51,6 +51,9 @@ struct ulnet {
 	pthread_mutex_t lock; /* guards state and every sync_call.done */
 	pthread_cond_t cond;
 	enum inst_state state;
+	bool has_thread;   /* thread is valid (under lock) */
+	bool is_stopping;  /* a ulnet_stop() took charge (under lock) */
+	bool is_stop_done; /* ... and finished (under lock) */
 };
 
 /* A call carried to the loop thread and waited for. */
@@ -439,8 +442,10 @@ int ulnet_start(struct ulnet *u)
 	 */
 	pthread_mutex_lock(&u->lock);
 	rc = pthread_create(&u->thread, NULL, loop_main, u);
-	if (rc == 0)
+	if (rc == 0) {
 		u->state = INST_RUNNING;
+		u->has_thread = true;
+	}
 	pthread_mutex_unlock(&u->lock);
 	if (rc) {
 		ul_node_shutdown(u->node);
@@ -463,6 +468,20 @@ void ulnet_stop(struct ulnet *u)
 	enum inst_state state;
 
 	pthread_mutex_lock(&u->lock);
+	if (u->is_stopping) {
+		/*
+		 * Another thread stops it: return only once it is stopped, as
+		 * the caller may free its buffers then. (The loop thread itself
+		 * must not wait for its own join.)
+		 */
+		while (!u->is_stop_done &&
+		       !(u->has_thread &&
+			 pthread_equal(pthread_self(), u->thread)))
+			pthread_cond_wait(&u->cond, &u->lock);
+		pthread_mutex_unlock(&u->lock);
+		return;
+	}
+	u->is_stopping = true;
 	state = u->state;
 	u->state = INST_STOPPED;
 	pthread_mutex_unlock(&u->lock);
@@ -477,6 +496,10 @@ void ulnet_stop(struct ulnet *u)
 	}
 	/* Nothing runs the loop any more: finish here, events included. */
 	ul_node_shutdown(u->node);
+	pthread_mutex_lock(&u->lock);
+	u->is_stop_done = true;
+	pthread_cond_broadcast(&u->cond);
+	pthread_mutex_unlock(&u->lock);
 }
 
 void ulnet_destroy(struct ulnet *u)
