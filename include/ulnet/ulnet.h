@@ -40,7 +40,10 @@
  *     unlinked = 1 (the MD is unlinked, as LNet does; see
  *     reference/health.md §6).
  * A SEND with status 0 means the message left this node, not that the
- * target took it: only ACK and REPLY say that.
+ * target took it: only ACK and REPLY say that. As in LNet, SEND and the
+ * ACK or REPLY each count against the MD's threshold: an MD used for one
+ * PUT with ACK or one GET needs a threshold of at least 2, or the answer
+ * finds the MD used up and is dropped.
  *
  * PORTALS, MATCH ENTRIES AND MEMORY DESCRIPTORS
  *

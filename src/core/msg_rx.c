@@ -363,7 +363,8 @@ static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 	struct ul_msg *m = rx->msg;
 
 	if (!m) {
-		ul_node_dispatch(n);
+		if (!status)
+			ul_node_dispatch(n);
 		return;
 	}
 	rx->msg = NULL;
@@ -380,7 +381,14 @@ static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 		start_reply(n, m);
 	else
 		ul_msg_finalize(n, m, 0, UL_HSTATUS_OK);
-	ul_node_dispatch(n);
+	/*
+	 * A failed receive comes from an LND closing a connection, maybe in
+	 * the middle of walking its lists: its events wait for the node's
+	 * next flush, so no user callback (which may delete the NI) runs
+	 * inside that walk.
+	 */
+	if (!status)
+		ul_node_dispatch(n);
 }
 
 static void up_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,

@@ -254,6 +254,9 @@ static void failed_receive_ends_with_an_error_event(void **state)
 
 	assert_int_equal(ul_node_lnd_upcalls.parse(lni, &h, &from, &rx), 0);
 	ul_node_lnd_upcalls.rx_done(lni, &rx, -ECONNRESET);
+	/* A failed receive's event waits for the flush (msg_rx.c). */
+	assert_int_equal(x->r[0].n, 0);
+	ul_node_flush(x->a);
 	assert_int_equal(x->r[0].n, 1);
 	assert_int_equal(x->r[0].ev[0].status, -ECONNRESET);
 	/* health.md §4.1 REMOTE_ERROR on a 1-NI peer: counters only. */
