@@ -32,6 +32,8 @@
 #define SOCK_TICK_NS 200000000ull
 /* Bytes one connection may read or write per callback: fairness. */
 #define SOCK_IO_BUDGET (1u << 20)
+/* Read-ahead buffer of a connection's receive side. */
+#define SOCK_RX_STAGE_SIZE 16384u
 /* iovec entries per writev/readv. */
 #define SOCK_IOV_MAX 64
 /* Keepalive NOOPs are retried this long after the last one (§9.3). */
@@ -158,6 +160,14 @@ struct sock_conn {
 	size_t rx_iov_off;
 	uint32_t rx_left;	 /* bytes left in this stage */
 	uint64_t rx_progress_ns; /* last byte read */
+	/*
+	 * Bytes read ahead of the current unit (socklnd_rx.c): headers
+	 * come through here, many per read; payloads go straight into
+	 * the node's iov once this is empty.
+	 */
+	uint8_t rx_stage[SOCK_RX_STAGE_SIZE];
+	uint32_t rx_stage_off; /* first unused byte */
+	uint32_t rx_stage_len; /* bytes read into rx_stage */
 
 	struct ul_socklnd_conn_info stats;
 };

@@ -7,9 +7,13 @@
  *       straight into the node's iov) --> SKIP (rlen - mlen bytes)
  *       --rx_done--> KSH
  *
- * Headers are read with exact byte counts, so nothing past the current
- * unit is ever pulled out of the socket. A callback reads at most
- * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS units, so one busy connection
+ * Headers are read through a per-connection read-ahead buffer
+ * (rx_stage): one recvmsg brings in as many small messages as the socket
+ * holds, instead of one call per header. A payload takes what the buffer
+ * already holds, then is read straight into the node's iov. Bytes in the
+ * buffer are always consumed before the callback returns (epoll cannot
+ * report them again); socket reads per callback are bounded by
+ * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS calls, so one busy connection
  * cannot starve the others (epoll is level-triggered: the rest waits for
  * the next turn). Any malformed unit closes the connection with one log
  * line; a stall inside a message is caught by the NI tick (socklnd.c).
@@ -263,37 +267,101 @@ static void rx_settle(struct sock_conn *conn)
 	}
 }
 
+/* Copy up to max staged bytes into the iov list; returns how many. */
+static size_t stage_to_iov(struct sock_conn *conn, const struct iovec *iov,
+			   int cnt, size_t max)
+{
+	size_t done = 0;
+
+	for (int i = 0; i < cnt && done < max; i++) {
+		size_t avail = conn->rx_stage_len - conn->rx_stage_off;
+		size_t len = iov[i].iov_len;
+
+		if (len > max - done)
+			len = max - done;
+		if (len > avail)
+			len = avail;
+		memcpy(iov[i].iov_base, conn->rx_stage + conn->rx_stage_off,
+		       len);
+		conn->rx_stage_off += (uint32_t)len;
+		done += len;
+		if (len < iov[i].iov_len)
+			break;
+	}
+	return done;
+}
+
+/* One unit of progress from staged bytes; false if nothing is staged. */
+static bool rx_from_stage(struct sock_conn *conn)
+{
+	size_t avail = conn->rx_stage_len - conn->rx_stage_off;
+	struct iovec iov[SOCK_IOV_MAX];
+	size_t want, n;
+
+	if (!avail)
+		return false;
+	switch (conn->rx_state) {
+	case SOCK_RX_KSH:
+	case SOCK_RX_LNET_HDR:
+		want = (conn->rx_state == SOCK_RX_KSH
+				? UL_WIRE_KSOCK_HDR_SIZE
+				: UL_WIRE_LNET_HDR_NID4_SIZE) -
+		       conn->rx_hlen;
+		n = want < avail ? want : avail;
+		memcpy(conn->rx_hbuf + conn->rx_hlen,
+		       conn->rx_stage + conn->rx_stage_off, n);
+		conn->rx_stage_off += (uint32_t)n;
+		conn->rx_hlen += n;
+		if (n == want) {
+			if (conn->rx_state == SOCK_RX_KSH)
+				rx_on_ksh(conn);
+			else
+				rx_on_lnet_hdr(conn);
+		}
+		break;
+	case SOCK_RX_PAYLOAD:
+		n = stage_to_iov(conn, iov, rx_payload_iov(conn, iov),
+				 conn->rx_left);
+		rx_payload_advance(conn, n);
+		break;
+	case SOCK_RX_SKIP:
+		n = conn->rx_left < avail ? conn->rx_left : avail;
+		conn->rx_stage_off += (uint32_t)n;
+		conn->rx_left -= (uint32_t)n;
+		break;
+	}
+	if (conn->rx_stage_off == conn->rx_stage_len)
+		conn->rx_stage_off = conn->rx_stage_len = 0;
+	rx_settle(conn);
+	return true;
+}
+
 void sock_conn_recv(struct sock_conn *conn)
 {
 	struct ul_socklnd *s = conn->ni->s;
 	uint64_t budget = SOCK_IO_BUDGET;
 	struct iovec iov[SOCK_IOV_MAX];
+	int reads = 0;
 
-	for (int units = 0; units < SOCK_RX_UNITS && budget; units++) {
-		size_t want;
+	while (conn->state == SOCK_CONN_ESTABLISHED) {
 		ssize_t n = 0;
 		int cnt;
 
-		if (conn->state != SOCK_CONN_ESTABLISHED)
+		/* Staged bytes first, always all of them (see the top). */
+		if (rx_from_stage(conn))
+			continue;
+		if (reads++ >= SOCK_RX_UNITS || !budget)
 			return;
 		switch (conn->rx_state) {
 		case SOCK_RX_KSH:
 		case SOCK_RX_LNET_HDR:
-			want = conn->rx_state == SOCK_RX_KSH
-				       ? UL_WIRE_KSOCK_HDR_SIZE
-				       : UL_WIRE_LNET_HDR_NID4_SIZE;
-			iov[0].iov_base = conn->rx_hbuf + conn->rx_hlen;
-			iov[0].iov_len = want - conn->rx_hlen;
+			iov[0].iov_base = conn->rx_stage;
+			iov[0].iov_len = sizeof(conn->rx_stage);
 			n = rx_read(conn, iov, 1);
 			if (n <= 0)
 				return;
-			conn->rx_hlen += (size_t)n;
-			if (conn->rx_hlen < want)
-				return;
-			if (conn->rx_state == SOCK_RX_KSH)
-				rx_on_ksh(conn);
-			else
-				rx_on_lnet_hdr(conn);
+			conn->rx_stage_off = 0;
+			conn->rx_stage_len = (uint32_t)n;
 			break;
 		case SOCK_RX_PAYLOAD:
 			cnt = rx_payload_iov(conn, iov);
@@ -301,6 +369,7 @@ void sock_conn_recv(struct sock_conn *conn)
 			if (n <= 0)
 				return;
 			rx_payload_advance(conn, (size_t)n);
+			rx_settle(conn);
 			break;
 		case SOCK_RX_SKIP:
 			iov[0].iov_base = s->skip_buf;
@@ -311,9 +380,9 @@ void sock_conn_recv(struct sock_conn *conn)
 			if (n <= 0)
 				return;
 			conn->rx_left -= (uint32_t)n;
+			rx_settle(conn);
 			break;
 		}
-		rx_settle(conn);
 		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 	}
 }
