@@ -1,0 +1,122 @@
+# Shared helpers of the tests/net/*.sh scripts; sourced, not a test itself
+# (only *.sh files become ctest entries).
+#
+# A script sets `set -euo pipefail`, sources this file, then calls
+# ul_setup NAME: it gets $tmp (a private directory), a trap that stops
+# every process it registered with ul_track (TERM, then KILL after a
+# bound), runs the script's own ul_cleanup_extra if it defined one (to
+# delete namespaces) and removes $tmp, also when the script fails.
+
+: "${ULNETD:?set ULNETD to the ulnetd binary}"
+: "${ULNETCTL:?set ULNETCTL to the ulnetctl binary}"
+
+ul_pids=()
+tmp=
+
+ul_track() { # pid...
+	ul_pids+=("$@")
+}
+
+# Stop one process: TERM, wait up to 10 s for it to go, then KILL.
+ul_stop() { # pid
+	local p=$1 i
+	kill -TERM "$p" 2>/dev/null || return 0
+	for i in $(seq 100); do
+		kill -0 "$p" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -KILL "$p" 2>/dev/null || true
+	wait "$p" 2>/dev/null || true
+}
+
+ul_cleanup() {
+	local p
+	set +e
+	for p in "${ul_pids[@]}"; do ul_stop "$p"; done
+	if declare -F ul_cleanup_extra >/dev/null; then
+		ul_cleanup_extra
+	fi
+	[ -n "$tmp" ] && rm -rf "$tmp"
+}
+
+ul_setup() { # name
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-$1-XXXXXX")
+	trap ul_cleanup EXIT
+	trap 'exit 130' INT TERM
+}
+
+# Print why, the tail of every log and output file in $tmp, and fail.
+ul_fail() {
+	local f
+	echo "FAIL: $*"
+	for f in "$tmp"/*.log "$tmp"/*.out "$tmp"/*.err; do
+		[ -s "$f" ] || continue
+		echo "== ${f##*/}"
+		tail -20 "$f"
+	done
+	exit 1
+}
+
+# Skip the whole script (ctest shows "skipped" for 77) with one reason.
+ul_skip() {
+	echo "skipped: $*"
+	exit 77
+}
+
+ul_need_root() { # what for
+	[ "$(id -u)" = 0 ] || ul_skip "needs root $*"
+}
+
+# Poll a command (up to $1 tenths of a second) until it succeeds.
+ul_wait_for() { # tenths, command...
+	local n=$1 i
+	shift
+	for i in $(seq "$n"); do
+		"$@" && return 0
+		sleep 0.1
+	done
+	"$@"
+}
+
+# An octet for the 127.<o>.x.y addresses and a port, both from the PID,
+# so that concurrent runs of the same script do not meet.
+ul_octet=$(($$ % 200 + 20))
+ul_port=$((20000 + $$ % 20000))
+
+# Start ulnetd NAME (config $tmp/NAME.yaml, socket $tmp/NAME.ctl, log
+# $tmp/NAME.log) with the extra options given, optionally inside a
+# namespace (UL_NETNS=...), and wait until it says it is ready. The pid
+# lands in ul_pid_NAME.
+ul_daemon_start() { # name, ulnetd options...
+	local name=$1 pid
+	shift
+	if [ -n "${UL_NETNS:-}" ]; then
+		ip netns exec "$UL_NETNS" "$ULNETD" --config "$tmp/$name.yaml" \
+			--ctl "$tmp/$name.ctl" --foreground "$@" \
+			2>"$tmp/$name.log" &
+	else
+		"$ULNETD" --config "$tmp/$name.yaml" --ctl "$tmp/$name.ctl" \
+			--foreground "$@" 2>"$tmp/$name.log" &
+	fi
+	pid=$!
+	ul_track "$pid"
+	printf -v "ul_pid_$name" '%s' "$pid"
+	ul_wait_for 200 ul_daemon_ready "$name" "$pid" ||
+		ul_fail "ulnetd $name did not start"
+}
+
+ul_daemon_ready() { # name, pid
+	kill -0 "$2" 2>/dev/null || ul_fail "ulnetd $1 exited at start"
+	[ -S "$tmp/$1.ctl" ] && grep -q 'control socket ready' "$tmp/$1.log"
+}
+
+# True if the file holds YAML (every document) that python3 can load; a
+# structural check stands in when python3-yaml is missing.
+ul_yaml_ok() { # file
+	if python3 -c 'import yaml' 2>/dev/null; then
+		python3 -c 'import sys, yaml
+list(yaml.safe_load_all(open(sys.argv[1])))' "$1" 2>/dev/null
+	else
+		grep -q '^[a-z]' "$1" && ! grep -q $'\t' "$1"
+	fi
+}
