@@ -1,105 +1,123 @@
 #!/usr/bin/env bash
 # A capture of ulnet's traffic, decoded by Wireshark's LNet dissector
-# (needs root to capture and tshark; exits 77, "skipped", otherwise):
+# (needs root for the namespace and the capture, and tshark; exits 77,
+# "skipped", otherwise). Everything runs on the loopback of a private
+# network namespace, so the capture holds only this test's traffic:
 #
-#   ulnetd A  127.0.1.1@tcp, 127.0.2.1@tcp  --- lo, port 988 ---
-#   ulnetd B  127.0.1.2@tcp, 127.0.2.2@tcp
+#   netns ulcap-<pid>, lo
+#   ulnetd a  127.0.1.1@tcp, 127.0.2.1@tcp  --- port 988 ---   ulnetd b  127.0.1.2@tcp, 127.0.2.2@tcp
+#   ulnetd c  127.0.3.1@tcp                 --- port 7988 ---  ulnetd d  127.0.3.2@tcp
+#   tshark -i lo -w cap.pcap
 #
-# A pings B and sends a short stream of 64-byte PUTs to B's perf sink;
-# tshark, reading the capture on its own, must show: the ping as a GET to
-# portal 0 with match bits 0x8000000000000000 and its REPLY carrying B's
-# ping info (16 + 3 * 16 = 64 bytes: 0@lo and two NIs); the PUTs to
-# portal 62 with the perf match bits and 64-byte payloads, and their ACKs
-# with mlength 64; the right NIDs on both sides.
+# a pings b and sends a short stream of 64-byte PUTs (one in flight) to
+# b's perf sink; c pings d on a port the dissector does not know. tshark,
+# reading the capture on its own, must show:
+#  - the ping as a GET from 127.0.1.1 to 127.0.1.2, portal 0, match bits
+#    0x8000000000000000, and its REPLY back with b's ping info as payload
+#    (16 + 3 * 16 = 64 bytes: 0@lo and two NIs);
+#  - every PUT ulnetctl counted (no more, no fewer) from an NI of a to an
+#    NI of b, portal 62, match bits 0x554c504552460000, 64-byte payload,
+#    each with its ACK back (same match bits, mlength 64);
+#  - NIDs of the socklnd type (2) and pid 12345 on every message;
+#  - c's ping to d only once told `-d tcp.port==7988,lnet`.
 set -euo pipefail
-if [ "$(id -u)" != 0 ]; then
-	echo "skipped: needs root to capture on lo and to bind port 988"
-	exit 77
-fi
-if ! command -v tshark >/dev/null; then
-	echo "skipped: tshark is not installed"
-	exit 77
-fi
-: "${ULNETD:?}" "${ULNETCTL:?}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-capture-XXXXXX")
-pids=()
+. "$(dirname "$0")/lib.bash"
+ul_need_root "to make a network namespace and capture in it"
+command -v tshark >/dev/null || ul_skip "tshark is not installed"
+command -v ip >/dev/null || ul_skip "ip (iproute2) is not installed"
+ns=ulcap-$$
 cap_pid=
-cleanup() {
-	local p
-	[ -n "$cap_pid" ] && kill "$cap_pid" 2>/dev/null || true
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}" $cap_pid; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
+ul_cleanup_extra() {
+	[ -z "$cap_pid" ] || { kill "$cap_pid" && wait "$cap_pid"; } 2>/dev/null
+	ip netns del "$ns" 2>/dev/null
 }
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	head -40 "$tmp/fields.txt" 2>/dev/null || true
-	exit 1
-}
+ul_setup capture
+ip netns add "$ns"
+ip -n "$ns" link set lo up
 
-# Another test may hold port 988 on these addresses: use our own.
-o=$(($$ % 200 + 20))
-conf() { # my octet, peer's octet
-	cat <<-YAML
-	net:
-	  - net type: tcp
-	    local NI(s):
-	      - nid: 127.$o.1.$1@tcp
-	      - nid: 127.$o.2.$1@tcp
-	peer:
-	  - primary nid: 127.$o.1.$2@tcp
-	    Multi-Rail: True
-	    peer ni:
-	      - nid: 127.$o.1.$2@tcp
-	      - nid: 127.$o.2.$2@tcp
-	YAML
+conf() { # name, my NI addresses, peer NI addresses
+	local a
+	{
+		echo "net:"
+		echo "  - net type: tcp"
+		echo "    local NI(s):"
+		for a in $2; do echo "      - nid: $a@tcp"; done
+		echo "peer:"
+		echo "  - primary nid: ${3%% *}@tcp"
+		echo "    Multi-Rail: True"
+		echo "    peer ni:"
+		for a in $3; do echo "      - nid: $a@tcp"; done
+	} >"$tmp/$1.yaml"
 }
-conf 1 2 >"$tmp/a.yaml"
-conf 2 1 >"$tmp/b.yaml"
+conf a "127.0.1.1 127.0.2.1" "127.0.1.2 127.0.2.2"
+conf b "127.0.1.2 127.0.2.2" "127.0.1.1 127.0.2.1"
+conf c "127.0.3.1" "127.0.3.2"
+conf d "127.0.3.2" "127.0.3.1"
 
-tshark -n -i lo -f "tcp port 988 and net 127.$o.0.0/16" -w "$tmp/cap.pcap" \
+ip netns exec "$ns" tshark -n -i lo -f tcp -w "$tmp/cap.pcap" \
 	2>"$tmp/tshark.log" &
 cap_pid=$!
-for _ in $(seq 100); do
-	grep -q 'Capturing on' "$tmp/tshark.log" && break
-	sleep 0.1
-done
+ul_wait_for 150 grep -q 'Capturing on' "$tmp/tshark.log" ||
+	ul_fail "tshark does not capture"
 
-for n in a b; do
-	"$ULNETD" --config "$tmp/$n.yaml" --ctl "$tmp/$n.ctl" --foreground \
-		--port 988 2>"$tmp/$n.log" &
-	pids+=($!)
-	for _ in $(seq 100); do
-		[ -S "$tmp/$n.ctl" ] && break
-		sleep 0.05
-	done
-done
-"$ULNETCTL" --ctl "$tmp/a.ctl" ping "127.$o.1.2@tcp" >/dev/null || fail "ping"
-"$ULNETCTL" --ctl "$tmp/a.ctl" perf put "127.$o.1.2@tcp" --size 64 \
-	--seconds 1 --inflight 1 >"$tmp/perf.yaml" || fail "perf put"
+export UL_NETNS=$ns
+for n in a b; do ul_daemon_start "$n" --port 988; done
+for n in c d; do ul_daemon_start "$n" --port 7988; done
+unset UL_NETNS
+"$ULNETCTL" --ctl "$tmp/a.ctl" ping 127.0.1.2@tcp >"$tmp/ping.out" ||
+	ul_fail "ping a -> b"
+"$ULNETCTL" --ctl "$tmp/a.ctl" perf put 127.0.1.2@tcp --size 64 \
+	--seconds 1 --inflight 1 >"$tmp/perf.out" || ul_fail "perf put"
+"$ULNETCTL" --ctl "$tmp/c.ctl" ping 127.0.3.2@tcp >"$tmp/ping2.out" ||
+	ul_fail "ping c -> d"
+puts=$(awk '$1 == "puts:" { print $2; exit }' "$tmp/perf.out")
+grep -q '^    failed: 0$' "$tmp/perf.out" || ul_fail "perf PUTs failed"
+[ "${puts:-0}" -gt 0 ] || ul_fail "perf put sent nothing"
+# Stop the daemons first: everything they sent is on lo by then.
+for p in "${ul_pids[@]}"; do ul_stop "$p"; done
+ul_pids=()
 sleep 1
 kill "$cap_pid"
 wait "$cap_pid" 2>/dev/null || true
 cap_pid=
+grep -q 'dropped' "$tmp/tshark.log" && ! grep -q ' 0 packets dropped' "$tmp/tshark.log" &&
+	ul_skip "tshark dropped packets, counts would not hold: $(tail -1 "$tmp/tshark.log")"
 
-tshark -n -r "$tmp/cap.pcap" -Y lnet -T fields -E separator=' ' \
-	-E occurrence=a -E aggregator=, \
-	-e lnet.msg_type -e lnet.nid.addr -e lnet.ptl_index \
-	-e lnet.msg_dst_match_bits -e lnet.payload_length -e lnet.msg_length \
-	>"$tmp/fields.txt" 2>/dev/null || fail "tshark could not read the capture"
-[ -s "$tmp/fields.txt" ] || fail "tshark decoded no LNet message"
+# One line per LNet message: type, dest+src NID addresses, NID types,
+# pids, portal, match bits, payload length, mlength.
+fields() { # extra tshark options...
+	tshark -n -r "$tmp/cap.pcap" "$@" -Y 'lnet.msg_type' -T fields \
+		-E separator=' ' -E occurrence=a -E aggregator=, \
+		-e lnet.msg_type -e lnet.nid.addr -e lnet.nid.type \
+		-e lnet.dest_pid -e lnet.src_pid -e lnet.ptl_index \
+		-e lnet.msg_dst_match_bits -e lnet.payload_length \
+		-e lnet.msg_length 2>"$tmp/tshark-r.err"
+}
+fields >"$tmp/msgs.out" || ul_fail "tshark cannot read the capture"
+[ -s "$tmp/msgs.out" ] || ul_fail "tshark decoded no LNet message"
+count() { grep -Ec "$1" "$tmp/msgs.out" || true; }
 
-A1=127.$o.1.1 B1=127.$o.1.2
-# msg_type nids(dest,src) portal match_bits payload_length [msg_length]
-grep -Eq "^2 $B1,$A1 0 0x8000000000000000 0( |$)" "$tmp/fields.txt" ||
-	fail "no ping GET from $A1 to $B1 on portal 0"
-grep -Eq "^3 $A1,$B1 +64( |$)" "$tmp/fields.txt" ||
-	fail "no 64-byte ping REPLY from $B1 to $A1"
-grep -Eq "^1 127\.$o\.[12]\.2,127\.$o\.[12]\.1 62 0x554c504552460000 64( |$)" \
-	"$tmp/fields.txt" || fail "no 64-byte perf PUT on portal 62"
-grep -Eq "^0 127\.$o\.[12]\.1,127\.$o\.[12]\.2 +0x554c504552460000 0 64$" \
-	"$tmp/fields.txt" || fail "no ACK with mlength 64"
-for t in 0 1 2 3; do grep -m1 "^$t " "$tmp/fields.txt"; done
-echo "tshark decoded $(wc -l <"$tmp/fields.txt") LNet messages with the intended fields"
+A=127.0.1.1 B=127.0.1.2
+# Columns: type nids(dest,src) types pids(dest,src) portal bits plen mlen
+P='2,2 12345 12345'
+[ "$(count "^2 $B,$A $P 0 0x8000000000000000 0 *$")" = 1 ] ||
+	ul_fail "not one ping GET from $A to $B on portal 0"
+[ "$(count "^3 $A,$B $P +64 *$")" = 1 ] ||
+	ul_fail "not one 64-byte ping REPLY from $B to $A"
+n=$(count "^1 127\.0\.[12]\.2,127\.0\.[12]\.1 $P 62 0x554c504552460000 64 *$")
+[ "$n" = "$puts" ] || ul_fail "$n perf PUTs decoded, ulnetctl counted $puts"
+n=$(count "^0 127\.0\.[12]\.1,127\.0\.[12]\.2 $P +0x554c504552460000 0 64$")
+[ "$n" = "$puts" ] || ul_fail "$n ACKs decoded for $puts PUTs"
+# Nothing else on port 988: no message of another shape.
+n=$(grep -c "127\.0\.[12]\." "$tmp/msgs.out")
+[ "$n" = $((2 + 2 * puts)) ] || ul_fail "$n messages on port 988, expected $((2 + 2 * puts))"
+# c -> d on port 7988: only decoded when asked to.
+[ "$(count '127\.0\.3\.')" = 0 ] || ul_fail "port 7988 decoded without -d"
+fields -d tcp.port==7988,lnet >"$tmp/msgs.out" || ul_fail "tshark -d"
+[ "$(count "^2 127\.0\.3\.2,127\.0\.3\.1 $P 0 0x8000000000000000 0 *$")" = 1 ] ||
+	ul_fail "no ping GET from c to d with -d tcp.port==7988,lnet"
+[ "$(count "^3 127\.0\.3\.1,127\.0\.3\.2 $P +48 *$")" = 1 ] ||
+	ul_fail "no 48-byte ping REPLY from d to c with -d tcp.port==7988,lnet"
+echo "tshark decoded the ping, $puts PUTs and $puts ACKs with the intended" \
+	"NIDs, types, portals, match bits and lengths"
 echo "PASS"

@@ -1,35 +1,32 @@
 #!/usr/bin/env bash
 # ulnetd and ulnetctl as an operator meets them, on loopback (no root):
 #
-#   ulnetd A  127.<o>.1.1@tcp  ---- 127.<o>.1.2@tcp  ulnetd B
+#   ulnetd n1  127.<o>.1.1@tcp  <---- tcp, port <p> ---->  127.<o>.1.2@tcp  ulnetd n2
+#              $tmp/n1.ctl                                  $tmp/n2.ctl
+#   fake "daemons": $tmp/junk.ctl (answers garbage), $tmp/mute.ctl (never answers)
 #
-# - ping across names B's NIDs; net show and peer show list the NIs and
-#   the peer at verbose levels 0 to 2;
-# - the control socket is mode 0600; SIGTERM stops ulnetd with status 0
-#   and removes the socket file;
-# - ulnetctl against a missing socket, a killed daemon (stale socket) and
-#   a "daemon" that answers garbage exits non-zero with error YAML;
-# - ulnetd with a bad configuration exits non-zero and says why.
+#  1. ping across names n2's NIDs; net show and peer show at verbose
+#     levels 0 to 2 are YAML that loads and names the right NIDs and
+#     statuses; --net and --nid filter; an unknown peer, an unknown net
+#     and an unreachable NID fail with lnetctl's errno YAML and exit codes;
+#  2. the control socket is mode 0600; a second ulnetd on a live socket
+#     exits non-zero and leaves the first one working;
+#  3. ulnetctl against a missing socket, a killed daemon (stale socket),
+#     a "daemon" that answers garbage and one that never answers exits
+#     non-zero with error YAML on stderr; a new ulnetd takes a stale
+#     socket path over;
+#  4. ulnetd with a bad configuration (missing file, YAML syntax, bad NID,
+#     unknown interface) or a bad option exits non-zero, names the
+#     problem, and leaves no socket;
+#  5. SIGTERM (and SIGINT) stop ulnetd with status 0, a "stopped" log
+#     line, and the socket file removed.
 set -euo pipefail
-: "${ULNETD:?}" "${ULNETCTL:?}"
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-daemon-XXXXXX")
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log "$tmp"/out "$tmp"/err; do
-		[ -f "$f" ] && { echo "== $f"; tail -15 "$f"; }
-	done
-	exit 1
-}
-o=$(($$ % 200 + 20))
-port=$((20000 + $$ % 20000))
+. "$(dirname "$0")/lib.bash"
+ul_setup daemon
+o=$ul_octet
+port=$ul_port
+A=127.$o.1.1@tcp
+B=127.$o.1.2@tcp
 for n in 1 2; do
 	cat >"$tmp/n$n.yaml" <<-YAML
 	net:
@@ -38,86 +35,198 @@ for n in 1 2; do
 	      - nid: 127.$o.1.$n@tcp
 	YAML
 done
-start() { # name
-	"$ULNETD" --config "$tmp/$1.yaml" --ctl "$tmp/$1.ctl" --foreground \
-		--port "$port" --accept all --src-port any 2>"$tmp/$1.log" &
-	pids+=($!)
-	for _ in $(seq 100); do
-		[ -S "$tmp/$1.ctl" ] && return 0
-		sleep 0.05
-	done
-	fail "ulnetd $1 did not start"
+opts=(--port "$port" --accept all --src-port any)
+ul_daemon_start n1 "${opts[@]}"
+ul_daemon_start n2 "${opts[@]}"
+
+# ctl SOCKET-NAME ARGS...: output in $tmp/ctl.out, errors in $tmp/ctl.err,
+# the exit status in $rc.
+ctl() {
+	local s=$1
+	shift
+	rc=0
+	"$ULNETCTL" --ctl "$tmp/$s.ctl" "$@" >"$tmp/ctl.out" 2>"$tmp/ctl.err" ||
+		rc=$?
 }
-start n1
-start n2
-ctl() { "$ULNETCTL" --ctl "$tmp/n1.ctl" "$@" >"$tmp/out" 2>"$tmp/err"; }
+has() { grep -q -- "$2" "$tmp/ctl.$1"; }
+# The last call failed with lnetctl's error YAML carrying errno $2 in
+# stream $1 (out or err), and exit status $3 if given.
+failed_with() { # out|err, errno, [status]
+	[ "$rc" != 0 ] || ul_fail "${what}: succeeded"
+	[ -z "${3:-}" ] || [ "$rc" = "$3" ] || ul_fail "${what}: exit $rc, not $3"
+	ul_yaml_ok "$tmp/ctl.$1" || ul_fail "${what}: error output is not YAML"
+	has "$1" "errno: $2\$" || ul_fail "${what}: no 'errno: $2'"
+	has "$1" 'descr: ' || ul_fail "${what}: no descr"
+}
 
-ctl ping "127.$o.1.2@tcp" || fail "ping across"
-grep -q "primary nid: 127.$o.1.2@tcp" "$tmp/out" || fail "ping names the primary"
+# 1. Ping and show.
+what="ping $B"
+ctl n1 ping "$B"
+[ "$rc" = 0 ] || ul_fail "$what: exit $rc"
+ul_yaml_ok "$tmp/ctl.out" || ul_fail "$what: output is not YAML"
+has out "^- primary nid: $B\$" || ul_fail "$what: no primary nid $B"
+has out "^  - nid: $B\$" || ul_fail "$what: peer_ni does not list $B"
+has out '0@lo' && ul_fail "$what: lists 0@lo"
 for v in 0 1 2; do
-	ctl net show -v "$v" || fail "net show -v $v"
-	grep -q "nid: 127.$o.1.1@tcp" "$tmp/out" || fail "net show -v $v lists our NI"
-	grep -q "status: up" "$tmp/out" || fail "net show -v $v: status up"
-	ctl peer show -v "$v" || fail "peer show -v $v"
-	grep -q "primary nid: 127.$o.1.2@tcp" "$tmp/out" || fail "peer show -v $v lists the peer"
+	what="net show -v $v"
+	ctl n1 net show -v "$v"
+	[ "$rc" = 0 ] || ul_fail "$what: exit $rc"
+	ul_yaml_ok "$tmp/ctl.out" || ul_fail "$what: not YAML"
+	has out "nid: $A\$" || ul_fail "$what: does not list $A"
+	has out 'nid: 0@lo$' || ul_fail "$what: does not list 0@lo"
+	[ "$(grep -c 'status: up$' "$tmp/ctl.out")" = 2 ] ||
+		ul_fail "$what: not two NIs 'status: up'"
+	has out 'status: down' && ul_fail "$what: an NI is down"
+	if [ "$v" -ge 1 ]; then
+		has out '^ *statistics:$' || ul_fail "$what: no statistics"
+	else
+		has out 'statistics' && ul_fail "$what: statistics at -v 0"
+	fi
+	what="peer show -v $v"
+	ctl n1 peer show -v "$v"
+	[ "$rc" = 0 ] || ul_fail "$what: exit $rc"
+	ul_yaml_ok "$tmp/ctl.out" || ul_fail "$what: not YAML"
+	has out "primary nid: $B\$" || ul_fail "$what: does not list $B"
+	has out "^ *- *nid: $B\$" || ul_fail "$what: no peer ni $B"
 done
-ctl net show -v 2 && grep -q 'send_count: [1-9]' "$tmp/out" || fail "net show -v 2 counts the ping"
+what="net show -v 2"
+ctl n1 net show -v 2
+has out 'send_count: [1-9]' || ul_fail "$what: the ping is not counted"
+has out 'health value: 1000$' || ul_fail "$what: no health value"
+what="net show --net tcp"
+ctl n1 net show --net tcp
+has out "nid: $A\$" || ul_fail "$what: does not list $A"
+has out '0@lo' && ul_fail "$what: lists 0@lo"
+what="peer show --nid $B"
+ctl n1 peer show --nid "$B"
+[ "$rc" = 0 ] && has out "primary nid: $B\$" || ul_fail "$what"
+what="peer show --nid 127.$o.1.7@tcp (unknown)"
+ctl n1 peer show --nid "127.$o.1.7@tcp"
+failed_with err -2 234
+what="net show --net tcp9 (no such net)"
+ctl n1 net show --net tcp9
+failed_with err -3 234
+what="ping 127.$o.1.9@tcp (nobody there)"
+ctl n1 ping "127.$o.1.9@tcp"
+failed_with out -111 255
+has out "failed to ping 127.$o.1.9@tcp" || ul_fail "$what: descr"
+what="ping bogus (not a NID)"
+ctl n1 ping bogus
+failed_with err -22 234
+echo "ping, net show, peer show: YAML with the right NIDs and statuses"
 
+# 2. The socket's mode; a second ulnetd on a live socket.
 mode=$(stat -c %a "$tmp/n1.ctl")
-[ "$mode" = 600 ] || fail "control socket mode $mode, not 600"
-
-# A missing socket.
-if "$ULNETCTL" --ctl "$tmp/none.ctl" net show >"$tmp/out" 2>"$tmp/err"; then
-	fail "net show on a missing socket succeeded"
-fi
-grep -q 'errno:' "$tmp/err" || fail "no error YAML for a missing socket"
-
-# A killed daemon leaves its socket file behind.
-kill -9 "${pids[1]}"
-wait "${pids[1]}" 2>/dev/null || true
-[ -S "$tmp/n2.ctl" ] || fail "expected a stale socket"
-if "$ULNETCTL" --ctl "$tmp/n2.ctl" peer show >"$tmp/out" 2>"$tmp/err"; then
-	fail "peer show on a dead daemon succeeded"
-fi
-grep -q 'errno:' "$tmp/err" || fail "no error YAML for a dead daemon"
-# ... and a new ulnetd takes the stale path over.
-start n2
-
-# A "daemon" that answers garbage.
-python3 - "$tmp/junk.ctl" <<'PY' &
-import os, socket, sys
-s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-s.bind(sys.argv[1]); s.listen(4)
-for _ in range(2):
-    c, _ = s.accept()
-    c.recv(4096)
-    c.sendall(b"HTTP/1.0 200 OK\r\n\r\nhello" + os.urandom(64))
-    c.close()
-PY
-pids+=($!)
-for _ in $(seq 100); do [ -S "$tmp/junk.ctl" ] && break; sleep 0.05; done
-if "$ULNETCTL" --ctl "$tmp/junk.ctl" net show >"$tmp/out" 2>"$tmp/err"; then
-	fail "net show against garbage succeeded"
-fi
-grep -q 'errno:' "$tmp/err" || fail "no error YAML for a garbage answer"
-if "$ULNETCTL" --ctl "$tmp/junk.ctl" ping "127.$o.1.2@tcp" >"$tmp/out" 2>"$tmp/err"; then
-	fail "ping against garbage succeeded"
-fi
-
-# A bad configuration.
-printf 'net:\n  - net type: tcp\n    local NI(s):\n      - nid: bogus@tcp\n' >"$tmp/bad.yaml"
-if "$ULNETD" --config "$tmp/bad.yaml" --ctl "$tmp/bad.ctl" --foreground \
-	--port "$port" 2>"$tmp/bad.log"; then
-	fail "ulnetd started with a bad configuration"
-fi
-grep -qi 'bogus' "$tmp/bad.log" || fail "ulnetd does not name the bad value"
-[ ! -e "$tmp/bad.ctl" ] || fail "a failed ulnetd left its socket"
-
-# SIGTERM: exit 0, socket removed.
-kill -TERM "${pids[0]}"
+[ "$mode" = 600 ] || ul_fail "control socket mode $mode, not 600"
+cp "$tmp/n2.yaml" "$tmp/dup.yaml"
 rc=0
-wait "${pids[0]}" || rc=$?
-[ "$rc" = 0 ] || fail "ulnetd exited $rc on SIGTERM"
-[ ! -e "$tmp/n1.ctl" ] || fail "socket file left after SIGTERM"
-grep -q 'stopped' "$tmp/n1.log" || fail "no 'stopped' line in the log"
+timeout 30 "$ULNETD" --config "$tmp/dup.yaml" --ctl "$tmp/n1.ctl" \
+	--foreground --port "$((port + 1))" --accept all 2>"$tmp/dup.log" || rc=$?
+[ "$rc" != 0 ] && [ "$rc" != 124 ] ||
+	ul_fail "a second ulnetd on n1's live socket: exit $rc"
+grep -q 'control socket' "$tmp/dup.log" ||
+	ul_fail "the second ulnetd does not say the control socket is the problem"
+what="net show on n1 after the second ulnetd"
+ctl n1 net show
+[ "$rc" = 0 ] && has out "nid: $A\$" || ul_fail "$what"
+echo "socket mode 0600; a second ulnetd leaves a live socket alone"
+
+# 3. Nobody, a dead daemon, garbage, silence.
+python3 - "$tmp/mute.ctl" <<-'PY' &
+	import socket, sys, time
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	s.bind(sys.argv[1]); s.listen(4)
+	c, _ = s.accept()
+	time.sleep(120)
+	PY
+ul_track $!
+ul_wait_for 100 test -S "$tmp/mute.ctl" || ul_fail "no mute server"
+rc=0
+"$ULNETCTL" --ctl "$tmp/mute.ctl" net show >"$tmp/mute.out" 2>"$tmp/mute.err" &
+mute_pid=$!
+ul_track "$mute_pid"
+
+what="net show on a missing socket"
+ctl none net show
+failed_with err -2
+has err 'is ulnetd running' || ul_fail "$what: no hint"
+
+kill -9 "$ul_pid_n2"
+wait "$ul_pid_n2" 2>/dev/null || true
+[ -S "$tmp/n2.ctl" ] || ul_fail "expected a stale socket after kill -9"
+what="peer show on a killed daemon"
+ctl n2 peer show
+failed_with err -111
+ul_daemon_start n2 "${opts[@]}"
+what="net show on the new n2 (stale path taken over)"
+ctl n2 net show
+[ "$rc" = 0 ] && has out "nid: $B\$" || ul_fail "$what"
+
+python3 - "$tmp/junk.ctl" <<-'PY' &
+	import os, socket, sys
+	s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+	s.bind(sys.argv[1]); s.listen(4)
+	for _ in range(2):
+	    c, _ = s.accept()
+	    c.recv(4096)
+	    c.sendall(b"HTTP/1.0 200 OK\r\n\r\nhello" + os.urandom(64))
+	    c.close()
+	PY
+ul_track $!
+ul_wait_for 100 test -S "$tmp/junk.ctl" || ul_fail "no junk server"
+what="net show against garbage"
+ctl junk net show
+failed_with err -71
+what="ping against garbage"
+ctl junk ping "$B"
+[ "$rc" != 0 ] || ul_fail "$what: succeeded"
+ul_yaml_ok "$tmp/ctl.out" && ul_yaml_ok "$tmp/ctl.err" ||
+	ul_fail "$what: output is not YAML"
+grep -q 'errno: -' "$tmp/ctl.out" "$tmp/ctl.err" || ul_fail "$what: no errno"
+
+# The mute server's client gives up after ulnetctl's 30 s bound.
+rc=0
+wait "$mute_pid" || rc=$?
+[ "$rc" != 0 ] || ul_fail "net show against a mute server succeeded"
+cp "$tmp/mute.err" "$tmp/ctl.err"
+what="net show against a mute server"
+failed_with err -110
+echo "missing, dead, garbage and mute servers: non-zero exits with errno YAML"
+
+# 4. Bad configurations and options.
+bad_conf() { # name, expected text in the message
+	rc=0
+	timeout 30 "$ULNETD" --config "$tmp/$1.yaml" --ctl "$tmp/$1.ctl" \
+		--foreground "${opts[@]}" 2>"$tmp/$1.log" || rc=$?
+	[ "$rc" != 0 ] && [ "$rc" != 124 ] || ul_fail "ulnetd with $1: exit $rc"
+	grep -q -- "$2" "$tmp/$1.log" || ul_fail "ulnetd with $1 does not say '$2'"
+	[ ! -e "$tmp/$1.ctl" ] || ul_fail "ulnetd with $1 left its socket"
+}
+printf 'net:\n  - net type: tcp\n    local NI(s):\n      - nid: bogus@tcp\n' \
+	>"$tmp/badnid.yaml"
+bad_conf badnid bogus
+bad_conf missing "cannot open '$tmp/missing.yaml'"
+printf 'net: [\n  - {' >"$tmp/syntax.yaml"
+bad_conf syntax 'line 2'
+printf 'net:\n  - net type: tcp\n    local NI(s):\n      - interfaces:\n          0: nosuch%d\n' \
+	"$$" >"$tmp/noif.yaml"
+bad_conf noif "nosuch$$"
+rc=0
+"$ULNETD" --port 0 --ctl "$tmp/opt.ctl" --foreground 2>"$tmp/opt.log" || rc=$?
+[ "$rc" = 2 ] || ul_fail "ulnetd --port 0: exit $rc, not 2"
+grep -q "bad port '0'" "$tmp/opt.log" || ul_fail "ulnetd --port 0: no message"
+echo "bad configurations and options: non-zero exits that name the problem"
+
+# 5. SIGTERM and SIGINT.
+for sig in TERM INT; do
+	[ "$sig" = TERM ] && n=n1 || n=n2
+	pid=$(eval echo "\$ul_pid_$n")
+	kill -"$sig" "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	[ "$rc" = 0 ] || ul_fail "ulnetd $n exited $rc on SIG$sig"
+	[ ! -e "$tmp/$n.ctl" ] || ul_fail "$n's socket file left after SIG$sig"
+	grep -q 'console: stopped$' "$tmp/$n.log" || ul_fail "no 'stopped' in $n's log"
+done
+echo "SIGTERM and SIGINT: exit 0, socket removed"
 echo "PASS"

@@ -2,51 +2,44 @@
 # Two ulnet nodes in two network namespaces joined by four veth rails
 # (root only; exits 77, "skipped", otherwise):
 #
-#   ns ulA-<pid>                              ns ulB-<pid>
-#   ua0 198.18.0.1/24  <---- veth ---->  ub0 198.18.0.2/24
-#   ua1 198.18.1.1/24  <---- veth ---->  ub1 198.18.1.2/24
-#   ua2 198.18.2.1/24  <---- veth ---->  ub2 198.18.2.2/24
-#   ua3 198.18.3.1/24  <---- veth ---->  ub3 198.18.3.2/24
+#   netns ulA-<pid>                              netns ulB-<pid>
+#   ulnetd a                                     ulnetd b
+#   ua0 198.18.0.1/24  <------ veth ------>  ub0 198.18.0.2/24
+#   ua1 198.18.1.1/24  <------ veth ------>  ub1 198.18.1.2/24
+#   ua2 198.18.2.1/24  <------ veth ------>  ub2 198.18.2.2/24
+#   ua3 198.18.3.1/24  <------ veth ------>  ub3 198.18.3.2/24
 #
-# Each node runs ulnetd with one tcp NI per rail, given by interface, and
-# knows the other as a Multi-Rail peer with all four NIDs. Checked:
-#  1. a perf stream of PUTs from A uses all four rails (each >= 15 %);
-#  2. rail 2 taken down on A's side shows "status: down" in net show at
-#     once (the link monitor), and the next stream sends nothing from it
-#     (PUTs to B's NI on that rail fail: resends come with health work);
-#  3. brought back up, it shows "status: up" again.
+# Each node runs ulnetd (port 988, accept=secure) with one tcp NI per rail,
+# given by interface name, and knows the other as a Multi-Rail peer with
+# all four NIDs. Checked:
+#  1. ping across lists B's four NIDs; a perf stream of PUTs from A uses
+#     all four of A's NIs, each carrying at least 15 % of the bytes;
+#  2. ua2 taken down in A's namespace: net show says "status: down" for
+#     198.18.2.1@tcp within 5 s (the link monitor), the other NIs stay up;
+#     the next two streams send nothing from it and still move data on
+#     the other three; the first loses a few PUTs (fewer than 1 %: those
+#     to B's NI on the cut rail before its health drops, not resent yet),
+#     the second none;
+#  3. ua2 brought back up: "status: up" again within 5 s, and a stream
+#     after that uses all four NIs again.
 set -euo pipefail
-if [ "$(id -u)" != 0 ]; then
-	echo "skipped: needs root to create network namespaces"
-	exit 77
-fi
-: "${ULNETD:?}" "${ULNETCTL:?}"
-tag=$$
-nsa=ulA-$tag
-nsb=ulB-$tag
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-netns-XXXXXX")
-pids=()
-cleanup() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2>/dev/null || true; done
-	ip netns del "$nsa" 2>/dev/null || true
-	ip netns del "$nsb" 2>/dev/null || true
-	rm -rf "$tmp"
+. "$(dirname "$0")/lib.bash"
+ul_need_root "to create network namespaces"
+command -v ip >/dev/null || ul_skip "ip (iproute2) is not installed"
+nsa=ulA-$$
+nsb=ulB-$$
+ul_cleanup_extra() {
+	ip netns del "$nsa" 2>/dev/null
+	ip netns del "$nsb" 2>/dev/null
 }
-trap cleanup EXIT
-fail() {
-	echo "FAIL: $*"
-	for f in "$tmp"/*.log; do echo "== $f"; tail -20 "$f"; done
-	exit 1
-}
+ul_setup netns
 
 ip netns add "$nsa"
 ip netns add "$nsb"
 for k in 0 1 2 3; do
-	ip link add "ua$k-$tag" netns "$nsa" type veth peer name "ub$k-$tag" netns "$nsb"
-	ip -n "$nsa" link set "ua$k-$tag" name "ua$k"
-	ip -n "$nsb" link set "ub$k-$tag" name "ub$k"
+	ip link add "ua$k-$$" netns "$nsa" type veth peer name "ub$k-$$" netns "$nsb"
+	ip -n "$nsa" link set "ua$k-$$" name "ua$k"
+	ip -n "$nsb" link set "ub$k-$$" name "ub$k"
 	ip -n "$nsa" addr add "198.18.$k.1/24" dev "ua$k"
 	ip -n "$nsb" addr add "198.18.$k.2/24" dev "ub$k"
 	ip -n "$nsa" link set "ua$k" up
@@ -55,7 +48,7 @@ done
 ip -n "$nsa" link set lo up
 ip -n "$nsb" link set lo up
 
-conf() { # my prefix (ua/ub), my last octet, peer's last octet
+conf() { # my interface prefix (ua/ub), peer's last octet
 	echo "net:"
 	echo "  - net type: tcp"
 	echo "    local NI(s):"
@@ -63,81 +56,102 @@ conf() { # my prefix (ua/ub), my last octet, peer's last octet
 		printf '      - interfaces:\n          0: %s%d\n' "$1" "$k"
 	done
 	echo "peer:"
-	echo "  - primary nid: 198.18.0.$3@tcp"
+	echo "  - primary nid: 198.18.0.$2@tcp"
 	echo "    Multi-Rail: True"
 	echo "    peer ni:"
 	for k in 0 1 2 3; do
-		echo "      - nid: 198.18.$k.$3@tcp"
+		echo "      - nid: 198.18.$k.$2@tcp"
 	done
 }
-conf ua 1 2 >"$tmp/a.yaml"
-conf ub 2 1 >"$tmp/b.yaml"
-
-start() { # ns, name
-	ip netns exec "$1" "$ULNETD" --config "$tmp/$2.yaml" --ctl "$tmp/$2.ctl" \
-		--foreground --port 988 --accept secure 2>"$tmp/$2.log" &
-	pids+=($!)
-	for _ in $(seq 200); do
-		[ -S "$tmp/$2.ctl" ] && return 0
-		sleep 0.05
-	done
-	fail "ulnetd $2 did not start"
-}
-start "$nsa" a
-start "$nsb" b
+conf ua 2 >"$tmp/a.yaml"
+conf ub 1 >"$tmp/b.yaml"
+UL_NETNS=$nsa ul_daemon_start a --port 988 --accept secure
+UL_NETNS=$nsb ul_daemon_start b --port 988 --accept secure
 ctl() { "$ULNETCTL" --ctl "$tmp/a.ctl" "$@"; }
 
-# The per-rail bytes of a perf stream, one "nid bytes" line per rail.
-rails() {
-	awk '/- *nid:/ { nid = $NF } /^ *bytes:/ && nid { print nid, $2; nid = "" }' "$1"
+# perf NAME SECONDS: a stream from A to B, its YAML in $tmp/NAME.out.
+perf() {
+	ctl perf put 198.18.0.2@tcp --size 1M --seconds "$2" >"$tmp/$1.out" ||
+		ul_fail "perf stream $1"
+	ul_yaml_ok "$tmp/$1.out" || ul_fail "perf $1: output is not YAML"
 }
-
-ctl ping 198.18.0.2@tcp >"$tmp/ping.yaml" || fail "ping across"
-grep -q '198.18.3.2@tcp' "$tmp/ping.yaml" || fail "ping lists all NIDs"
-
-ctl perf put 198.18.0.2@tcp --size 1M --seconds 3 >"$tmp/perf1.yaml" ||
-	fail "perf stream"
-total=$(awk '/^    bytes:/ { print $2 }' "$tmp/perf1.yaml")
-[ "${total:-0}" -gt 0 ] || fail "no bytes moved"
-grep -q '^    failed: 0$' "$tmp/perf1.yaml" || fail "PUTs failed on healthy rails"
-while read -r nid bytes; do
-	share=$((bytes * 100 / total))
-	echo "rail $nid: $bytes bytes ($share %)"
-	[ "$share" -ge 15 ] || fail "rail $nid carried only $share %"
-done < <(rails "$tmp/perf1.yaml")
-[ "$(rails "$tmp/perf1.yaml" | wc -l)" = 4 ] || fail "expected 4 rails"
-
+# A stream's total of a key (puts, failed, bytes).
+total() { awk -v k="$2:" '$1 == k { print $2; exit }' "$tmp/$1.out"; }
+# A stream's per-rail bytes, one "nid bytes" line per rail.
+rails() {
+	awk '/- *nid:/ { nid = $NF } /^ *bytes:/ && nid { print nid, $2; nid = "" }' \
+		"$tmp/$1.out"
+}
+rail_bytes() { rails "$1" | awk -v n="$2" '$1 == n { print $2 }'; }
+# Every one of A's four NIs carried at least 15 % of the stream's bytes.
+all_rails_used() { # name
+	local t nid bytes share
+	t=$(total "$1" bytes)
+	[ "${t:-0}" -gt 0 ] || ul_fail "perf $1: no bytes moved"
+	[ "$(rails "$1" | wc -l)" = 4 ] || ul_fail "perf $1: not 4 rails"
+	while read -r nid bytes; do
+		share=$((bytes * 100 / t))
+		echo "  $1: rail $nid $bytes bytes ($share %)"
+		[ "$share" -ge 15 ] || ul_fail "perf $1: rail $nid carried $share %"
+	done < <(rails "$1")
+}
 status_of() { # nid -> up/down
 	ctl net show --net tcp | awk -v n="$1" '
-		/nid:/ { cur = $NF } /status:/ && cur == n { print $NF }'
+		$NF == n && /nid:/ { cur = 1; next } /nid:/ { cur = 0 }
+		cur && /status:/ { print $NF }'
 }
+status_is() { [ "$(status_of "$1")" = "$2" ]; }
+
+# 1. All four rails.
+ctl ping 198.18.0.2@tcp >"$tmp/ping.out" || ul_fail "ping across"
+for k in 0 1 2 3; do
+	grep -q "nid: 198.18.$k.2@tcp" "$tmp/ping.out" ||
+		ul_fail "ping does not list 198.18.$k.2@tcp"
+done
+perf perf1 3
+[ "$(total perf1 failed)" = 0 ] || ul_fail "PUTs failed on healthy rails"
+all_rails_used perf1
+echo "four rails up: each carries its share"
+
+# 2. Rail 2 down on A's side.
 ip -n "$nsa" link set ua2 down
-st=""
-for _ in $(seq 50); do
-	st=$(status_of 198.18.2.1@tcp)
-	[ "$st" = down ] && break
-	sleep 0.1
+ul_wait_for 50 status_is 198.18.2.1@tcp down ||
+	ul_fail "198.18.2.1@tcp is '$(status_of 198.18.2.1@tcp)' 5 s after its link went down"
+for k in 0 1 3; do
+	status_is "198.18.$k.1@tcp" up || ul_fail "198.18.$k.1@tcp is not up"
 done
-[ "$st" = down ] || fail "198.18.2.1@tcp still '$st' after its link went down"
-echo "rail 198.18.2.1@tcp: status down after link down"
+echo "ua2 down: 198.18.2.1@tcp shows status down"
+# Streams with ua2 down: nothing from 198.18.2.1@tcp, data on the others.
+down_streams() { # name
+	local k b
+	perf "$1" 2
+	b=$(rail_bytes "$1" 198.18.2.1@tcp)
+	[ "${b:-0}" = 0 ] || ul_fail "perf $1: the down NI still sent $b bytes"
+	for k in 0 1 3; do
+		b=$(rail_bytes "$1" "198.18.$k.1@tcp")
+		[ "${b:-0}" -gt 0 ] || ul_fail "perf $1: 198.18.$k.1@tcp sent nothing"
+	done
+}
+down_streams perf2
+# In the first stream, the first PUTs toward B's NI on the cut rail
+# (198.18.2.2@tcp) from A's other NIs fail (no route to it): they are not
+# resent elsewhere (resending is the health work). That failure lowers
+# the peer NI's health, so they are few, and the next stream has none.
+failed=$(total perf2 failed)
+puts=$(total perf2 puts)
+echo "ua2 down, first stream: nothing sent from 198.18.2.1@tcp;" \
+	"$failed of $puts PUTs failed"
+[ $((failed * 100)) -lt "$puts" ] || ul_fail "perf2: $failed of $puts PUTs failed"
+down_streams perf2b
+[ "$(total perf2b failed)" = 0 ] ||
+	ul_fail "perf2b: $(total perf2b failed) PUTs failed in a second stream with ua2 down"
+echo "ua2 down, second stream: nothing sent from 198.18.2.1@tcp, no failures"
 
-ctl perf put 198.18.0.2@tcp --size 1M --seconds 2 >"$tmp/perf2.yaml" ||
-	fail "perf stream with a rail down"
-down_bytes=$(rails "$tmp/perf2.yaml" | awk '$1 == "198.18.2.1@tcp" { print $2 }')
-[ "${down_bytes:-0}" = 0 ] || fail "the down rail still carried $down_bytes bytes"
-moved=$(awk '/^    bytes:/ { print $2 }' "$tmp/perf2.yaml")
-[ "${moved:-0}" -gt 0 ] || fail "nothing moved with three rails up"
-# PUTs toward B's NI on the cut rail (198.18.2.2) from A's other NIs fail
-# with ENETUNREACH (remote_dropped): resending them elsewhere is the health
-# work that comes next, so only the count is shown here.
-echo "with rail 2 down: $(awk '/^    failed:/ { print $2 }' "$tmp/perf2.yaml") PUTs failed (no resend yet)"
-
+# 3. Rail 2 back.
 ip -n "$nsa" link set ua2 up
-for _ in $(seq 50); do
-	st=$(status_of 198.18.2.1@tcp)
-	[ "$st" = up ] && break
-	sleep 0.1
-done
-[ "$st" = up ] || fail "198.18.2.1@tcp still '$st' after its link came back"
-echo "rail 198.18.2.1@tcp: status up again"
+ul_wait_for 50 status_is 198.18.2.1@tcp up ||
+	ul_fail "198.18.2.1@tcp is '$(status_of 198.18.2.1@tcp)' 5 s after its link came back"
+echo "ua2 up: 198.18.2.1@tcp shows status up again"
+perf perf3 2
+all_rails_used perf3
 echo "PASS"
