@@ -40,7 +40,25 @@ extern "C" {
 	XX(ECONNREFUSED, "connection refused")                                 \
 	XX(ECONNRESET, "connection reset")                                     \
 	XX(ESHUTDOWN, "instance shut down")                                    \
-	XX(ECANCELED, "operation canceled")
+	XX(ECANCELED, "operation canceled")                                    \
+	XX(EIO, "input/output error")                                          \
+	XX(EAGAIN, "resource temporarily unavailable")                         \
+	XX(EPERM, "operation not permitted")                                   \
+	XX(EACCES, "permission denied")                                        \
+	XX(EBUSY, "device or resource busy")                                   \
+	XX(ENODEV, "no such device")                                           \
+	XX(EALREADY, "operation already in progress")                          \
+	XX(EDEADLK, "would deadlock: called on the loop thread")               \
+	XX(EADDRINUSE, "address already in use")                               \
+	XX(EADDRNOTAVAIL, "address not available")                             \
+	XX(ENETUNREACH, "network unreachable")                                 \
+	XX(ENETDOWN, "network is down")                                        \
+	XX(ENOTCONN, "not connected")                                          \
+	XX(EPIPE, "broken pipe")                                               \
+	XX(EOPNOTSUPP, "operation not supported")                              \
+	XX(ENAMETOOLONG, "name too long")                                      \
+	XX(ENOSYS, "function not implemented")                                 \
+	XX(EUSERS, "too many users")
 
 /*
  * Text for a negative (or positive) errno from the table, or "unknown

@@ -32,6 +32,7 @@
 #include <sys/epoll.h>
 
 #include "core/core.h"
+#include "core/msg.h"
 #include "core/node.h"
 #include "ctl/proto.h"
 #include "runtime/ctlsrv.h"
@@ -310,6 +311,13 @@ static void fill_ni(struct ul_ctl_ni *out, const struct ul_ni *ni,
 		out->b.has_health = true;
 		out->b.health.fatal_error = ni->is_fatal;
 		out->b.health.healthv = ni->healthv;
+		/* health.md §4.2, the local NI column */
+		out->b.health.interrupts = ni->hstats.interrupts;
+		out->b.health.dropped = ni->hstats.dropped;
+		out->b.health.aborted = ni->hstats.aborted;
+		out->b.health.no_route = ni->hstats.no_route;
+		out->b.health.timeouts = ni->hstats.timeouts;
+		out->b.health.error = ni->hstats.error;
 	}
 	if (level < 1)
 		return;
@@ -421,6 +429,8 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 {
 	const struct ul_peer *p = ul_peer_ni_peer(lpni);
 	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
+	/* The message layer's counters: none before any traffic. */
+	const struct ul_peer_ni_msgs *pm = lpni->msgs;
 	struct ulnet_msg_stats none;
 	bool is_tracked;
 
@@ -450,7 +460,7 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 		out->min_rtr_credits = max;
 		out->refcount = lpni->refcount;
 	}
-	fill_msg_stats(&out->b, &none, level);
+	fill_msg_stats(&out->b, pm ? &pm->stats : &none, level);
 	if (level >= 4) {
 		out->b.has_udsp = true;
 		out->b.net_prio = prio(lpni->peer_net->sel_priority);
@@ -459,6 +469,12 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 	if (level >= 2) {
 		out->b.has_health = true;
 		out->b.health.healthv = lpni->healthv;
+		if (pm) { /* health.md §4.2, the peer NI column */
+			out->b.health.dropped = pm->hs_dropped;
+			out->b.health.error = pm->hs_error;
+			out->b.health.timeouts = pm->hs_timeout;
+			out->b.health.network_timeout = pm->hs_network_timeout;
+		}
 	}
 }
 
