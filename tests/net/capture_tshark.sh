@@ -21,6 +21,7 @@
 #  - NIDs of the socklnd type (2) and pid 12345 on every message;
 #  - c's ping to d only once told `-d tcp.port==7988,lnet`.
 set -euo pipefail
+# shellcheck source=tests/net/lib.bash
 . "$(dirname "$0")/lib.bash"
 ul_need_root "to make a network namespace and capture in it"
 command -v tshark >/dev/null || ul_skip "tshark is not installed"

@@ -21,6 +21,7 @@
 #  5. SIGTERM (and SIGINT) stop ulnetd with status 0, a "stopped" log
 #     line, and the socket file removed.
 set -euo pipefail
+# shellcheck source=tests/net/lib.bash
 . "$(dirname "$0")/lib.bash"
 ul_setup daemon
 o=$ul_octet
@@ -54,7 +55,7 @@ has() { grep -q -- "$2" "$tmp/ctl.$1"; }
 failed_with() { # out|err, errno, [status]
 	[ "$rc" != 0 ] || ul_fail "${what}: succeeded"
 	[ -z "${3:-}" ] || [ "$rc" = "$3" ] || ul_fail "${what}: exit $rc, not $3"
-	ul_yaml_ok "$tmp/ctl.$1" || ul_fail "${what}: error output is not YAML"
+	ul_yaml_ok "$tmp/ctl.$1" "$what ($1)"
 	has "$1" "errno: $2\$" || ul_fail "${what}: no 'errno: $2'"
 	has "$1" 'descr: ' || ul_fail "${what}: no descr"
 }
@@ -63,7 +64,7 @@ failed_with() { # out|err, errno, [status]
 what="ping $B"
 ctl n1 ping "$B"
 [ "$rc" = 0 ] || ul_fail "$what: exit $rc"
-ul_yaml_ok "$tmp/ctl.out" || ul_fail "$what: output is not YAML"
+ul_yaml_ok "$tmp/ctl.out" "$what"
 has out "^- primary nid: $B\$" || ul_fail "$what: no primary nid $B"
 has out "^  - nid: $B\$" || ul_fail "$what: peer_ni does not list $B"
 has out '0@lo' && ul_fail "$what: lists 0@lo"
@@ -71,7 +72,7 @@ for v in 0 1 2; do
 	what="net show -v $v"
 	ctl n1 net show -v "$v"
 	[ "$rc" = 0 ] || ul_fail "$what: exit $rc"
-	ul_yaml_ok "$tmp/ctl.out" || ul_fail "$what: not YAML"
+	ul_yaml_ok "$tmp/ctl.out" "$what"
 	has out "nid: $A\$" || ul_fail "$what: does not list $A"
 	has out 'nid: 0@lo$' || ul_fail "$what: does not list 0@lo"
 	[ "$(grep -c 'status: up$' "$tmp/ctl.out")" = 2 ] ||
@@ -85,7 +86,7 @@ for v in 0 1 2; do
 	what="peer show -v $v"
 	ctl n1 peer show -v "$v"
 	[ "$rc" = 0 ] || ul_fail "$what: exit $rc"
-	ul_yaml_ok "$tmp/ctl.out" || ul_fail "$what: not YAML"
+	ul_yaml_ok "$tmp/ctl.out" "$what"
 	has out "primary nid: $B\$" || ul_fail "$what: does not list $B"
 	has out "^ *- *nid: $B\$" || ul_fail "$what: no peer ni $B"
 done
@@ -151,8 +152,8 @@ ctl none net show
 failed_with err -2
 has err 'is ulnetd running' || ul_fail "$what: no hint"
 
-kill -9 "$ul_pid_n2"
-wait "$ul_pid_n2" 2>/dev/null || true
+kill -9 "${ul_pid[n2]}"
+wait "${ul_pid[n2]}" 2>/dev/null || true
 [ -S "$tmp/n2.ctl" ] || ul_fail "expected a stale socket after kill -9"
 what="peer show on a killed daemon"
 ctl n2 peer show
@@ -180,8 +181,8 @@ failed_with err -71
 what="ping against garbage"
 ctl junk ping "$B"
 [ "$rc" != 0 ] || ul_fail "$what: succeeded"
-ul_yaml_ok "$tmp/ctl.out" && ul_yaml_ok "$tmp/ctl.err" ||
-	ul_fail "$what: output is not YAML"
+ul_yaml_ok "$tmp/ctl.out" "$what (out)"
+ul_yaml_ok "$tmp/ctl.err" "$what (err)"
 grep -q 'errno: -' "$tmp/ctl.out" "$tmp/ctl.err" || ul_fail "$what: no errno"
 
 # The mute server's client gives up after ulnetctl's 30 s bound.
@@ -191,6 +192,7 @@ wait "$mute_pid" || rc=$?
 cp "$tmp/mute.err" "$tmp/ctl.err"
 what="net show against a mute server"
 failed_with err -110
+ul_yaml_check_all
 echo "missing, dead, garbage and mute servers: non-zero exits with errno YAML"
 
 # 4. Bad configurations and options.
@@ -220,7 +222,7 @@ echo "bad configurations and options: non-zero exits that name the problem"
 # 5. SIGTERM and SIGINT.
 for sig in TERM INT; do
 	[ "$sig" = TERM ] && n=n1 || n=n2
-	pid=$(eval echo "\$ul_pid_$n")
+	pid=${ul_pid[$n]}
 	kill -"$sig" "$pid"
 	rc=0
 	wait "$pid" || rc=$?

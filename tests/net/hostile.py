@@ -111,12 +111,12 @@ def handshake(a):
     ulnetd's own hello (V3, from the target NID, CONTROL) is read."""
     s = connect(a.host, a.port)
     s.sendall(acr(a.target) + hello(a.fake, a.target))
-    ans = read_exact(s, 56)
+    reply = read_exact(s, 56)
     magic, ver, src, dst, _sp, _dp, _si, _di, ctype, nips = struct.unpack(
-        "<IIQQIIQQII", ans)
+        "<IIQQIIQQII", reply)
     if (magic, ver, src, dst, ctype, nips) != (HELLO_MAGIC, PROTO_V3, a.target,
                                                a.fake, CONN_CONTROL, 0):
-        raise Bad("handshake: unexpected hello %s" % ans.hex())
+        raise Bad("handshake: unexpected hello %s" % reply.hex())
     return s
 
 

@@ -16,6 +16,7 @@
 #     ulnet's own table: a second ulnetd on a live control socket
 #     (EADDRINUSE) and an acceptor port already taken (EADDRINUSE).
 set -euo pipefail
+# shellcheck source=tests/net/lib.bash
 . "$(dirname "$0")/lib.bash"
 ul_setup bugs
 o=$ul_octet

@@ -11,6 +11,8 @@
 : "${ULNETCTL:?set ULNETCTL to the ulnetctl binary}"
 
 ul_pids=()
+# shellcheck disable=SC2034 # read by the scripts
+declare -A ul_pid=()
 tmp=
 
 ul_track() { # pid...
@@ -19,9 +21,9 @@ ul_track() { # pid...
 
 # Stop one process: TERM, wait up to 10 s for it to go, then KILL.
 ul_stop() { # pid
-	local p=$1 i
+	local p=$1 _
 	kill -TERM "$p" 2>/dev/null || return 0
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		kill -0 "$p" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -69,9 +71,9 @@ ul_need_root() { # what for
 
 # Poll a command (up to $1 tenths of a second) until it succeeds.
 ul_wait_for() { # tenths, command...
-	local n=$1 i
+	local n=$1 _
 	shift
-	for i in $(seq "$n"); do
+	for _ in $(seq "$n"); do
 		"$@" && return 0
 		sleep 0.1
 	done
@@ -80,13 +82,15 @@ ul_wait_for() { # tenths, command...
 
 # An octet for the 127.<o>.x.y addresses and a port, both from the PID,
 # so that concurrent runs of the same script do not meet.
+# shellcheck disable=SC2034 # both used by the scripts
 ul_octet=$(($$ % 200 + 20))
+# shellcheck disable=SC2034
 ul_port=$((20000 + $$ % 20000))
 
 # Start ulnetd NAME (config $tmp/NAME.yaml, socket $tmp/NAME.ctl, log
 # $tmp/NAME.log) with the extra options given, optionally inside a
 # namespace (UL_NETNS=...), and wait until it says it is ready. The pid
-# lands in ul_pid_NAME.
+# lands in ${ul_pid[NAME]}.
 ul_daemon_start() { # name, ulnetd options...
 	local name=$1 pid
 	shift
@@ -100,7 +104,8 @@ ul_daemon_start() { # name, ulnetd options...
 	fi
 	pid=$!
 	ul_track "$pid"
-	printf -v "ul_pid_$name" '%s' "$pid"
+	# shellcheck disable=SC2034 # read by the scripts
+	ul_pid[$name]=$pid
 	ul_wait_for 200 ul_daemon_ready "$name" "$pid" ||
 		ul_fail "ulnetd $name did not start"
 }
@@ -110,13 +115,50 @@ ul_daemon_ready() { # name, pid
 	[ -S "$tmp/$1.ctl" ] && grep -q 'control socket ready' "$tmp/$1.log"
 }
 
-# True if the file holds YAML (every document) that python3 can load; a
-# structural check stands in when python3-yaml is missing.
-ul_yaml_ok() { # file
+# True when ulnetd was built with AddressSanitizer: its quarantine keeps
+# freed memory resident, so RSS bounds do not apply.
+ul_asan() {
+	grep -qa __asan_init "$ULNETD"
+}
+
+# YAML checks: ul_yaml_ok FILE LABEL keeps a copy of FILE to be checked
+# later; ul_yaml_check_all loads every copy in one python3 run (one
+# python3 start per check would cost seconds) and fails naming the first
+# that is not YAML. Without python3-yaml a structural check stands in:
+# top-level keys at column 0, no tabs.
+ul_yaml_n=0
+ul_yaml_ok() { # file, label
+	mkdir -p "$tmp/yaml"
+	ul_yaml_n=$((ul_yaml_n + 1))
+	cp "$1" "$tmp/yaml/$(printf %03d "$ul_yaml_n") ${2//\//_}"
+}
+
+ul_yaml_check_all() {
+	local f bad
+	[ -d "$tmp/yaml" ] || return 0
 	if python3 -c 'import yaml' 2>/dev/null; then
-		python3 -c 'import sys, yaml
-list(yaml.safe_load_all(open(sys.argv[1])))' "$1" 2>/dev/null
+		bad=$(python3 -c 'import sys, yaml
+for f in sorted(sys.argv[1:]):
+    try:
+        list(yaml.safe_load_all(open(f)))
+    except yaml.YAMLError as e:
+        print(f); break' "$tmp/yaml"/*)
 	else
-		grep -q '^[a-z]' "$1" && ! grep -q $'\t' "$1"
+		bad=
+		for f in "$tmp/yaml"/*; do
+			[ ! -s "$f" ] && continue
+			if ! grep -q '^[a-z-]' "$f" || grep -q $'\t' "$f"; then
+				bad=$f
+				break
+			fi
+		done
 	fi
+	if [ -n "$bad" ]; then
+		echo "== not YAML: ${bad##*/}"
+		cat "$bad"
+		ul_fail "output of '${bad##*/}' is not YAML"
+	fi
+	echo "$ul_yaml_n outputs checked as YAML"
+	rm -rf "$tmp/yaml"
+	ul_yaml_n=0
 }

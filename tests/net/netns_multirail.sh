@@ -23,6 +23,7 @@
 #  3. ua2 brought back up: "status: up" again within 5 s, and a stream
 #     after that uses all four NIs again.
 set -euo pipefail
+# shellcheck source=tests/net/lib.bash
 . "$(dirname "$0")/lib.bash"
 ul_need_root "to create network namespaces"
 command -v ip >/dev/null || ul_skip "ip (iproute2) is not installed"
@@ -73,7 +74,7 @@ ctl() { "$ULNETCTL" --ctl "$tmp/a.ctl" "$@"; }
 perf() {
 	ctl perf put 198.18.0.2@tcp --size 1M --seconds "$2" >"$tmp/$1.out" ||
 		ul_fail "perf stream $1"
-	ul_yaml_ok "$tmp/$1.out" || ul_fail "perf $1: output is not YAML"
+	ul_yaml_ok "$tmp/$1.out" "perf $1"
 }
 # A stream's total of a key (puts, failed, bytes).
 total() { awk -v k="$2:" '$1 == k { print $2; exit }' "$tmp/$1.out"; }
@@ -154,4 +155,5 @@ ul_wait_for 50 status_is 198.18.2.1@tcp up ||
 echo "ua2 up: 198.18.2.1@tcp shows status up again"
 perf perf3 2
 all_rails_used perf3
+ul_yaml_check_all
 echo "PASS"
