@@ -210,13 +210,17 @@ def s_trickle(a, ready):
         except (BrokenPipeError, ConnectionResetError):
             s.close()
             return
-        # A close from ulnetd shows up as EOF before the next byte.
+        # A close from ulnetd shows up as EOF before the next byte, or as
+        # a reset when it closed with our last byte still unread.
         s.settimeout(1.0)
         try:
             if s.recv(1) == b"":
                 s.close()
                 return
             raise Bad("trickle: ulnetd answered a partial handshake")
+        except ConnectionResetError:
+            s.close()
+            return
         except socket.timeout:
             pass
         if time.monotonic() - t0 > BOUND:
