@@ -7,17 +7,19 @@
 #
 #  1. ping across names n2's NIDs; net show and peer show at verbose
 #     levels 0 to 2 are YAML that loads and names the right NIDs and
-#     statuses; --net and --nid filter; an unknown peer, an unknown net
+#     statuses, and count the ping on the local and the peer NI; --net
+#     and --nid filter; an unknown peer, an unknown net
 #     and an unreachable NID fail with lnetctl's errno YAML and exit codes;
 #  2. the control socket is mode 0600; a second ulnetd on a live socket
-#     exits non-zero and leaves the first one working;
+#     exits non-zero, says the socket is in use, and leaves the first one
+#     working;
 #  3. ulnetctl against a missing socket, a killed daemon (stale socket),
 #     a "daemon" that answers garbage and one that never answers exits
 #     non-zero with error YAML on stderr; a new ulnetd takes a stale
 #     socket path over;
 #  4. ulnetd with a bad configuration (missing file, YAML syntax, bad NID,
-#     unknown interface) or a bad option exits non-zero, names the
-#     problem, and leaves no socket;
+#     unknown interface, an address and port already taken) or a bad
+#     option exits non-zero, names the problem, and leaves no socket;
 #  5. SIGTERM (and SIGINT) stop ulnetd with status 0, a "stopped" log
 #     line, and the socket file removed.
 set -euo pipefail
@@ -94,6 +96,14 @@ what="net show -v 2"
 ctl n1 net show -v 2
 has out 'send_count: [1-9]' || ul_fail "$what: the ping is not counted"
 has out 'health value: 1000$' || ul_fail "$what: no health value"
+# The ping went to B's NI: its statistics count the GET out and the
+# REPLY in, as the local NI's do.
+what="peer show --nid $B -v 2"
+ctl n1 peer show --nid "$B" -v 2
+awk '$1 == "send_count:" { s = $2 } $1 == "recv_count:" { r = $2 }
+	END { exit !(s >= 1 && r >= 1) }' "$tmp/ctl.out" ||
+	ul_fail "$what: the ping is not counted on the peer NI"
+has out '^ *get: [1-9]' || ul_fail "$what: no GET in sent_stats"
 what="net show --net tcp"
 ctl n1 net show --net tcp
 has out "nid: $A\$" || ul_fail "$what: does not list $A"
@@ -125,8 +135,8 @@ timeout 30 "$ULNETD" --config "$tmp/dup.yaml" --ctl "$tmp/n1.ctl" \
 	--foreground --port "$((port + 1))" --accept all 2>"$tmp/dup.log" || rc=$?
 [ "$rc" != 0 ] && [ "$rc" != 124 ] ||
 	ul_fail "a second ulnetd on n1's live socket: exit $rc"
-grep -q 'control socket' "$tmp/dup.log" ||
-	ul_fail "the second ulnetd does not say the control socket is the problem"
+grep -q "control socket $tmp/n1.ctl: address already in use" "$tmp/dup.log" ||
+	ul_fail "the second ulnetd does not say the control socket is in use"
 what="net show on n1 after the second ulnetd"
 ctl n1 net show
 [ "$rc" = 0 ] && has out "nid: $A\$" || ul_fail "$what"
@@ -152,8 +162,7 @@ ctl none net show
 failed_with err -2
 has err 'is ulnetd running' || ul_fail "$what: no hint"
 
-kill -9 "${ul_pid[n2]}"
-wait "${ul_pid[n2]}" 2>/dev/null || true
+{ kill -9 "${ul_pid[n2]}" && wait "${ul_pid[n2]}"; } 2>/dev/null || true
 [ -S "$tmp/n2.ctl" ] || ul_fail "expected a stale socket after kill -9"
 what="peer show on a killed daemon"
 ctl n2 peer show
@@ -213,6 +222,9 @@ bad_conf syntax 'line 2'
 printf 'net:\n  - net type: tcp\n    local NI(s):\n      - interfaces:\n          0: nosuch%d\n' \
 	"$$" >"$tmp/noif.yaml"
 bad_conf noif "nosuch$$"
+cp "$tmp/n1.yaml" "$tmp/port.yaml" # n1's NID and port: n1 is still up
+bad_conf port 'cannot listen on .*: Address already in use'
+grep -q 'unknown error' "$tmp/port.log" && ul_fail "ulnetd says 'unknown error'"
 rc=0
 "$ULNETD" --port 0 --ctl "$tmp/opt.ctl" --foreground 2>"$tmp/opt.log" || rc=$?
 [ "$rc" = 2 ] || ul_fail "ulnetd --port 0: exit $rc, not 2"
