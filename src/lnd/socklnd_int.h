@@ -56,7 +56,15 @@ struct ul_socklnd {
 	struct ul_list done;	 /* struct sock_tx to complete: link */
 	struct ul_list zombies;	 /* closed conns to free: link */
 	uint8_t skip_buf[65536]; /* sink for skipped payload bytes */
-	bool is_privileged;	 /* src ports 1023..512 */
+	/*
+	 * Read-ahead buffer of the connection being read (socklnd_rx.c).
+	 * One for all: a receive callback always consumes what it staged
+	 * before it returns, and callbacks never nest, so a connection
+	 * costs no buffer while it waits (thousands of peers, three
+	 * connections each).
+	 */
+	uint8_t rx_stage[SOCK_RX_STAGE_SIZE];
+	bool is_privileged; /* src ports 1023..512 */
 };
 
 /* One NI: its listeners, peers and passive handshakes. */
@@ -161,11 +169,9 @@ struct sock_conn {
 	uint32_t rx_left;	 /* bytes left in this stage */
 	uint64_t rx_progress_ns; /* last byte read */
 	/*
-	 * Bytes read ahead of the current unit (socklnd_rx.c): headers
-	 * come through here, many per read; payloads go straight into
-	 * the node's iov once this is empty.
+	 * This conn's bytes in the shared read-ahead buffer s->rx_stage
+	 * (socklnd_rx.c); both 0 whenever its receive callback returns.
 	 */
-	uint8_t rx_stage[SOCK_RX_STAGE_SIZE];
 	uint32_t rx_stage_off; /* first unused byte */
 	uint32_t rx_stage_len; /* bytes read into rx_stage */
 

@@ -7,13 +7,15 @@
  *       straight into the node's iov) --> SKIP (rlen - mlen bytes)
  *       --rx_done--> KSH
  *
- * Headers are read through a per-connection read-ahead buffer
- * (rx_stage): one recvmsg brings in as many small messages as the socket
+ * Headers are read through a read-ahead buffer (rx_stage, one per socklnd
+ * instance, shared by its connections): one recvmsg brings in as many small messages as the socket
  * holds, instead of one call per header. A payload takes what the buffer
- * already holds, then is read straight into the node's iov. Bytes in the
+ * already holds, then is read straight into the node's iov, with the
+ * buffer behind it in the same recvmsg for what follows. Bytes in the
  * buffer are always consumed before the callback returns (epoll cannot
  * report them again); socket reads per callback are bounded by
- * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS calls, so one busy connection
+ * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS calls, and stop at the first
+ * short read (the socket is empty), so one busy connection
  * cannot starve the others (epoll is level-triggered: the rest waits for
  * the next turn). Any malformed unit closes the connection with one log
  * line; a stall inside a message is caught by the NI tick (socklnd.c).
@@ -281,8 +283,8 @@ static size_t stage_to_iov(struct sock_conn *conn, const struct iovec *iov,
 			len = max - done;
 		if (len > avail)
 			len = avail;
-		memcpy(iov[i].iov_base, conn->rx_stage + conn->rx_stage_off,
-		       len);
+		memcpy(iov[i].iov_base,
+		       conn->ni->s->rx_stage + conn->rx_stage_off, len);
 		conn->rx_stage_off += (uint32_t)len;
 		done += len;
 		if (len < iov[i].iov_len)
@@ -309,7 +311,7 @@ static bool rx_from_stage(struct sock_conn *conn)
 		       conn->rx_hlen;
 		n = want < avail ? want : avail;
 		memcpy(conn->rx_hbuf + conn->rx_hlen,
-		       conn->rx_stage + conn->rx_stage_off, n);
+		       conn->ni->s->rx_stage + conn->rx_stage_off, n);
 		conn->rx_stage_off += (uint32_t)n;
 		conn->rx_hlen += n;
 		if (n == want) {
@@ -336,40 +338,78 @@ static bool rx_from_stage(struct sock_conn *conn)
 	return true;
 }
 
+/*
+ * Read the rest of the payload and, in the same recvmsg, whatever follows
+ * it into the (empty) read-ahead buffer: the next headers, often the next
+ * messages. Returns what rx_read returns; *is_drained when the socket gave
+ * less than asked, so it holds nothing more for now.
+ */
+static ssize_t rx_read_payload(struct sock_conn *conn, bool *is_drained)
+{
+	struct iovec iov[SOCK_IOV_MAX];
+	int cnt = rx_payload_iov(conn, iov);
+	size_t want = 0, asked;
+	ssize_t n;
+
+	for (int i = 0; i < cnt; i++)
+		want += iov[i].iov_len;
+	asked = want;
+	if (cnt < SOCK_IOV_MAX) {
+		iov[cnt].iov_base = conn->ni->s->rx_stage;
+		iov[cnt].iov_len = sizeof(conn->ni->s->rx_stage);
+		asked += sizeof(conn->ni->s->rx_stage);
+		cnt++;
+	}
+	n = rx_read(conn, iov, cnt);
+	if (n <= 0)
+		return n;
+	*is_drained = (size_t)n < asked;
+	if ((size_t)n > want) {
+		conn->rx_stage_off = 0;
+		conn->rx_stage_len = (uint32_t)((size_t)n - want);
+	}
+	rx_payload_advance(conn, (size_t)n < want ? (size_t)n : want);
+	rx_settle(conn);
+	return n;
+}
+
 void sock_conn_recv(struct sock_conn *conn)
 {
 	struct ul_socklnd *s = conn->ni->s;
 	uint64_t budget = SOCK_IO_BUDGET;
-	struct iovec iov[SOCK_IOV_MAX];
+	struct iovec iov[1];
+	bool is_drained = false;
 	int reads = 0;
 
 	while (conn->state == SOCK_CONN_ESTABLISHED) {
 		ssize_t n = 0;
-		int cnt;
 
 		/* Staged bytes first, always all of them (see the top). */
 		if (rx_from_stage(conn))
 			continue;
-		if (reads++ >= SOCK_RX_UNITS || !budget)
+		/*
+		 * A short read emptied the socket: another recvmsg would
+		 * only say EAGAIN (a system call per wake-up for nothing);
+		 * epoll reports the next bytes.
+		 */
+		if (is_drained || reads++ >= SOCK_RX_UNITS || !budget)
 			return;
 		switch (conn->rx_state) {
 		case SOCK_RX_KSH:
 		case SOCK_RX_LNET_HDR:
-			iov[0].iov_base = conn->rx_stage;
-			iov[0].iov_len = sizeof(conn->rx_stage);
+			iov[0].iov_base = s->rx_stage;
+			iov[0].iov_len = sizeof(s->rx_stage);
 			n = rx_read(conn, iov, 1);
 			if (n <= 0)
 				return;
+			is_drained = (size_t)n < sizeof(s->rx_stage);
 			conn->rx_stage_off = 0;
 			conn->rx_stage_len = (uint32_t)n;
 			break;
 		case SOCK_RX_PAYLOAD:
-			cnt = rx_payload_iov(conn, iov);
-			n = rx_read(conn, iov, cnt);
+			n = rx_read_payload(conn, &is_drained);
 			if (n <= 0)
 				return;
-			rx_payload_advance(conn, (size_t)n);
-			rx_settle(conn);
 			break;
 		case SOCK_RX_SKIP:
 			iov[0].iov_base = s->skip_buf;
@@ -379,10 +419,13 @@ void sock_conn_recv(struct sock_conn *conn)
 			n = rx_read(conn, iov, 1);
 			if (n <= 0)
 				return;
+			is_drained = (size_t)n < iov[0].iov_len;
 			conn->rx_left -= (uint32_t)n;
 			rx_settle(conn);
 			break;
 		}
 		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 	}
+	/* Closed with bytes staged: they die with it, the buffer is free. */
+	conn->rx_stage_off = conn->rx_stage_len = 0;
 }
