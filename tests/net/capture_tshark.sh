@@ -4,10 +4,11 @@
 # "skipped", otherwise). Everything runs on the loopback of a private
 # network namespace, so the capture holds only this test's traffic:
 #
-#   netns ulcap-<pid>, lo
-#   ulnetd a  127.0.1.1@tcp, 127.0.2.1@tcp  --- port 988 ---   ulnetd b  127.0.1.2@tcp, 127.0.2.2@tcp
-#   ulnetd c  127.0.3.1@tcp                 --- port 7988 ---  ulnetd d  127.0.3.2@tcp
-#   tshark -i lo -w cap.pcap
+#   netns ulcap-<pid>, all on lo, tshark -i lo -w cap.pcap
+#
+#   ulnetd a  127.0.1.1@tcp  <--- port 988 --->  127.0.1.2@tcp  ulnetd b
+#             127.0.2.1@tcp  <--- port 988 --->  127.0.2.2@tcp
+#   ulnetd c  127.0.3.1@tcp  <--- port 7988 -->  127.0.3.2@tcp  ulnetd d
 #
 # a pings b and sends a short stream of 64-byte PUTs (one in flight) to
 # b's perf sink; c pings d on a port the dissector does not know. tshark,
@@ -81,8 +82,11 @@ sleep 1
 kill "$cap_pid"
 wait "$cap_pid" 2>/dev/null || true
 cap_pid=
-grep -q 'dropped' "$tmp/tshark.log" && ! grep -q ' 0 packets dropped' "$tmp/tshark.log" &&
-	ul_skip "tshark dropped packets, counts would not hold: $(tail -1 "$tmp/tshark.log")"
+if grep -q 'dropped' "$tmp/tshark.log" &&
+	! grep -q ' 0 packets dropped' "$tmp/tshark.log"; then
+	ul_skip "tshark dropped packets, counts would not hold:" \
+		"$(tail -1 "$tmp/tshark.log")"
+fi
 
 # One line per LNet message: type, dest+src NID addresses, NID types,
 # pids, portal, match bits, payload length, mlength.
@@ -111,13 +115,15 @@ n=$(count "^0 127\.0\.[12]\.1,127\.0\.[12]\.2 $P +0x554c504552460000 0 64$")
 [ "$n" = "$puts" ] || ul_fail "$n ACKs decoded for $puts PUTs"
 # Nothing else on port 988: no message of another shape.
 n=$(grep -c "127\.0\.[12]\." "$tmp/msgs.out")
-[ "$n" = $((2 + 2 * puts)) ] || ul_fail "$n messages on port 988, expected $((2 + 2 * puts))"
+[ "$n" = $((2 + 2 * puts)) ] ||
+	ul_fail "$n messages on port 988, expected $((2 + 2 * puts))"
 # c -> d on port 7988: only decoded when asked to.
 [ "$(count '127\.0\.3\.')" = 0 ] || ul_fail "port 7988 decoded without -d"
 fields -d tcp.port==7988,lnet >"$tmp/msgs.out" || ul_fail "tshark -d"
-[ "$(count "^2 127\.0\.3\.2,127\.0\.3\.1 $P 0 0x8000000000000000 0 *$")" = 1 ] ||
+C=127\.0\.3\.1 D=127\.0\.3\.2
+[ "$(count "^2 $D,$C $P 0 0x8000000000000000 0 *$")" = 1 ] ||
 	ul_fail "no ping GET from c to d with -d tcp.port==7988,lnet"
-[ "$(count "^3 127\.0\.3\.1,127\.0\.3\.2 $P +48 *$")" = 1 ] ||
+[ "$(count "^3 $C,$D $P +48 *$")" = 1 ] ||
 	ul_fail "no 48-byte ping REPLY from d to c with -d tcp.port==7988,lnet"
 echo "tshark decoded the ping, $puts PUTs and $puts ACKs with the intended" \
 	"NIDs, types, portals, match bits and lengths"

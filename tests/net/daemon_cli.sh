@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # ulnetd and ulnetctl as an operator meets them, on loopback (no root):
 #
-#   ulnetd n1  127.<o>.1.1@tcp  <---- tcp, port <p> ---->  127.<o>.1.2@tcp  ulnetd n2
-#              $tmp/n1.ctl                                  $tmp/n2.ctl
-#   fake "daemons": $tmp/junk.ctl (answers garbage), $tmp/mute.ctl (never answers)
+#   ulnetd n1  127.<o>.1.1@tcp  <-- port <p> -->  127.<o>.1.2@tcp  ulnetd n2
+#              $tmp/n1.ctl                         $tmp/n2.ctl
+#   fake "daemons": $tmp/junk.ctl (answers garbage),
+#                   $tmp/mute.ctl (never answers)
 #
 #  1. ping across names n2's NIDs; net show and peer show at verbose
 #     levels 0 to 2 are YAML that loads and names the right NIDs and
@@ -219,8 +220,13 @@ bad_conf badnid bogus
 bad_conf missing "cannot open '$tmp/missing.yaml'"
 printf 'net: [\n  - {' >"$tmp/syntax.yaml"
 bad_conf syntax 'line 2'
-printf 'net:\n  - net type: tcp\n    local NI(s):\n      - interfaces:\n          0: nosuch%d\n' \
-	"$$" >"$tmp/noif.yaml"
+cat >"$tmp/noif.yaml" <<-YAML
+	net:
+	  - net type: tcp
+	    local NI(s):
+	      - interfaces:
+	          0: nosuch$$
+	YAML
 bad_conf noif "nosuch$$"
 cp "$tmp/n1.yaml" "$tmp/port.yaml" # n1's NID and port: n1 is still up
 bad_conf port 'cannot listen on .*: Address already in use'

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile raw TCP clients against a ulnetd acceptor (tests/net/hostile_daemon.sh).
+"""Hostile raw TCP clients against a ulnetd acceptor (hostile_daemon.sh).
 
     hostile.py HOST PORT TARGET_NID_ADDR FAKE_ADDR MODE [COUNT] [READY_FILE]
 

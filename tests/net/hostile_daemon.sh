@@ -80,7 +80,8 @@ ping_n2 n3
 grep -q "conn to 127.$o.1.3@tcp up" "$tmp/n2.log" ||
 	ul_fail "n3's ping did not make a new connection"
 ping_n2 n1
-wait "$slow_pid" || ul_fail "a slow client was not disconnected: $(cat "$tmp/slow.err")"
+wait "$slow_pid" ||
+	ul_fail "a slow client was not disconnected: $(cat "$tmp/slow.err")"
 timed=$(($(logged 'timed out') - timed0))
 [ "$timed" = 30 ] || ul_fail "$timed 'timed out' lines for 30 slow clients"
 ul_wait_for 50 no_hostile_sockets ||
