@@ -118,7 +118,8 @@ echo "four rails up: each carries its share"
 # 2. Rail 2 down on A's side.
 ip -n "$nsa" link set ua2 down
 ul_wait_for 50 status_is 198.18.2.1@tcp down ||
-	ul_fail "198.18.2.1@tcp is '$(status_of 198.18.2.1@tcp)' 5 s after its link went down"
+	ul_fail "198.18.2.1@tcp is '$(status_of 198.18.2.1@tcp)'" \
+		"5 s after its link went down"
 for k in 0 1 3; do
 	status_is "198.18.$k.1@tcp" up || ul_fail "198.18.$k.1@tcp is not up"
 done
@@ -143,16 +144,19 @@ failed=$(total perf2 failed)
 puts=$(total perf2 puts)
 echo "ua2 down, first stream: nothing sent from 198.18.2.1@tcp;" \
 	"$failed of $puts PUTs failed"
-[ $((failed * 100)) -lt "$puts" ] || ul_fail "perf2: $failed of $puts PUTs failed"
+[ $((failed * 100)) -lt "$puts" ] ||
+	ul_fail "perf2: $failed of $puts PUTs failed"
 down_streams perf2b
 [ "$(total perf2b failed)" = 0 ] ||
-	ul_fail "perf2b: $(total perf2b failed) PUTs failed in a second stream with ua2 down"
+	ul_fail "perf2b: $(total perf2b failed) PUTs failed in a second" \
+		"stream with ua2 down"
 echo "ua2 down, second stream: nothing sent from 198.18.2.1@tcp, no failures"
 
 # 3. Rail 2 back.
 ip -n "$nsa" link set ua2 up
 ul_wait_for 50 status_is 198.18.2.1@tcp up ||
-	ul_fail "198.18.2.1@tcp is '$(status_of 198.18.2.1@tcp)' 5 s after its link came back"
+	ul_fail "198.18.2.1@tcp is '$(status_of 198.18.2.1@tcp)'" \
+		"5 s after its link came back"
 echo "ua2 up: 198.18.2.1@tcp shows status up again"
 # The NI's connections come back only when socklnd's reconnect back-off
 # (1 s, doubling, as ksocklnd's) lets it try: a stream right after link
@@ -164,7 +168,8 @@ rail2_sends() {
 }
 for i in $(seq 10); do
 	rail2_sends && break
-	[ "$i" = 10 ] && ul_fail "198.18.2.1@tcp sent nothing in 10 streams after link up"
+	[ "$i" = 10 ] &&
+		ul_fail "198.18.2.1@tcp sent nothing in 10 streams after link up"
 done
 echo "ua2 up: 198.18.2.1@tcp sends again (stream $i after link up)"
 perf perf4 2
