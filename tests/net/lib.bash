@@ -42,7 +42,7 @@ ul_cleanup() {
 }
 
 ul_setup() { # name
-	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-$1-XXXXXX")
+	tmp=$(mktemp -d "${TMPDIR:-/tmp}/ulnet-$1-$$-XXXXXX")
 	trap ul_cleanup EXIT
 	trap 'exit 130' INT TERM
 }
