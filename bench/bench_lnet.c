@@ -2,24 +2,38 @@
  * bench_lnet: what a message costs on loopback, against raw TCP measured
  * in the same run.
  *
- *   node A  127.0.7.1@tcp ---- 127.0.7.2@tcp  node B   (one rail)
+ *   node A  127.0.7.1@tcp ---- 127.0.7.2@tcp  node B   (one rail, LNet's
+ *   node C  127.0.7.3@tcp ---- 127.0.7.4@tcp  node D    default tunables)
+ *                                               (C-D: peer_credits 64)
  *
  *  - round trip of an 8-byte PUT + ACK and of an 8-byte GET + REPLY, one
  *    at a time (the next starts from the previous one's final event, on
  *    A's loop thread): median and p99;
- *  - rate of 4 KiB and 8-byte PUTs with ACK, WINDOW outstanding, counted
- *    at the initiator's ACK events;
- *  - raw TCP baselines over one loopback connection between two threads:
- *    8-byte ping-pong (median, p99) and 4 KiB messages pipelined one way.
+ *  - rate of 4 KiB and 8-byte PUTs with ACK, WINDOW outstanding (kept
+ *    full from the ACK events on the loop thread), counted at the ACKs;
+ *    A-B has LNet's default peer_credits (8: at most 8 messages on the
+ *    wire per peer NI and direction), C-D has peer_credits = WINDOW;
+ *  - raw TCP baselines over one loopback connection between two threads
+ *    (TCP_NODELAY, blocking calls): 8-byte ping-pong (median, p99), and
+ *    4 KiB messages one way, one write() each, read in 64 KiB gulps.
  *
- * Goals (the runtime issue): median latency <= raw TCP + 5 us; >= 200,000
- * 4 KiB PUTs/s. It prints figures and ratios; it never fails on time.
+ * The machine is shared and noisy, so the kinds are interleaved: ROUNDS
+ * rounds, each running a slice of every measurement, and the figures are
+ * taken over all slices. Round trips run with every thread pinned, once
+ * all on CPU 0 and once initiators on CPU 0, targets on CPU 1 (see
+ * pin_self); rates run unpinned. Goals (the runtime issue): median
+ * latency <= raw TCP + 5 us; >= 200,000 4 KiB PUTs/s. It prints figures
+ * and ratios; it never fails on time.
+ *
+ * Usage: bench_lnet [rtt] [rate] (no argument: both).
  */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,10 +46,12 @@
 
 #define PORTAL 30u
 #define MBITS UINT64_C(0xbe)
-#define RTT_OPS 20000u
-#define RATE_OPS 200000u
+#define ROUNDS 10u
+#define RTT_SLICE 2000u	  /* round trips per kind and round */
+#define RATE_SLICE 20000u /* PUTs or messages per kind and round */
 #define WINDOW 64u
 #define BIG 4096u
+#define TUNED_CREDITS WINDOW
 
 static uint64_t now_ns(void)
 {
@@ -55,21 +71,86 @@ static int cmp_u64(const void *a, const void *b)
 /* Median and p99 of n samples (sorted in place), in microseconds. */
 static void pcts(uint64_t *v, size_t n, double *med, double *p99)
 {
+	size_t mid = n / 2, at99 = n * 99 / 100;
+
 	qsort(v, n, sizeof(*v), cmp_u64);
-	*med = (double)v[n / 2] / 1000.0;
-	*p99 = (double)v[n * 99 / 100] / 1000.0;
+	*med = (double)v[mid] / 1000.0;
+	*p99 = (double)v[at99] / 1000.0;
+}
+
+/*
+ * Thread placement. A round trip costs very different times when the two
+ * ends share a CPU (a wake-up is a local switch) and when they do not
+ * (an inter-processor interrupt, slow in a guest), and the scheduler's
+ * choice changes from run to run: so for round trips every thread is
+ * pinned, and each placement is measured and printed on its own. cpu -1:
+ * any CPU.
+ */
+static void pin_self(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	if (cpu < 0) {
+		for (int i = 0; i < CPU_SETSIZE; i++)
+			CPU_SET(i, &set);
+	} else {
+		CPU_SET(cpu, &set);
+	}
+	pthread_setaffinity_np(pthread_self(), sizeof(set), &set);
+}
+
+struct pin_req {
+	int cpu;
+	bool done;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+};
+
+static void pin_on_loop(struct ulnet *u, void *arg)
+{
+	struct pin_req *p = arg;
+
+	(void)u;
+	pin_self(p->cpu);
+	pthread_mutex_lock(&p->lock);
+	p->done = true;
+	pthread_cond_signal(&p->cond);
+	pthread_mutex_unlock(&p->lock);
+}
+
+/* Pin u's loop thread (ulnet_call is asynchronous: wait for it). */
+static int pin_loop(struct ulnet *u, int cpu)
+{
+	struct pin_req p = { .cpu = cpu };
+	int rc;
+
+	pthread_mutex_init(&p.lock, NULL);
+	pthread_cond_init(&p.cond, NULL);
+	rc = ulnet_call(u, pin_on_loop, &p);
+	pthread_mutex_lock(&p.lock);
+	while (rc == 0 && !p.done)
+		pthread_cond_wait(&p.cond, &p.lock);
+	pthread_mutex_unlock(&p.lock);
+	pthread_cond_destroy(&p.cond);
+	pthread_mutex_destroy(&p.lock);
+	return rc;
 }
 
 /* ---- ulnet ---------------------------------------------------------- */
 
 enum run_kind { RUN_PUT_RTT, RUN_GET_RTT, RUN_PUT_RATE };
 
+struct node_pair {
+	struct ulnet *a, *b;
+	struct ulnet_process_id target; /* b, seen from a */
+};
+
 struct run {
 	struct ulnet *a;
 	enum run_kind kind;
 	struct ulnet_handle md;
 	struct ulnet_process_id target;
-	uint32_t size;
 	unsigned total;	   /* operations to run */
 	unsigned started;  /* operations sent */
 	unsigned finished; /* final events seen */
@@ -128,7 +209,7 @@ static void run_event(struct ulnet *u, const struct ulnet_event *ev)
 		return;
 	if (ev->status)
 		r->failed++;
-	if (r->kind != RUN_PUT_RATE && r->finished < r->total)
+	if (r->samples && r->finished < r->total)
 		r->samples[r->finished] = now_ns() - r->t_op;
 	r->finished++;
 	if (r->finished == r->total) {
@@ -150,16 +231,77 @@ static void run_start(struct ulnet *u, void *arg)
 		start_one(r);
 }
 
-static int make_node(const char *nid, uint16_t port, struct ulnet **out)
+/*
+ * Run total operations of one kind from p->a to p->b; 0 and the elapsed
+ * time in *ns, per-operation round trips in samples (may be NULL).
+ */
+static int measure(const struct node_pair *p, enum run_kind kind, uint32_t size,
+		   unsigned total, uint64_t *samples, uint64_t *ns,
+		   unsigned *failed)
 {
-	struct ulnet_opts o;
-	char conf[256], err[256];
+	static uint8_t src[BIG];
+	struct run r;
+	struct ulnet_md md = { 0 };
 	int rc;
 
+	memset(&r, 0, sizeof(r));
+	r.a = p->a;
+	r.kind = kind;
+	r.total = total;
+	r.samples = samples;
+	r.target = p->target;
+	pthread_mutex_init(&r.lock, NULL);
+	pthread_cond_init(&r.cond, NULL);
+	md.start = src;
+	md.length = size;
+	md.threshold = ULNET_MD_THRESH_INF;
+	md.user_ptr = &r;
+	md.handler = run_event;
+	md.numa_node = -1;
+	rc = ulnet_md_bind(p->a, &md, ULNET_RETAIN, &r.md);
+	if (rc)
+		goto out;
+	rc = ulnet_call(p->a, run_start, &r);
+	if (rc) {
+		ulnet_md_unlink(p->a, r.md);
+		goto out;
+	}
+	pthread_mutex_lock(&r.lock);
+	while (!r.done)
+		pthread_cond_wait(&r.cond, &r.lock);
+	pthread_mutex_unlock(&r.lock);
+	*ns += r.t_end - r.t_start;
+	*failed += r.failed;
+	/* r must outlive the MD: wait for its last event. */
+	rc = ulnet_md_unlink(p->a, r.md);
+	pthread_mutex_lock(&r.lock);
+	while (rc == 0 && !r.is_unlinked)
+		pthread_cond_wait(&r.cond, &r.lock);
+	pthread_mutex_unlock(&r.lock);
+	rc = 0;
+out:
+	pthread_cond_destroy(&r.cond);
+	pthread_mutex_destroy(&r.lock);
+	return rc;
+}
+
+static int make_node(const char *nid, uint16_t port, int peer_credits,
+		     struct ulnet **out)
+{
+	struct ulnet_opts o;
+	char conf[512], tun[128] = "", err[256];
+	int rc;
+
+	if (peer_credits > 0)
+		snprintf(tun, sizeof(tun),
+			 "        tunables:\n"
+			 "          peer_credits: %d\n"
+			 "          credits: 256\n",
+			 peer_credits);
 	snprintf(conf, sizeof(conf),
 		 "net:\n  - net type: tcp\n    local NI(s):\n"
-		 "      - nid: %s\n",
-		 nid);
+		 "      - nid: %s\n%s",
+		 nid, tun);
 	ulnet_opts_init(&o);
 	o.conf_text = conf;
 	o.accept_port = port;
@@ -172,8 +314,11 @@ static int make_node(const char *nid, uint16_t port, struct ulnet **out)
 		return rc;
 	}
 	rc = ulnet_start(*out);
-	if (rc)
+	if (rc) {
+		fprintf(stderr, "bench_lnet: start %s: %s\n", nid,
+			ulnet_strerror(rc));
 		ulnet_destroy(*out);
+	}
 	return rc;
 }
 
@@ -183,90 +328,58 @@ static void ignore_event(struct ulnet *u, const struct ulnet_event *ev)
 	(void)ev;
 }
 
-/* Run one measurement; 0 and the elapsed time in *ns. */
-static int measure(struct ulnet *a, enum run_kind kind, uint32_t size,
-		   unsigned total, uint64_t *samples, uint64_t *ns,
-		   unsigned *failed)
+/* Two started nodes; b has a sink MD that takes every PUT and GET. */
+static int make_pair(const char *nid_a, const char *nid_b, uint16_t port,
+		     int peer_credits, struct node_pair *p)
 {
-	static uint8_t src[BIG];
-	struct run r;
+	static uint8_t sink[BIG];
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
 	struct ulnet_md md = { 0 };
+	struct ulnet_handle h;
 	int rc;
 
-	memset(&r, 0, sizeof(r));
-	r.a = a;
-	r.kind = kind;
-	r.size = size;
-	r.total = total;
-	r.samples = samples;
-	ulnet_nid_parse("127.0.7.2@tcp", &r.target.nid, NULL, 0);
-	r.target.pid = ULNET_PID_LUSTRE;
-	pthread_mutex_init(&r.lock, NULL);
-	pthread_cond_init(&r.cond, NULL);
-	md.start = src;
-	md.length = size;
+	memset(p, 0, sizeof(*p));
+	rc = make_node(nid_b, port, peer_credits, &p->b);
+	if (rc)
+		return rc;
+	rc = make_node(nid_a, port, peer_credits, &p->a);
+	if (rc)
+		goto fail;
+	ulnet_nid_set_any(&any.nid);
+	md.start = sink;
+	md.length = sizeof(sink);
 	md.threshold = ULNET_MD_THRESH_INF;
-	md.user_ptr = &r;
-	md.handler = run_event;
+	md.options = ULNET_MD_OP_PUT | ULNET_MD_OP_GET |
+		     ULNET_MD_MANAGE_REMOTE | ULNET_MD_TRUNCATE;
+	md.handler = ignore_event;
 	md.numa_node = -1;
-	rc = ulnet_md_bind(a, &md, ULNET_RETAIN, &r.md);
+	rc = ulnet_md_attach(p->b, PORTAL, &any, MBITS, 0, ULNET_INS_AFTER, &md,
+			     ULNET_RETAIN, &h);
 	if (rc)
-		return rc;
-	rc = ulnet_call(a, run_start, &r);
+		goto fail;
+	rc = ulnet_nid_parse(nid_b, &p->target.nid, NULL, 0);
 	if (rc)
-		return rc;
-	pthread_mutex_lock(&r.lock);
-	while (!r.done)
-		pthread_cond_wait(&r.cond, &r.lock);
-	pthread_mutex_unlock(&r.lock);
-	*ns = r.t_end - r.t_start;
-	*failed = r.failed;
-	/* r must outlive the MD: wait for its last event. */
-	rc = ulnet_md_unlink(a, r.md);
-	pthread_mutex_lock(&r.lock);
-	while (rc == 0 && !r.is_unlinked)
-		pthread_cond_wait(&r.cond, &r.lock);
-	pthread_mutex_unlock(&r.lock);
-	pthread_cond_destroy(&r.cond);
-	pthread_mutex_destroy(&r.lock);
+		goto fail;
+	p->target.pid = ULNET_PID_LUSTRE;
 	return 0;
+fail:
+	ulnet_destroy(p->a);
+	ulnet_destroy(p->b);
+	return rc;
 }
 
 /* ---- raw TCP -------------------------------------------------------- */
 
 struct tcp_pair {
 	int srv, cli, acc;
+	pthread_t th;
+	bool is_echo; /* the peer thread answers each 8-byte message */
+	int cpu;      /* where the peer thread runs */
+	/* The sink thread's byte count, for the stream baseline. */
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t rx_bytes;
 };
-
-static int tcp_pair_open(struct tcp_pair *p)
-{
-	struct sockaddr_in sa = { .sin_family = AF_INET };
-	socklen_t len = sizeof(sa);
-	int one = 1;
-
-	sa.sin_addr.s_addr = htonl(0x7f000701);
-	p->srv = socket(AF_INET, SOCK_STREAM, 0);
-	p->cli = socket(AF_INET, SOCK_STREAM, 0);
-	if (p->srv < 0 || p->cli < 0 ||
-	    bind(p->srv, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    listen(p->srv, 1) ||
-	    getsockname(p->srv, (struct sockaddr *)&sa, &len) ||
-	    connect(p->cli, (struct sockaddr *)&sa, sizeof(sa)))
-		return -errno;
-	p->acc = accept(p->srv, NULL, NULL);
-	if (p->acc < 0)
-		return -errno;
-	setsockopt(p->cli, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	setsockopt(p->acc, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	return 0;
-}
-
-static void tcp_pair_close(struct tcp_pair *p)
-{
-	close(p->cli);
-	close(p->acc);
-	close(p->srv);
-}
 
 static int read_full(int fd, void *buf, size_t n)
 {
@@ -298,153 +411,322 @@ static int write_full(int fd, const void *buf, size_t n)
 	return 0;
 }
 
-struct echo_arg {
-	int fd;
-	size_t size;
-	unsigned count;
-	bool is_echo; /* answer each message; else just read them */
-};
-
+/* The far end: echo 8-byte messages, or count a stream, until EOF. */
 static void *tcp_peer(void *arg)
 {
-	struct echo_arg *e = arg;
-	uint8_t buf[BIG];
-	unsigned i;
+	static uint8_t big[64 * 1024];
+	struct tcp_pair *p = arg;
+	uint8_t buf[8];
 
-	for (i = 0; i < e->count; i++) {
-		if (read_full(e->fd, buf, e->size))
+	pin_self(p->cpu);
+	for (;;) {
+		ssize_t k;
+
+		if (p->is_echo) {
+			if (read_full(p->acc, buf, sizeof(buf)) ||
+			    write_full(p->acc, buf, sizeof(buf)))
+				break;
+			continue;
+		}
+		k = read(p->acc, big, sizeof(big));
+		if (k <= 0)
 			break;
-		if (e->is_echo && write_full(e->fd, buf, e->size))
-			break;
+		pthread_mutex_lock(&p->lock);
+		p->rx_bytes += (uint64_t)k;
+		pthread_cond_broadcast(&p->cond);
+		pthread_mutex_unlock(&p->lock);
 	}
 	return NULL;
 }
 
-static int tcp_pingpong(uint64_t *samples, unsigned n)
+static int tcp_pair_open(struct tcp_pair *p, bool is_echo, int cpu)
 {
-	struct tcp_pair p;
-	struct echo_arg e;
-	pthread_t th;
-	uint8_t buf[8] = { 0 };
-	unsigned i;
+	struct sockaddr_in sa = { .sin_family = AF_INET };
+	socklen_t len = sizeof(sa);
+	int one = 1;
 
-	if (tcp_pair_open(&p))
-		return -1;
-	e = (struct echo_arg){ p.acc, 8, n, true };
-	pthread_create(&th, NULL, tcp_peer, &e);
-	for (i = 0; i < n; i++) {
-		uint64_t t = now_ns();
-
-		if (write_full(p.cli, buf, 8) || read_full(p.cli, buf, 8))
-			break;
-		samples[i] = now_ns() - t;
-	}
-	pthread_join(th, NULL);
-	tcp_pair_close(&p);
-	return i == n ? 0 : -1;
+	memset(p, 0, sizeof(*p));
+	p->is_echo = is_echo;
+	p->cpu = cpu;
+	p->acc = -1;
+	sa.sin_addr.s_addr = htonl(0x7f000709);
+	p->srv = socket(AF_INET, SOCK_STREAM, 0);
+	p->cli = socket(AF_INET, SOCK_STREAM, 0);
+	if (p->srv < 0 || p->cli < 0 ||
+	    bind(p->srv, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    listen(p->srv, 1) ||
+	    getsockname(p->srv, (struct sockaddr *)&sa, &len) ||
+	    connect(p->cli, (struct sockaddr *)&sa, sizeof(sa)))
+		goto fail;
+	p->acc = accept(p->srv, NULL, NULL);
+	if (p->acc < 0)
+		goto fail;
+	setsockopt(p->cli, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	setsockopt(p->acc, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	pthread_mutex_init(&p->lock, NULL);
+	pthread_cond_init(&p->cond, NULL);
+	if (pthread_create(&p->th, NULL, tcp_peer, p) == 0)
+		return 0;
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+fail:
+	perror("bench_lnet: TCP baseline");
+	if (p->acc >= 0)
+		close(p->acc);
+	if (p->cli >= 0)
+		close(p->cli);
+	if (p->srv >= 0)
+		close(p->srv);
+	return -1;
 }
 
-static int tcp_stream(size_t size, unsigned n, uint64_t *ns)
+static void tcp_pair_close(struct tcp_pair *p)
+{
+	shutdown(p->cli, SHUT_WR); /* the peer thread sees EOF */
+	pthread_join(p->th, NULL);
+	close(p->cli);
+	close(p->acc);
+	close(p->srv);
+	pthread_cond_destroy(&p->cond);
+	pthread_mutex_destroy(&p->lock);
+}
+
+/* n ping-pongs of 8 bytes; each round trip into samples. */
+static int tcp_pingpong(struct tcp_pair *p, uint64_t *samples, unsigned n)
+{
+	uint8_t buf[8] = { 0 };
+
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t = now_ns();
+
+		if (write_full(p->cli, buf, 8) || read_full(p->cli, buf, 8))
+			return -1;
+		samples[i] = now_ns() - t;
+	}
+	return 0;
+}
+
+/* n messages of BIG bytes, one write each; adds the time until read. */
+static int tcp_stream(struct tcp_pair *p, unsigned n, uint64_t *ns)
 {
 	static uint8_t buf[BIG];
-	struct tcp_pair p;
-	struct echo_arg e;
-	pthread_t th;
-	uint64_t t;
-	unsigned i;
+	uint64_t t = now_ns(), target;
 
-	if (tcp_pair_open(&p))
-		return -1;
-	e = (struct echo_arg){ p.acc, size, n, false };
-	t = now_ns();
-	pthread_create(&th, NULL, tcp_peer, &e);
-	for (i = 0; i < n; i++)
-		if (write_full(p.cli, buf, size))
-			break;
-	pthread_join(th, NULL);
-	*ns = now_ns() - t;
-	tcp_pair_close(&p);
-	return i == n ? 0 : -1;
+	pthread_mutex_lock(&p->lock);
+	target = p->rx_bytes + (uint64_t)n * BIG;
+	pthread_mutex_unlock(&p->lock);
+	for (unsigned i = 0; i < n; i++)
+		if (write_full(p->cli, buf, BIG))
+			return -1;
+	pthread_mutex_lock(&p->lock);
+	while (p->rx_bytes < target)
+		pthread_cond_wait(&p->cond, &p->lock);
+	pthread_mutex_unlock(&p->lock);
+	*ns += now_ns() - t;
+	return 0;
 }
 
 /* ---- main ----------------------------------------------------------- */
 
-int main(void)
-{
-	static uint8_t sink[BIG];
-	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
-	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
-	uint64_t *samples = calloc(RTT_OPS, sizeof(*samples));
+struct rtt_figures {
 	double put_med, put_p99, get_med, get_p99, tcp_med, tcp_p99;
-	double put4k_rate, put8_rate, tcp4k_rate;
-	struct ulnet *a, *b;
-	struct ulnet_md md = { 0 };
-	struct ulnet_handle sink_h;
-	unsigned failed = 0, f;
-	uint64_t ns;
+};
 
-	if (!samples || make_node("127.0.7.2@tcp", port, &b) ||
-	    make_node("127.0.7.1@tcp", port, &a))
-		return 1;
-	ulnet_nid_set_any(&any.nid);
-	md.start = sink;
-	md.length = sizeof(sink);
-	md.threshold = ULNET_MD_THRESH_INF;
-	md.options = ULNET_MD_OP_PUT | ULNET_MD_OP_GET |
-		     ULNET_MD_MANAGE_REMOTE | ULNET_MD_TRUNCATE;
-	md.handler = ignore_event;
-	md.numa_node = -1;
-	if (ulnet_md_attach(b, PORTAL, &any, MBITS, 0, ULNET_INS_AFTER, &md,
-			    ULNET_RETAIN, &sink_h))
-		return 1;
+struct figures {
+	struct rtt_figures rtt[2]; /* one CPU, two CPUs */
+	double put4k, put8, put4k_tuned, put8_tuned, tcp4k;
+	unsigned failed;
+};
 
-	printf("bench_lnet: two nodes on loopback, one tcp rail, socklnd V3; "
-	       "raw TCP baselines in the same run\n");
-	/* Warm up: connections, caches. */
-	if (measure(a, RUN_PUT_RTT, 8, 2000, samples, &ns, &f))
-		return 1;
-
-	measure(a, RUN_PUT_RTT, 8, RTT_OPS, samples, &ns, &f);
-	failed += f;
-	pcts(samples, RTT_OPS, &put_med, &put_p99);
-	measure(a, RUN_GET_RTT, 8, RTT_OPS, samples, &ns, &f);
-	failed += f;
-	pcts(samples, RTT_OPS, &get_med, &get_p99);
-	measure(a, RUN_PUT_RATE, BIG, RATE_OPS, NULL, &ns, &f);
-	failed += f;
-	put4k_rate = RATE_OPS / ((double)ns / 1e9);
-	measure(a, RUN_PUT_RATE, 8, RATE_OPS, NULL, &ns, &f);
-	failed += f;
-	put8_rate = RATE_OPS / ((double)ns / 1e9);
-
-	if (tcp_pingpong(samples, RTT_OPS) ||
-	    tcp_stream(BIG, RATE_OPS * 4, &ns)) {
-		fprintf(stderr, "bench_lnet: TCP baseline failed\n");
-		return 1;
-	}
-	pcts(samples, RTT_OPS, &tcp_med, &tcp_p99);
-	tcp4k_rate = RATE_OPS * 4 / ((double)ns / 1e9);
-
-	printf("  %-34s %10s %10s %s\n", "round trip, one at a time",
-	       "median us", "p99 us", "vs raw TCP ping-pong");
-	printf("  %-34s %10.1f %10.1f %+.1f us (goal <= +5)\n",
-	       "ulnet PUT 8 B + ACK", put_med, put_p99, put_med - tcp_med);
-	printf("  %-34s %10.1f %10.1f %+.1f us (goal <= +5)\n",
-	       "ulnet GET 8 B + REPLY", get_med, get_p99, get_med - tcp_med);
-	printf("  %-34s %10.1f %10.1f\n", "raw TCP 8 B ping-pong", tcp_med,
-	       tcp_p99);
-	printf("  %-34s %10s\n", "rate, pipelined", "msgs/s");
-	printf("  %-34s %10.0f  %.0f %% of raw TCP 4 KiB messages "
-	       "(goal >= 200000/s)\n",
-	       "ulnet PUT 4 KiB + ACK, 64 out", put4k_rate,
-	       100.0 * put4k_rate / tcp4k_rate);
-	printf("  %-34s %10.0f\n", "ulnet PUT 8 B + ACK, 64 out", put8_rate);
-	printf("  %-34s %10.0f\n", "raw TCP 4 KiB messages, one way",
-	       tcp4k_rate);
-	if (failed)
-		printf("  (%u operations failed)\n", failed);
-	ulnet_destroy(a);
-	ulnet_destroy(b);
-	free(samples);
+/*
+ * Pin the initiators (A, C, this thread) on cpu_a and the targets (B, D,
+ * the TCP peer thread, set at its creation) on cpu_b.
+ */
+static int place(const struct node_pair *ab, const struct node_pair *cd,
+		 int cpu_a, int cpu_b)
+{
+	pin_self(cpu_a);
+	if (pin_loop(ab->a, cpu_a) || pin_loop(cd->a, cpu_a) ||
+	    pin_loop(ab->b, cpu_b) || pin_loop(cd->b, cpu_b))
+		return -1;
 	return 0;
+}
+
+static int bench_rtt(const struct node_pair *ab, int cpu_b,
+		     struct rtt_figures *r, unsigned *failed)
+{
+	const size_t n = (size_t)ROUNDS * RTT_SLICE;
+	uint64_t *put = calloc(n, sizeof(*put));
+	uint64_t *get = calloc(n, sizeof(*get));
+	uint64_t *tcp = calloc(n, sizeof(*tcp));
+	struct tcp_pair tp;
+	uint64_t ns = 0;
+	int rc = -1;
+
+	if (!put || !get || !tcp || tcp_pair_open(&tp, true, cpu_b))
+		goto out;
+	for (unsigned i = 0; i < ROUNDS; i++) {
+		size_t at = (size_t)i * RTT_SLICE;
+
+		if (measure(ab, RUN_PUT_RTT, 8, RTT_SLICE, put + at, &ns,
+			    failed) ||
+		    measure(ab, RUN_GET_RTT, 8, RTT_SLICE, get + at, &ns,
+			    failed) ||
+		    tcp_pingpong(&tp, tcp + at, RTT_SLICE))
+			goto close;
+	}
+	pcts(put, n, &r->put_med, &r->put_p99);
+	pcts(get, n, &r->get_med, &r->get_p99);
+	pcts(tcp, n, &r->tcp_med, &r->tcp_p99);
+	rc = 0;
+close:
+	tcp_pair_close(&tp);
+out:
+	free(put);
+	free(get);
+	free(tcp);
+	return rc;
+}
+
+static double per_s(unsigned n, uint64_t ns)
+{
+	return ns ? (double)n / ((double)ns / 1e9) : 0.0;
+}
+
+static int bench_rate(const struct node_pair *ab, const struct node_pair *cd,
+		      int cpu_b, struct figures *f)
+{
+	uint64_t ns[5] = { 0 };
+	const unsigned n = ROUNDS * RATE_SLICE;
+	struct tcp_pair tp;
+
+	if (tcp_pair_open(&tp, false, cpu_b))
+		return -1;
+	for (unsigned i = 0; i < ROUNDS; i++) {
+		if (measure(ab, RUN_PUT_RATE, BIG, RATE_SLICE, NULL, &ns[0],
+			    &f->failed) ||
+		    measure(cd, RUN_PUT_RATE, BIG, RATE_SLICE, NULL, &ns[1],
+			    &f->failed) ||
+		    measure(ab, RUN_PUT_RATE, 8, RATE_SLICE, NULL, &ns[2],
+			    &f->failed) ||
+		    measure(cd, RUN_PUT_RATE, 8, RATE_SLICE, NULL, &ns[3],
+			    &f->failed) ||
+		    tcp_stream(&tp, RATE_SLICE, &ns[4])) {
+			tcp_pair_close(&tp);
+			return -1;
+		}
+	}
+	tcp_pair_close(&tp);
+	f->put4k = per_s(n, ns[0]);
+	f->put4k_tuned = per_s(n, ns[1]);
+	f->put8 = per_s(n, ns[2]);
+	f->put8_tuned = per_s(n, ns[3]);
+	f->tcp4k = per_s(n, ns[4]);
+	return 0;
+}
+
+static void print_rtt(const struct rtt_figures *r, const char *where)
+{
+	printf("  round trip, one at a time, %s\n", where);
+	printf("  %-36s %9s %9s  %s\n", "", "median us", "p99 us",
+	       "median - raw TCP median");
+	printf("  %-36s %9.1f %9.1f  %+.1f us (goal <= +5)\n",
+	       "ulnet PUT 8 B + ACK", r->put_med, r->put_p99,
+	       r->put_med - r->tcp_med);
+	printf("  %-36s %9.1f %9.1f  %+.1f us (goal <= +5)\n",
+	       "ulnet GET 8 B + REPLY", r->get_med, r->get_p99,
+	       r->get_med - r->tcp_med);
+	printf("  %-36s %9.1f %9.1f\n", "raw TCP 8 B ping-pong", r->tcp_med,
+	       r->tcp_p99);
+}
+
+static void print_rate(const struct figures *f, const char *where)
+{
+	printf("  rate, %u outstanding, %s\n", WINDOW, where);
+	printf("  %-36s %9s  %s\n", "", "per s",
+	       "% of raw TCP 4 KiB messages/s");
+	printf("  %-36s %9.0f  %.0f %% (goal >= 200000/s)\n",
+	       "ulnet PUT 4 KiB + ACK, credits 8", f->put4k,
+	       100.0 * f->put4k / f->tcp4k);
+	printf("  %-36s %9.0f  %.0f %% (goal >= 200000/s)\n",
+	       "ulnet PUT 4 KiB + ACK, credits 64", f->put4k_tuned,
+	       100.0 * f->put4k_tuned / f->tcp4k);
+	printf("  %-36s %9.0f\n", "ulnet PUT 8 B + ACK, credits 8", f->put8);
+	printf("  %-36s %9.0f\n", "ulnet PUT 8 B + ACK, credits 64",
+	       f->put8_tuned);
+	printf("  %-36s %9.0f\n", "raw TCP 4 KiB messages, one way", f->tcp4k);
+}
+
+/* No argument: everything. Else only the parts named. */
+static bool want(int argc, char **argv, const char *part)
+{
+	if (argc < 2)
+		return true;
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], part))
+			return true;
+	return false;
+}
+
+int main(int argc, char **argv)
+{
+	uint16_t port = (uint16_t)(20000 + getpid() % 20000);
+	struct node_pair ab, cd;
+	struct figures f;
+	uint64_t ns = 0;
+	cpu_set_t set;
+	bool two_cpus;
+	int rc = 1;
+
+	memset(&f, 0, sizeof(f));
+	/* CPUs 0 and 1 both usable: measure the two-CPU placement too. */
+	two_cpus = sched_getaffinity(0, sizeof(set), &set) == 0 &&
+		   CPU_ISSET(0, &set) && CPU_ISSET(1, &set);
+	if (make_pair("127.0.7.1@tcp", "127.0.7.2@tcp", port, 0, &ab))
+		return 1;
+	if (make_pair("127.0.7.3@tcp", "127.0.7.4@tcp", port, TUNED_CREDITS,
+		      &cd))
+		goto destroy_ab;
+	printf("bench_lnet: two ulnet nodes per pair on loopback, one tcp "
+	       "rail, socklnd V3;\n  raw TCP in the same run; %u interleaved "
+	       "rounds\n",
+	       ROUNDS);
+	/* Warm up: connections, caches. */
+	if (measure(&ab, RUN_PUT_RTT, 8, 2000, NULL, &ns, &f.failed) ||
+	    measure(&cd, RUN_PUT_RTT, 8, 2000, NULL, &ns, &f.failed))
+		goto destroy;
+	if (want(argc, argv, "rtt")) {
+		if (place(&ab, &cd, 0, 0) ||
+		    bench_rtt(&ab, 0, &f.rtt[0], &f.failed))
+			goto destroy;
+		print_rtt(&f.rtt[0], "every thread on CPU 0");
+		if (two_cpus) {
+			if (place(&ab, &cd, 0, 1) ||
+			    bench_rtt(&ab, 1, &f.rtt[1], &f.failed))
+				goto destroy;
+			print_rtt(&f.rtt[1],
+				  "initiators on CPU 0, targets on 1");
+		}
+	}
+	if (want(argc, argv, "rate")) {
+		/*
+		 * Unpinned: on a shared machine a pinned pipeline stalls
+		 * whenever another process holds its CPU.
+		 */
+		if (place(&ab, &cd, -1, -1) || bench_rate(&ab, &cd, -1, &f))
+			goto destroy;
+		print_rate(&f, "threads unpinned");
+	}
+	if (f.failed)
+		printf("  (%u operations failed)\n", f.failed);
+	rc = 0;
+destroy:
+	ulnet_destroy(cd.a);
+	ulnet_destroy(cd.b);
+destroy_ab:
+	ulnet_destroy(ab.a);
+	ulnet_destroy(ab.b);
+	if (rc)
+		fprintf(stderr, "bench_lnet: a measurement failed\n");
+	return rc;
 }

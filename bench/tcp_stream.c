@@ -1,0 +1,209 @@
+/*
+ * tcp_stream: one bulk TCP (or MPTCP) stream, for scripts/bench_rails.sh.
+ *
+ *   tcp_stream recv ADDR PORT [--mptcp]
+ *	listen on ADDR:PORT, take one connection, read it to the end and
+ *	print "bytes B seconds S gbit_s G" (first byte to last byte);
+ *   tcp_stream send ADDR PORT SECONDS [--mptcp] [--from SRC]
+ *	connect (from SRC if given) and write 128 KiB at a time for SECONDS.
+ *
+ * Goodput is measured at the receiver: what the application got, not
+ * what left the sender's buffers. Not a bench_* program: `make bench`
+ * does not run it (it needs a peer).
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <netinet/in.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef IPPROTO_MPTCP
+#define IPPROTO_MPTCP 262
+#endif
+
+#define CHUNK (128u * 1024u)
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int addr_parse(const char *ip, const char *port, struct sockaddr_in *sa)
+{
+	char *end;
+	unsigned long p = strtoul(port, &end, 10);
+
+	memset(sa, 0, sizeof(*sa));
+	sa->sin_family = AF_INET;
+	if (*end || p > 65535 || inet_pton(AF_INET, ip, &sa->sin_addr) != 1)
+		return -EINVAL;
+	sa->sin_port = htons((uint16_t)p);
+	return 0;
+}
+
+static int do_recv(const struct sockaddr_in *sa, bool is_mptcp)
+{
+	static uint8_t buf[CHUNK];
+	int proto = is_mptcp ? IPPROTO_MPTCP : IPPROTO_TCP;
+	int one = 1, lfd, fd;
+	uint64_t bytes = 0, t0 = 0, t1 = 0;
+	double s;
+
+	lfd = socket(AF_INET, SOCK_STREAM, proto);
+	if (lfd < 0) {
+		perror("tcp_stream: socket");
+		return 1;
+	}
+	setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(lfd, (const struct sockaddr *)sa, sizeof(*sa)) ||
+	    listen(lfd, 1)) {
+		perror("tcp_stream: bind/listen");
+		close(lfd);
+		return 1;
+	}
+	/* Ready: the script waits for this line before it starts a sender. */
+	printf("listening\n");
+	fflush(stdout);
+	fd = accept(lfd, NULL, NULL);
+	if (fd < 0) {
+		perror("tcp_stream: accept");
+		close(lfd);
+		return 1;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof(buf));
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		t1 = now_ns();
+		if (!bytes)
+			t0 = t1;
+		bytes += (uint64_t)n;
+	}
+	close(fd);
+	/* Only now: MPTCP joins (extra subflows) come in through it. */
+	close(lfd);
+	s = (double)(t1 - t0) / 1e9;
+	printf("bytes %llu seconds %.3f gbit_s %.4f\n",
+	       (unsigned long long)bytes, s,
+	       s > 0 ? (double)bytes * 8 / s / 1e9 : 0.0);
+	return 0;
+}
+
+static int do_send(const struct sockaddr_in *sa, double seconds, bool is_mptcp,
+		   const char *from)
+{
+	static uint8_t buf[CHUNK];
+	int proto = is_mptcp ? IPPROTO_MPTCP : IPPROTO_TCP;
+	uint64_t end;
+	int fd;
+
+	fd = socket(AF_INET, SOCK_STREAM, proto);
+	if (fd < 0) {
+		perror("tcp_stream: socket");
+		return 1;
+	}
+	if (from) {
+		struct sockaddr_in src;
+
+		if (addr_parse(from, "0", &src) ||
+		    bind(fd, (const struct sockaddr *)&src, sizeof(src))) {
+			perror("tcp_stream: bind source");
+			close(fd);
+			return 1;
+		}
+	}
+	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
+		perror("tcp_stream: connect");
+		close(fd);
+		return 1;
+	}
+	end = now_ns() + (uint64_t)(seconds * 1e9);
+	while (now_ns() < end) {
+		size_t off = 0;
+
+		while (off < sizeof(buf)) {
+			ssize_t n = write(fd, buf + off, sizeof(buf) - off);
+
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n <= 0) {
+				perror("tcp_stream: write");
+				close(fd);
+				return 1;
+			}
+			off += (size_t)n;
+		}
+	}
+	close(fd);
+	return 0;
+}
+
+static void usage(void)
+{
+	fprintf(stderr, "usage: tcp_stream recv ADDR PORT [--mptcp]\n"
+			"       tcp_stream send ADDR PORT SECONDS [--mptcp] "
+			"[--from SRC]\n");
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_in sa;
+	const char *from = NULL;
+	bool is_mptcp = false, is_send;
+	double seconds = 0;
+	int i, first_opt;
+
+	if (argc < 4) {
+		usage();
+		return 2;
+	}
+	is_send = !strcmp(argv[1], "send");
+	if (!is_send && strcmp(argv[1], "recv") != 0) {
+		usage();
+		return 2;
+	}
+	if (addr_parse(argv[2], argv[3], &sa)) {
+		fprintf(stderr, "tcp_stream: bad address %s:%s\n", argv[2],
+			argv[3]);
+		return 2;
+	}
+	first_opt = 4;
+	if (is_send) {
+		char *end;
+
+		if (argc < 5) {
+			usage();
+			return 2;
+		}
+		seconds = strtod(argv[4], &end);
+		if (*end || seconds <= 0) {
+			usage();
+			return 2;
+		}
+		first_opt = 5;
+	}
+	for (i = first_opt; i < argc; i++) {
+		if (!strcmp(argv[i], "--mptcp")) {
+			is_mptcp = true;
+		} else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
+			from = argv[++i];
+		} else {
+			usage();
+			return 2;
+		}
+	}
+	return is_send ? do_send(&sa, seconds, is_mptcp, from)
+		       : do_recv(&sa, is_mptcp);
+}
