@@ -148,6 +148,7 @@ static struct ul_ni *ni_create(struct ul_net *net, const struct ulnet_nid *nid,
 	ni->numa_node = numa_node < 0 ? UL_NUMA_ANY : numa_node;
 	ni->tx_credits = net->tun.credits;
 	ni->healthv = UL_HEALTH_MAX;
+	ni->tos = -1;
 	ni->status = UL_NI_STATUS_UP;
 	ni->sel_priority = UL_PRIO_UNSET;
 	ni->refcount = 1; /* the net's list */

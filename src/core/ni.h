@@ -91,6 +91,10 @@ struct ul_ni {
 	enum ul_ni_status status;
 	uint32_t sel_priority; /* UDSP NI priority, lower better */
 	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
+	/* LND tunables of this NI (lnetctl.md §6.1: per NI, not per net) */
+	int conns_per_peer; /* 0: the LND's default */
+	int tos;	    /* -1: the LND's default */
+	uint64_t cpt_mask;  /* CPTs the NI is bound to; 0: every CPT */
 	int refcount;
 	bool is_dead;
 	/* Message layer (core/node.h): set and read on the node's thread. */

@@ -10,6 +10,8 @@
 #include <string.h>
 
 #include "ctl/proto.h"
+#include "ctl/proto_int.h"
+#include "ctl/ytree.h"
 #include "util/err.h"
 #include "wire/bytes.h"
 #include "wire/wire.h"
@@ -102,6 +104,46 @@ static const uint8_t attr_types[UL_CTL_A__MAX] = {
 	[UL_CTL_A_H_NETWORK_TIMEOUT] = UL_CTL_T_U64,
 	[UL_CTL_A_PING_COUNT] = UL_CTL_T_U64,
 	[UL_CTL_A_NEXT_PING] = UL_CTL_T_S64,
+	[UL_CTL_A_ARG_HAS] = UL_CTL_T_U64,
+	[UL_CTL_A_ARG_FLAGS] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_VERBOSE] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_NID] = UL_CTL_T_NID,
+	[UL_CTL_A_ARG_NID2] = UL_CTL_T_NID,
+	[UL_CTL_A_ARG_LOCAL_NID] = UL_CTL_T_NID,
+	[UL_CTL_A_ARG_NET] = UL_CTL_T_STR,
+	[UL_CTL_A_ARG_NAME] = UL_CTL_T_STR,
+	[UL_CTL_A_ARG_CPT] = UL_CTL_T_STR,
+	[UL_CTL_A_ARG_VALUE] = UL_CTL_T_S64,
+	[UL_CTL_A_ARG_PEER_TIMEOUT] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_PEER_CREDITS] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_PEER_BUF_CREDITS] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_CREDITS] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_CONNS_PER_PEER] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_TOS] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_LND_TIMEOUT] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_HEALTH] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_HOP] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_PRIORITY] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_IDX] = UL_CTL_T_S32,
+	[UL_CTL_A_ARG_STATE] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_RATE] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_INTERVAL] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_LATENCY] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_MSG_MASK] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_HEALTH_MASK] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_PTL_MASK] = UL_CTL_T_U64,
+	[UL_CTL_A_ARG_TIMEOUT_MS] = UL_CTL_T_U32,
+	[UL_CTL_A_ARG_NIDS] = UL_CTL_T_NID,
+	[UL_CTL_A_ARG_IFS] = UL_CTL_T_STR,
+	[UL_CTL_A_ARG_UDSP_BLOCK] = UL_CTL_T_BYTES,
+	[UL_CTL_A_Y_MAP] = UL_CTL_T_NESTED,
+	[UL_CTL_A_Y_SEQ] = UL_CTL_T_NESTED,
+	[UL_CTL_A_Y_KEY] = UL_CTL_T_STR,
+	[UL_CTL_A_Y_STR] = UL_CTL_T_STR,
+	[UL_CTL_A_Y_QSTR] = UL_CTL_T_STR,
+	[UL_CTL_A_Y_INT] = UL_CTL_T_S64,
+	[UL_CTL_A_Y_UINT] = UL_CTL_T_U64,
+	[UL_CTL_A_Y_BOOL] = UL_CTL_T_U32,
 	[UL_CTL_A_PERF_SIZE] = UL_CTL_T_U32,
 	[UL_CTL_A_PERF_DURATION_MS] = UL_CTL_T_U32,
 	[UL_CTL_A_PERF_INFLIGHT] = UL_CTL_T_U32,
@@ -256,6 +298,14 @@ void ul_ctl_put_bytes(struct ul_ctl_msg *m, uint16_t type, const void *p,
 		      size_t len)
 {
 	put_attr(m, type, 0, p, len);
+}
+
+void ul_ctl_put_raw(struct ul_ctl_msg *m, const void *p, size_t n)
+{
+	uint8_t *dst = reserve(m, n);
+
+	if (dst && n)
+		memcpy(dst, p, n);
 }
 
 void ul_ctl_put_flag(struct ul_ctl_msg *m, uint16_t type)
@@ -548,7 +598,9 @@ int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m)
 		ul_ctl_put_u32(m, UL_CTL_A_PERF_INFLIGHT, req->perf.inflight);
 		break;
 	default:
-		if (!m->err)
+		if (ul_ctl_op_is_generic(req->op))
+			ul_ctl_args_encode(&req->args, m);
+		else if (!m->err)
 			m->err = -EINVAL;
 		break;
 	}
@@ -640,7 +692,7 @@ static int perf_req_attr(struct ul_ctl_req *r, unsigned int *seen,
 static bool is_known_op(uint16_t op)
 {
 	return (op >= UL_CTL_OP_PING && op <= UL_CTL_OP_PEER_SHOW) ||
-	       op == UL_CTL_OP_PERF_PUT;
+	       op == UL_CTL_OP_PERF_PUT || ul_ctl_op_is_generic(op);
 }
 
 int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
@@ -664,6 +716,12 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 	if (!is_known_op(h.op))
 		return ul_err_set(err, -EOPNOTSUPP,
 				  "control request: unknown op %u", h.op);
+	if (ul_ctl_op_is_generic(h.op)) {
+		out->op = h.op;
+		return ul_ctl_args_decode((const uint8_t *)frame +
+						  UL_CTL_HDR_SIZE,
+					  h.len, &out->args, err);
+	}
 	memset(&r, 0, sizeof(r));
 	r.op = h.op;
 	ul_ctl_iter_init(&it, (const uint8_t *)frame + UL_CTL_HDR_SIZE, h.len);
@@ -1327,6 +1385,14 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 	default:
 		break;
 	}
+	if (ul_ctl_op_is_generic(r->op)) {
+		if (a->type != UL_CTL_A_Y_MAP)
+			return 0;
+		if (r->doc)
+			return ul_err_set(err, -EPROTO,
+					  "control reply: two documents");
+		return ul_ctl_doc_decode(a, &r->doc, err);
+	}
 	switch (r->op) {
 	case UL_CTL_OP_PING:
 		if (a->type == UL_CTL_A_PING_PRIMARY)
@@ -1416,6 +1482,7 @@ void ul_ctl_reply_fini(struct ul_ctl_reply *r)
 {
 	size_t i;
 
+	ul_ytree_free(r->doc);
 	switch (r->op) {
 	case UL_CTL_OP_PING:
 		free(r->ping.nis);

@@ -81,12 +81,29 @@
  *	          what each sent meanwhile)
  *
  * The server includes the optional blocks the verbose level needs; the
- * printer decides from the level what to print. Op numbers and attribute
- * id ranges for the rest of lnetctl's commands are reserved below, so
- * later ops slot in without renumbering: net add/del/set, peer add/del/
- * set/list, route add/del/show, set/global show, udsp add/del/show (the
- * rule travels as UL_CTL_A_UDSP_BLOCK, the binary block of
- * core/udsp_block.h), stats show/reset, discover, fault, import/export.
+ * printer decides from the level what to print.
+ *
+ * The generic ops (every other lnetctl command: net add/del/set, peer
+ * add/del/set/list, route add/del/show, routing show, set, global show,
+ * udsp add/del/show, stats show/reset, discover, fault add/del/show/
+ * reset, lnet configure/unconfigure, debug recovery/peer, cpt-of-nid):
+ *
+ *	request  ARG_* attributes, one per field of struct ul_ctl_args
+ *	         (proto_args.h), with ARG_HAS saying which were given; one
+ *	         table gives each field its id, type and presence bit, so
+ *	         encoding and decoding are the same loop on both ends. A
+ *	         UDSP rule travels as ARG_UDSP_BLOCK, the kernel's binary
+ *	         rule block (core/udsp_block.h).
+ *	reply    RC, ERR_MSG on failure, else one Y_MAP: the document the
+ *	         command prints, with lnetctl's key names and order, built
+ *	         by the server (as LNet's netlink key tables are built by
+ *	         the kernel) and printed by ulnetctl in the output engine
+ *	         the command uses (proto_doc.h). Scalars keep their type
+ *	         (Y_INT, Y_UINT, Y_BOOL, Y_STR, Y_QSTR for the one quoted
+ *	         value lnetctl prints, CPT).
+ *
+ * `import` and `export` are ulnetctl's own work over these ops, as they
+ * are lnetctl's over netlink.
  *
  * A reply is at most UL_CTL_MAX_PAYLOAD too; a table that does not fit
  * is refused with -EMSGSIZE (a later version may page it with a cursor
@@ -121,13 +138,39 @@ enum ul_ctl_op {
 	UL_CTL_OP_NET_SHOW = 2,
 	UL_CTL_OP_PEER_SHOW = 3,
 	/*
-	 * Reserved: 4 NET_ADD, 5 NET_DEL, 6 NET_SET, 7 PEER_ADD, 8 PEER_DEL,
-	 * 9 PEER_SET, 10 PEER_LIST, 11 ROUTE_ADD, 12 ROUTE_DEL,
-	 * 13 ROUTE_SHOW, 14 SET, 15 GLOBAL_SHOW, 16 UDSP_ADD, 17 UDSP_DEL,
-	 * 18 UDSP_SHOW, 19 STATS_SHOW, 20 STATS_RESET, 21 DISCOVER,
-	 * 22 FAULT_ADD, 23 FAULT_DEL, 24 FAULT_SHOW, 25 EXPORT, 26 IMPORT.
+	 * The generic ops (proto_args.h): a request of struct ul_ctl_args,
+	 * a reply that is an error or a document (proto_doc.h).
 	 */
-	UL_CTL_OP_PERF_PUT = 27,  /* ulnet's own: bulk PUT stream */
+	UL_CTL_OP_NET_ADD = 4,
+	UL_CTL_OP_NET_DEL = 5,
+	UL_CTL_OP_NET_SET = 6,
+	UL_CTL_OP_PEER_ADD = 7,
+	UL_CTL_OP_PEER_DEL = 8,
+	UL_CTL_OP_PEER_SET = 9,
+	UL_CTL_OP_PEER_LIST = 10,
+	UL_CTL_OP_ROUTE_ADD = 11,
+	UL_CTL_OP_ROUTE_DEL = 12,
+	UL_CTL_OP_ROUTE_SHOW = 13,
+	UL_CTL_OP_SET = 14, /* `set <name> <value>`, routing and buffers too */
+	UL_CTL_OP_GLOBAL_SHOW = 15,
+	UL_CTL_OP_UDSP_ADD = 16,
+	UL_CTL_OP_UDSP_DEL = 17,
+	UL_CTL_OP_UDSP_SHOW = 18,
+	UL_CTL_OP_STATS_SHOW = 19,
+	UL_CTL_OP_STATS_RESET = 20,
+	UL_CTL_OP_DISCOVER = 21,
+	UL_CTL_OP_FAULT_ADD = 22,
+	UL_CTL_OP_FAULT_DEL = 23,
+	UL_CTL_OP_FAULT_SHOW = 24,
+	UL_CTL_OP_FAULT_RESET = 25,
+	UL_CTL_OP_ROUTING_SHOW = 26,
+	UL_CTL_OP_PERF_PUT = 27, /* ulnet's own: bulk PUT stream */
+	UL_CTL_OP_LNET_CONFIGURE = 28,
+	UL_CTL_OP_LNET_UNCONFIGURE = 29,
+	UL_CTL_OP_DEBUG_RECOVERY = 30,
+	UL_CTL_OP_CPT_OF_NID = 31,
+	UL_CTL_OP_DEBUG_PEER = 32,
+	UL_CTL_OP__LAST = 32,
 	UL_CTL_OP_REPLY = 0x8000, /* or-ed into a reply's op */
 };
 
@@ -241,11 +284,54 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_NEXT_PING = 0x043a,	     /* s64: seconds */
 
 	/*
-	 * Reserved ranges: 0x05xx routes, 0x06xx tunables (set, global
-	 * show), 0x07xx UDSP (0x0700 UDSP_BLOCK, bytes), 0x08xx global
-	 * statistics, 0x09xx discover, 0x0axx fault rules, 0x0bxx
-	 * import/export.
+	 * 0x05xx: arguments of the generic ops (struct ul_ctl_args in
+	 * proto_args.h, which says what each is for)
 	 */
+	UL_CTL_A_ARG_HAS = 0x0500,		/* u64: UL_CTL_ARG_* presence */
+	UL_CTL_A_ARG_FLAGS = 0x0501,		/* u32: UL_CTL_ARGF_* */
+	UL_CTL_A_ARG_VERBOSE = 0x0502,		/* u32 */
+	UL_CTL_A_ARG_NID = 0x0503,		/* nid */
+	UL_CTL_A_ARG_NID2 = 0x0504,		/* nid */
+	UL_CTL_A_ARG_LOCAL_NID = 0x0505,	/* nid */
+	UL_CTL_A_ARG_NET = 0x0506,		/* str */
+	UL_CTL_A_ARG_NAME = 0x0507,		/* str */
+	UL_CTL_A_ARG_CPT = 0x0508,		/* str */
+	UL_CTL_A_ARG_VALUE = 0x0509,		/* s64 */
+	UL_CTL_A_ARG_PEER_TIMEOUT = 0x050a,	/* s32 */
+	UL_CTL_A_ARG_PEER_CREDITS = 0x050b,	/* s32 */
+	UL_CTL_A_ARG_PEER_BUF_CREDITS = 0x050c, /* s32 */
+	UL_CTL_A_ARG_CREDITS = 0x050d,		/* s32 */
+	UL_CTL_A_ARG_CONNS_PER_PEER = 0x050e,	/* s32 */
+	UL_CTL_A_ARG_TOS = 0x050f,		/* s32 */
+	UL_CTL_A_ARG_LND_TIMEOUT = 0x0510,	/* s32 */
+	UL_CTL_A_ARG_HEALTH = 0x0511,		/* s32 */
+	UL_CTL_A_ARG_HOP = 0x0512,		/* s32 */
+	UL_CTL_A_ARG_PRIORITY = 0x0513,		/* s32 */
+	UL_CTL_A_ARG_IDX = 0x0514,		/* s32 */
+	UL_CTL_A_ARG_STATE = 0x0515,		/* u32 */
+	UL_CTL_A_ARG_RATE = 0x0516,		/* u32 */
+	UL_CTL_A_ARG_INTERVAL = 0x0517,		/* u32 */
+	UL_CTL_A_ARG_LATENCY = 0x0518,		/* u32 */
+	UL_CTL_A_ARG_MSG_MASK = 0x0519,		/* u32 */
+	UL_CTL_A_ARG_HEALTH_MASK = 0x051a,	/* u32 */
+	UL_CTL_A_ARG_PTL_MASK = 0x051b,		/* u64 */
+	UL_CTL_A_ARG_TIMEOUT_MS = 0x051c,	/* u32 */
+	UL_CTL_A_ARG_NIDS = 0x0520,		/* nid, repeated: a list */
+	UL_CTL_A_ARG_IFS = 0x0521,		/* str, repeated: a list */
+	UL_CTL_A_ARG_UDSP_BLOCK = 0x0522,	/* bytes: core/udsp_block.h */
+
+	/*
+	 * 0x06xx: the reply document of the generic ops (proto_doc.h): a
+	 * tree of mappings, sequences and scalars with lnetctl's key names
+	 */
+	UL_CTL_A_Y_MAP = 0x0600,  /* nested: KEY, value, KEY, value... */
+	UL_CTL_A_Y_SEQ = 0x0601,  /* nested: values */
+	UL_CTL_A_Y_KEY = 0x0602,  /* str: the next value's key */
+	UL_CTL_A_Y_STR = 0x0603,  /* str: a plain scalar */
+	UL_CTL_A_Y_QSTR = 0x0604, /* str: a double-quoted scalar (CPT) */
+	UL_CTL_A_Y_INT = 0x0605,  /* s64 */
+	UL_CTL_A_Y_UINT = 0x0606, /* u64 */
+	UL_CTL_A_Y_BOOL = 0x0607, /* u32: 0 or 1, printed false / true */
 
 	/* 0x0cxx: perf streams (ulnet's own) */
 	UL_CTL_A_PERF_SIZE = 0x0c00,	    /* u32: bytes per PUT */
@@ -392,6 +478,110 @@ struct ul_ctl_perf_req {
 	uint32_t inflight;
 };
 
+/*
+ * The request of every generic op: what lnetctl's options give, each field
+ * present only when its UL_CTL_ARG_* bit is set in has (flags are present
+ * when set). Which fields an op reads is the server handler's business;
+ * ulnetctl fills what the command line gave, already parsed (NIDs and NID
+ * ranges expanded; net names and CPT expressions as typed, the server
+ * parses them and answers lnetctl's errors).
+ */
+#define UL_CTL_ARGS_NIDS_MAX 1024 /* a NID list; peer add allows 128 */
+#define UL_CTL_ARGS_IFS_MAX 32
+#define UL_CTL_IFNAME_MAX 128 /* "eth0[0,1]" as typed */
+#define UL_CTL_NAME_MAX 64
+
+enum {
+	UL_CTL_ARG_VERBOSE = 1ULL << 0,
+	UL_CTL_ARG_NID = 1ULL << 1,	  /* the object (primary, local NI) */
+	UL_CTL_ARG_NID2 = 1ULL << 2,	  /* a second one (fault dst) */
+	UL_CTL_ARG_LOCAL_NID = 1ULL << 3, /* ping/fault --source, -o */
+	UL_CTL_ARG_NET = 1ULL << 4,
+	UL_CTL_ARG_NAME = 1ULL << 5, /* a tunable's name (set) */
+	UL_CTL_ARG_CPT = 1ULL << 6,
+	UL_CTL_ARG_VALUE = 1ULL << 7,
+	UL_CTL_ARG_PEER_TIMEOUT = 1ULL << 8,
+	UL_CTL_ARG_PEER_CREDITS = 1ULL << 9,
+	UL_CTL_ARG_PEER_BUF_CREDITS = 1ULL << 10,
+	UL_CTL_ARG_CREDITS = 1ULL << 11,
+	UL_CTL_ARG_CONNS_PER_PEER = 1ULL << 12,
+	UL_CTL_ARG_TOS = 1ULL << 13,
+	UL_CTL_ARG_LND_TIMEOUT = 1ULL << 14,
+	UL_CTL_ARG_HEALTH = 1ULL << 15,
+	UL_CTL_ARG_HOP = 1ULL << 16,
+	UL_CTL_ARG_PRIORITY = 1ULL << 17,
+	UL_CTL_ARG_IDX = 1ULL << 18,
+	UL_CTL_ARG_STATE = 1ULL << 19,
+	UL_CTL_ARG_RATE = 1ULL << 20,
+	UL_CTL_ARG_INTERVAL = 1ULL << 21,
+	UL_CTL_ARG_LATENCY = 1ULL << 22,
+	UL_CTL_ARG_MSG_MASK = 1ULL << 23,
+	UL_CTL_ARG_HEALTH_MASK = 1ULL << 24,
+	UL_CTL_ARG_PTL_MASK = 1ULL << 25,
+	UL_CTL_ARG_TIMEOUT_MS = 1ULL << 26,
+	UL_CTL_ARG_UDSP_BLOCK = 1ULL << 27,
+	UL_CTL_ARG_NIDS = 1ULL << 28, /* nids[] given (may be empty) */
+	UL_CTL_ARG_IFS = 1ULL << 29,
+};
+
+/* Switches (lnetctl's options without a value). */
+enum {
+	UL_CTL_ARGF_ALL = 1U << 0,	 /* --all */
+	UL_CTL_ARGF_FORCE = 1U << 1,	 /* --force */
+	UL_CTL_ARGF_LOCK_PRIM = 1U << 2, /* --lock_prim */
+	UL_CTL_ARGF_NON_MR = 1U << 3,	 /* --non_mr */
+	UL_CTL_ARGF_LOCAL = 1U << 4,	 /* debug recovery --local */
+	UL_CTL_ARGF_PEER = 1U << 5,	 /* debug recovery --peer */
+	UL_CTL_ARGF_RANDOM = 1U << 6,	 /* fault --random */
+	UL_CTL_ARGF_DROP_ALL = 1U << 7,	 /* fault --drop_all */
+	UL_CTL_ARGF_DELAY = 1U << 8,	 /* fault: a delay rule, not drop */
+	UL_CTL_ARGF_LARGE = 1U << 9,	 /* lnet configure --large */
+	UL_CTL_ARGF_BACKUP = 1U << 10,	 /* a show for export --backup */
+};
+
+struct ul_ctl_args {
+	uint64_t has;	/* UL_CTL_ARG_* */
+	uint32_t flags; /* UL_CTL_ARGF_* */
+	uint32_t verbose;
+	struct ulnet_nid nid;
+	struct ulnet_nid nid2;
+	struct ulnet_nid local_nid;
+	char net[UL_CTL_NET_NAME_MAX];
+	char name[UL_CTL_NAME_MAX];
+	char cpt[UL_CTL_NAME_MAX];
+	int64_t value;
+	int32_t peer_timeout;
+	int32_t peer_credits;
+	int32_t peer_buffer_credits;
+	int32_t credits;
+	int32_t conns_per_peer;
+	int32_t tos;
+	int32_t lnd_timeout;
+	int32_t health;
+	int32_t hop;
+	int32_t priority;
+	int32_t idx;
+	uint32_t state;
+	uint32_t rate;
+	uint32_t interval;
+	uint32_t latency;
+	uint32_t msg_mask;
+	uint32_t health_mask;
+	uint64_t ptl_mask;
+	uint32_t timeout_ms;
+	/* Borrowed: the caller's buffer when encoding, the request frame's
+	 * bytes when decoded (valid while the frame is). */
+	const uint8_t *udsp_block;
+	size_t udsp_len;
+	size_t nnids;
+	struct ulnet_nid nids[UL_CTL_ARGS_NIDS_MAX];
+	size_t nifs;
+	char ifs[UL_CTL_ARGS_IFS_MAX][UL_CTL_IFNAME_MAX];
+};
+
+/* True for the ops whose request is struct ul_ctl_args. */
+bool ul_ctl_op_is_generic(uint16_t op);
+
 struct ul_ctl_req {
 	uint16_t op; /* enum ul_ctl_op */
 	union {
@@ -399,6 +589,7 @@ struct ul_ctl_req {
 		struct ul_ctl_ping_req ping;
 		struct ul_ctl_net_show_req net_show;
 		struct ul_ctl_peer_show_req peer_show;
+		struct ul_ctl_args args; /* the generic ops */
 	};
 };
 
@@ -530,8 +721,15 @@ struct ul_ctl_perf_rail {
 	uint64_t bytes;
 };
 
+struct ul_ynode;
+
 struct ul_ctl_reply {
 	uint16_t op; /* the request's op, without UL_CTL_OP_REPLY */
+	/*
+	 * A generic op's document (proto_doc.h) when rc is 0 and the
+	 * server sent one, else NULL; owned, freed by ul_ctl_reply_fini().
+	 */
+	struct ul_ynode *doc;
 	int32_t rc;
 	char err_msg[UL_CTL_STR_MAX]; /* "" when none */
 	uint32_t version;	      /* UL_CTL_A_VERSION if sent, else 0 */

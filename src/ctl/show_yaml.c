@@ -11,26 +11,10 @@
 #define INDENT_A 6
 #define INDENT_B 2
 
-/*
- * A quoted scalar: CPT's double quotes, and with is_bang the "!"-marked
- * descr of error documents. libyaml prints the non-specific tag "!" for
- * a quoted scalar that is not marked quoted-implicit; lnetctl relies on
- * that, and so does this. yemit has plain scalars only.
- */
 static void quoted(struct ul_yemit *y, const char *s, bool is_bang,
 		   yaml_scalar_style_t style)
 {
-	yaml_event_t ev;
-
-	if (y->failed)
-		return;
-	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
-					  (int)strlen(s), 1, !is_bang, style)) {
-		y->failed = true;
-		return;
-	}
-	if (!yaml_emitter_emit(&y->em, &ev))
-		y->failed = true;
+	ul_yemit_quoted(y, s, is_bang, style);
 }
 
 static void kv_nid(struct ul_yemit *y, const char *key,

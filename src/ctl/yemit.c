@@ -118,6 +118,21 @@ void ul_yemit_str(struct ul_yemit *y, const char *s)
 	emit(y, &ev);
 }
 
+void ul_yemit_quoted(struct ul_yemit *y, const char *s, bool is_bang,
+		     yaml_scalar_style_t style)
+{
+	yaml_event_t ev;
+
+	if (y->failed)
+		return;
+	if (!yaml_scalar_event_initialize(&ev, NULL, NULL, (yaml_char_t *)s,
+					  (int)strlen(s), 1, !is_bang, style)) {
+		y->failed = true;
+		return;
+	}
+	emit(y, &ev);
+}
+
 __attribute__((format(printf, 2, 0))) static void
 vstrf(struct ul_yemit *y, const char *fmt, va_list ap)
 {

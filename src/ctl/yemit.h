@@ -34,6 +34,14 @@ void ul_yemit_seq_start(struct ul_yemit *y);
 void ul_yemit_seq_end(struct ul_yemit *y);
 /* A plain scalar (libyaml quotes it only where YAML requires). */
 void ul_yemit_str(struct ul_yemit *y, const char *s);
+/*
+ * A quoted scalar in style (YAML_DOUBLE_QUOTED_SCALAR_STYLE, ...). With
+ * is_bang it carries the non-specific tag "!" as lnetctl's error "descr"
+ * does (libyaml prints "!" for a quoted scalar not marked
+ * quoted-implicit).
+ */
+void ul_yemit_quoted(struct ul_yemit *y, const char *s, bool is_bang,
+		     yaml_scalar_style_t style);
 /* A scalar from a printf format. */
 void ul_yemit_strf(struct ul_yemit *y, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));

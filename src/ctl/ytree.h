@@ -27,6 +27,7 @@ enum ul_ynode_type {
 struct ul_ynode {
 	enum ul_ynode_type type;
 	bool is_null;		   /* plain "", "~", "null", "Null" or "NULL" */
+	bool is_quoted;		   /* written double-quoted (proto_doc.h) */
 	unsigned int line, column; /* 1-based */
 	char *str;		   /* SCALAR: NUL-terminated, owned */
 	struct ul_ynode **kids;	   /* SEQ: items; MAP: key, value... */

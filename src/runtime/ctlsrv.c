@@ -24,6 +24,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -36,6 +38,8 @@
 #include "core/node.h"
 #include "ctl/proto.h"
 #include "runtime/ctlsrv.h"
+#include "runtime/ctlsrv_int.h"
+#include "ctl/proto_doc.h"
 #include "runtime/loop.h"
 #include "runtime/perf.h"
 #include "util/err.h"
@@ -94,18 +98,6 @@ struct ctl_client {
 	size_t out_off;
 	struct ctl_ping *ping;
 	struct ctl_perf *perf;
-};
-
-struct ul_ctlsrv {
-	struct ul_loop *loop;
-	struct ul_node *node;
-	const struct ul_log *log;
-	char *path;
-	int fd;
-	struct ul_io io;
-	struct ul_list clients;
-	unsigned int nclients;
-	uint64_t timeout_ns;
 };
 
 static void client_close(struct ctl_client *c)
@@ -227,6 +219,28 @@ static void client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
  * Refuse what the client sent: one log line, an error reply that answers
  * any op (op 0), then close.
  */
+/* Queue the document reply of a generic op. */
+static void client_send_doc(struct ctl_client *c, uint16_t op,
+			    const struct ul_ctl_msg *doc)
+{
+	struct ul_ctl_reply err_reply;
+	int rc;
+
+	ul_ctl_msg_fini(&c->out);
+	c->out_off = 0;
+	rc = ul_ctl_doc_reply(doc, op, &c->out);
+	if (rc) {
+		ul_ctl_msg_fini(&c->out);
+		ul_ctl_reply_error(&err_reply, op, rc,
+				   rc == -EMSGSIZE ? "reply too large"
+						   : "cannot build reply");
+		client_send(c, &err_reply, false);
+		return;
+	}
+	c->state = CTL_CLIENT_WRITE;
+	client_after_write(c);
+}
+
 static void client_refuse(struct ctl_client *c, int rc, const char *msg,
 			  bool with_version)
 {
@@ -283,9 +297,33 @@ static void fill_msg_stats(struct ul_ctl_ni_blocks *b,
 	}
 }
 
-static void fill_ni(struct ul_ctl_ni *out, const struct ul_ni *ni,
-		    uint32_t level, const struct ulnet_ni_info *info,
-		    size_t ninfo)
+void ul_ctlsrv_cpt_format(const struct ul_ctlsrv *srv, const struct ul_ni *ni,
+			  char *buf, size_t len)
+{
+	unsigned int i, ncpt = srv->ncpt ? srv->ncpt : 1;
+	size_t off = 0;
+	bool first = true;
+
+	buf[0] = '\0';
+	for (i = 0; i < ncpt && i < 64 && off + 1 < len; i++) {
+		int n;
+
+		if (ni->cpt_mask && !(ni->cpt_mask & (1ULL << i)))
+			continue;
+		n = snprintf(buf + off, len - off, "%s%u", first ? "[" : ",",
+			     i);
+		if (n < 0 || (size_t)n >= len - off)
+			break;
+		off += (size_t)n;
+		first = false;
+	}
+	if (off + 1 < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
+		    const struct ul_ni *ni, uint32_t level,
+		    const struct ulnet_ni_info *info, size_t ninfo)
 {
 	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
 	struct ulnet_msg_stats none;
@@ -329,14 +367,19 @@ static void fill_ni(struct ul_ctl_ni *out, const struct ul_ni *ni,
 		out->peer_buffer_credits = ni->net->tun.peer_buffer_credits;
 		out->credits = ni->net->tun.credits;
 		out->has_lnd_tunables = true;
-		out->conns_per_peer = 1;
-		out->lnd_timeout = SOCKLND_TIMEOUT_SEC;
-		out->tos = -1;
+		out->conns_per_peer =
+			ni->conns_per_peer > 0 ? ni->conns_per_peer : 1;
+		out->lnd_timeout =
+			srv->lnd_timeout > 0 ? srv->lnd_timeout
+			: srv->lnd_timeout == 0
+				? (int32_t)ul_tunables_lnd_timeout(
+					  &ul_node_core(srv->node)->tun)
+				: SOCKLND_TIMEOUT_SEC;
+		out->tos = ni->tos;
 	}
 	out->has_cpt = true;
 	out->dev_cpt = is_lo ? -1 : ni->numa_node;
-	/* One loop thread serves every NI: one CPT. */
-	snprintf(out->cpt, sizeof(out->cpt), "[0]");
+	ul_ctlsrv_cpt_format(srv, ni, out->cpt, sizeof(out->cpt));
 }
 
 static int build_net_show(struct ul_ctlsrv *srv,
@@ -397,7 +440,8 @@ static int build_net_show(struct ul_ctlsrv *srv,
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			if (k == net->nnis)
 				break;
-			fill_ni(&cn->nis[k++], ni, req->verbose, info, ninfo);
+			fill_ni(srv, &cn->nis[k++], ni, req->verbose, info,
+				ninfo);
 		}
 		cn->nnis = k;
 	}
@@ -718,19 +762,115 @@ fail:
 	client_send(c, &r, false);
 }
 
+/* ---- Generic ops ----------------------------------------------------- */
+
+struct generic_op {
+	uint16_t op;
+	ul_ctlsrv_op_fn fn;
+	/* The error a stopped LNet gives (lnetctl.md §5); 0: runs anyway. */
+	int down_rc;
+	const char *down_msg;
+};
+
+static const struct generic_op generic_ops[] = {
+	{ UL_CTL_OP_NET_ADD, ul_ctlsrv_net_add, -ESHUTDOWN,
+	  "cannot add LNet NI" },
+	{ UL_CTL_OP_NET_DEL, ul_ctlsrv_net_del, -ENETDOWN, "Network is down" },
+	{ UL_CTL_OP_NET_SET, ul_ctlsrv_net_set, -ENETDOWN, "Network is down" },
+	{ UL_CTL_OP_PEER_ADD, ul_ctlsrv_peer_add, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_PEER_DEL, ul_ctlsrv_peer_del, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_PEER_SET, ul_ctlsrv_peer_set, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_PEER_LIST, ul_ctlsrv_peer_list, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_ROUTE_ADD, ul_ctlsrv_route_add, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_ROUTE_DEL, ul_ctlsrv_route_del, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_ROUTE_SHOW, ul_ctlsrv_route_show, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_ROUTING_SHOW, ul_ctlsrv_routing_show, 0, NULL },
+	{ UL_CTL_OP_SET, ul_ctlsrv_set, 0, NULL },
+	{ UL_CTL_OP_GLOBAL_SHOW, ul_ctlsrv_global_show, 0, NULL },
+	{ UL_CTL_OP_STATS_SHOW, ul_ctlsrv_stats_show, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_STATS_RESET, ul_ctlsrv_stats_reset, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_UDSP_ADD, ul_ctlsrv_udsp_add, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_UDSP_DEL, ul_ctlsrv_udsp_del, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_UDSP_SHOW, ul_ctlsrv_udsp_show, 0, NULL },
+	{ UL_CTL_OP_FAULT_ADD, ul_ctlsrv_fault_add, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_FAULT_DEL, ul_ctlsrv_fault_del, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_FAULT_SHOW, ul_ctlsrv_fault_show, 0, NULL },
+	{ UL_CTL_OP_FAULT_RESET, ul_ctlsrv_fault_reset, 0, NULL },
+	{ UL_CTL_OP_LNET_CONFIGURE, ul_ctlsrv_lnet_configure, 0, NULL },
+	{ UL_CTL_OP_LNET_UNCONFIGURE, ul_ctlsrv_lnet_unconfigure, 0, NULL },
+	{ UL_CTL_OP_DEBUG_RECOVERY, ul_ctlsrv_debug_recovery, 0, NULL },
+	{ UL_CTL_OP_DEBUG_PEER, ul_ctlsrv_debug_peer, -ENETDOWN,
+	  "Network is down" },
+	{ UL_CTL_OP_CPT_OF_NID, ul_ctlsrv_cpt_of_nid, -ENETDOWN,
+	  "Network is down" },
+};
+
+/* Run a generic op's handler and queue its reply. */
+static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
+{
+	const struct generic_op *g = NULL;
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply r;
+	struct ul_ctl_msg doc;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof(generic_ops) / sizeof(generic_ops[0]); i++)
+		if (generic_ops[i].op == req->op)
+			g = &generic_ops[i];
+	if (!g) {
+		ul_ctl_reply_error(&r, req->op, -EOPNOTSUPP,
+				   "operation not supported");
+		client_send(c, &r, false);
+		return;
+	}
+	if (c->srv->is_down && g->down_rc) {
+		ul_ctl_reply_error(&r, req->op, g->down_rc, g->down_msg);
+		client_send(c, &r, false);
+		return;
+	}
+	ul_ctl_doc_init(&doc);
+	rc = g->fn(c->srv, &req->args, &doc, &err);
+	if (rc == 0) {
+		client_send_doc(c, req->op, &doc);
+		ul_ctl_msg_fini(&doc);
+		return;
+	}
+	ul_ctl_msg_fini(&doc);
+	ul_ctl_reply_error(&r, req->op, rc < 0 ? rc : -EINVAL, err.msg);
+	client_send(c, &r, false);
+}
+
 /* ---- Requests -------------------------------------------------------- */
 
 static void client_dispatch(struct ctl_client *c)
 {
 	struct ul_err err = { 0 };
+	uint8_t *frame;
 	struct ul_ctl_reply r;
 	struct ul_ctl_req req;
 	int rc;
 
 	ul_timer_cancel(ul_loop_timers(c->srv->loop), &c->timer);
 	rc = ul_ctl_req_decode(c->frame, c->frame_len, &req, &err);
-	free(c->frame);
-	c->frame = NULL;
+	/* A generic request borrows the frame (its UDSP block). */
+	if (rc || !ul_ctl_op_is_generic(req.op)) {
+		free(c->frame);
+		c->frame = NULL;
+	}
 	if (rc == -EOPNOTSUPP) {
 		ul_log(c->srv->log, UL_D_WARNING, "ctl: client pid %d: %s",
 		       (int)c->pid, err.msg);
@@ -763,9 +903,16 @@ static void client_dispatch(struct ctl_client *c)
 	case UL_CTL_OP_NET_SHOW:
 		rc = build_net_show(c->srv, &req.net_show, &r);
 		break;
-	default:
+	case UL_CTL_OP_PEER_SHOW:
 		rc = build_peer_show(c->srv, &req.peer_show, &r);
 		break;
+	default:
+		/* The reply may close c: own the frame first. */
+		frame = c->frame;
+		c->frame = NULL;
+		do_generic(c, &req);
+		free(frame);
+		return;
 	}
 	if (rc) {
 		ul_ctl_reply_fini(&r);
@@ -868,7 +1015,33 @@ static void client_on_io(struct ul_io *io, uint32_t events)
 	}
 }
 
-/* The peer's uid must be ours or root's (proto.h "Transport"). */
+/*
+ * Whether the peer is in the --ctl-group group: its primary group, or one
+ * of the supplementary groups its user has in the group database.
+ */
+static bool peer_in_group(struct ucred cred, gid_t group)
+{
+	struct passwd pw, *pwp = NULL;
+	gid_t groups[256];
+	int n = 256, i;
+	char buf[4096];
+
+	if (cred.gid == group)
+		return true;
+	if (getpwuid_r(cred.uid, &pw, buf, sizeof(buf), &pwp) || !pwp)
+		return false;
+	if (getgrouplist(pw.pw_name, pw.pw_gid, groups, &n) < 0)
+		return false;
+	for (i = 0; i < n; i++)
+		if (groups[i] == group)
+			return true;
+	return false;
+}
+
+/*
+ * The peer's uid must be ours or root's, or it must be in the socket's
+ * group (--ctl-group) (proto.h "Transport").
+ */
 static int check_peer(struct ctl_client *c, char *why, size_t len)
 {
 	struct ucred cred;
@@ -881,7 +1054,8 @@ static int check_peer(struct ctl_client *c, char *why, size_t len)
 		return -EACCES;
 	}
 	c->pid = cred.pid;
-	if (cred.uid != me && cred.uid != 0) {
+	if (cred.uid != me && cred.uid != 0 &&
+	    !(c->srv->has_group && peer_in_group(cred, c->srv->group))) {
 		snprintf(why, len,
 			 "permission denied: uid %u may not control this "
 			 "instance (uid %u)",
@@ -993,6 +1167,8 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 	srv->node = node;
 	srv->log = log;
 	srv->timeout_ns = (uint64_t)UL_CTLSRV_CLIENT_TIMEOUT_MS * 1000000u;
+	srv->ncpt = 1;
+	srv->lnd_timeout = -1;
 	ul_list_init(&srv->clients);
 	rc = -ENOMEM;
 	srv->path = strdup(path);
@@ -1016,9 +1192,14 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 		rc = -errno;
 		goto err_unlink;
 	}
-	rc = ul_io_start(loop, &srv->io, srv->fd, EPOLLIN, srv_on_accept);
+	rc = ul_ctlsrv_faults_create(&srv->faults);
 	if (rc)
 		goto err_unlink;
+	rc = ul_io_start(loop, &srv->io, srv->fd, EPOLLIN, srv_on_accept);
+	if (rc) {
+		ul_ctlsrv_faults_destroy(srv->faults);
+		goto err_unlink;
+	}
 	*out = srv;
 	return 0;
 
@@ -1043,6 +1224,8 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
 	ul_io_stop(&srv->io);
 	close(srv->fd);
 	unlink(srv->path);
+	ul_ctlsrv_faults_destroy(srv->faults);
+	free(srv->conf_path);
 	free(srv->path);
 	free(srv);
 }
@@ -1050,4 +1233,34 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
 void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms)
 {
 	srv->timeout_ns = (uint64_t)timeout_ms * 1000000u;
+}
+
+void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp)
+{
+	srv->udsp = udsp;
+}
+
+void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt)
+{
+	srv->ncpt = ncpt ? ncpt : 1;
+}
+
+int ul_ctlsrv_set_conf_path(struct ul_ctlsrv *srv, const char *path)
+{
+	char *copy = path ? strdup(path) : NULL;
+
+	if (path && !copy)
+		return -ENOMEM;
+	free(srv->conf_path);
+	srv->conf_path = copy;
+	return 0;
+}
+
+int ul_ctlsrv_set_group(struct ul_ctlsrv *srv, gid_t gid)
+{
+	if (chown(srv->path, (uid_t)-1, gid) || chmod(srv->path, 0660))
+		return -errno;
+	srv->group = gid;
+	srv->has_group = true;
+	return 0;
 }

@@ -13,11 +13,13 @@
 #define UL_RUNTIME_CTLSRV_H
 
 #include <stdint.h>
+#include <sys/types.h>
 
 struct ul_ctlsrv;
 struct ul_log;
 struct ul_loop;
 struct ul_node;
+struct ul_udsp_set;
 
 /* Time a client has to send a whole request or read a whole reply. */
 #define UL_CTLSRV_CLIENT_TIMEOUT_MS 5000
@@ -40,6 +42,18 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
  * file. A ping still running completes later into nothing. NULL is fine.
  */
 void ul_ctlsrv_destroy(struct ul_ctlsrv *srv);
+
+/* The instance's UDSP rule set, for udsp add/del/show (NULL: none). */
+void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp);
+/* CPU partitions to report (ulnetd --cpts); 0 means 1. */
+void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt);
+/* The lnet.conf `lnet configure --all` applies (NULL: none). 0/-ENOMEM. */
+int ul_ctlsrv_set_conf_path(struct ul_ctlsrv *srv, const char *path);
+/*
+ * Let members of group gid control the instance too (ulnetd
+ * --ctl-group): the socket becomes mode 0660 with that group. 0 or -errno.
+ */
+int ul_ctlsrv_set_group(struct ul_ctlsrv *srv, gid_t gid);
 
 /* For tests: the client timeout in ms (default above). */
 void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms);

@@ -887,3 +887,8 @@ const struct ul_log *ul_instance_log(struct ulnet *u)
 {
 	return &u->log;
 }
+
+struct ul_udsp_set *ul_instance_udsp(struct ulnet *u)
+{
+	return u->udsp;
+}

@@ -11,6 +11,8 @@
 #include "util/err.h"
 
 #include "ctl.h"
+#include "ctl/doc_yaml.h"
+#include "ctl/show_yaml.h"
 
 static const char *ctl_path;
 
@@ -190,5 +192,47 @@ int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 out:
 	free(frame);
 	close(fd);
+	return rc;
+}
+
+int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
+		  struct ul_ctl_reply *reply, struct ul_err *err)
+{
+	struct ul_ctl_req *req = malloc(sizeof(*req));
+	int rc;
+
+	if (!req)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	req->op = op;
+	req->args = *a;
+	rc = ulnetctl_ctl_call(req, timeout_ms, reply, err);
+	free(req);
+	return rc;
+}
+
+int ulnetctl_d1(const char *d1_op, const char *object, int errnum,
+		const char *descr)
+{
+	ul_show_yaml_err(stderr, d1_op, object, errnum,
+			 descr && descr[0] ? descr : strerror(-errnum));
+	return ULNETCTL_RC_BAD_PARAM;
+}
+
+int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
+		const char *object, int engine)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	int rc;
+
+	rc = ulnetctl_call(op, a, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (rc)
+		return ulnetctl_d1(d1_op, object, rc, err.msg);
+	if (reply.rc)
+		rc = ulnetctl_d1(d1_op, object, reply.rc, reply.err_msg);
+	else if (engine >= 0 &&
+		 ul_doc_print(stdout, reply.doc, (enum ul_doc_engine)engine))
+		rc = -EIO;
+	ul_ctl_reply_fini(&reply);
 	return rc;
 }

@@ -35,11 +35,44 @@ int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 		      struct ul_ctl_reply *reply, struct ul_err *err);
 
 /*
+ * One generic op (proto.h): send args, wait up to timeout_ms, decode the
+ * reply (ul_ctl_reply_fini() it). 0 whatever the reply's rc, or -errno
+ * with err set (as ulnetctl_ctl_call()).
+ */
+int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
+		  struct ul_ctl_reply *reply, struct ul_err *err);
+/*
+ * The common case of a netlink-backed lnetctl command: run op; on any
+ * failure (the socket, or the instance's rc) print the D1 error YAML
+ * "<d1_op>: - <object>: errno, descr" on stderr and return -EINVAL (exit
+ * 234); on success print the reply's document in engine (enum
+ * ul_doc_engine; -1 prints nothing) and return 0.
+ */
+int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
+		const char *object, int engine);
+/* Print a D1 error (descr NULL or "": strerror's text); returns -EINVAL. */
+int ulnetctl_d1(const char *d1_op, const char *object, int errnum,
+		const char *descr);
+
+/*
  * The commands that talk to the instance (cmd.h is the table's shape):
  * "net" and "peer" verbs, and "ping", a command without verbs.
  */
 extern const struct ulnetctl_cmd ulnetctl_net_cmds[];
 extern const struct ulnetctl_cmd ulnetctl_peer_cmds[];
+extern const struct ulnetctl_cmd ulnetctl_lnet_cmds[];	  /* lnet.c */
+extern const struct ulnetctl_cmd ulnetctl_route_cmds[];	  /* route.c */
+extern const struct ulnetctl_cmd ulnetctl_routing_cmds[]; /* route.c */
+extern const struct ulnetctl_cmd ulnetctl_set_cmds[];	  /* global.c */
+extern const struct ulnetctl_cmd ulnetctl_global_cmds[];  /* global.c */
+extern const struct ulnetctl_cmd ulnetctl_stats_cmds[];	  /* global.c */
+extern const struct ulnetctl_cmd ulnetctl_udsp_cmds[];	  /* udsp.c */
+extern const struct ulnetctl_cmd ulnetctl_fault_cmds[];	  /* fault.c */
+/* Commands without verbs. */
+int ulnetctl_discover(int argc, char **argv);	/* ping.c */
+int ulnetctl_cpt_of_nid(int argc, char **argv); /* lnet.c */
+int ulnetctl_import(int argc, char **argv);	/* import.c */
+int ulnetctl_export(int argc, char **argv);	/* export.c */
 /* ulnet's own "perf" noun (perf.c). */
 extern const struct ulnetctl_cmd ulnetctl_perf_cmds[];
 int ulnetctl_ping(int argc, char **argv);

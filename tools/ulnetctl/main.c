@@ -33,8 +33,36 @@ static bool ignore_errors;
 static int dispatch(int argc, char **argv);
 
 static const struct ulnetctl_cmd top_cmds[] = {
-	{ "net", NULL, ulnetctl_net_cmds, "local network commands\n" },
+	{ "lnet", NULL, ulnetctl_lnet_cmds, "lnet configuration commands\n" },
+	{ "route", NULL, ulnetctl_route_cmds,
+	  "route configuration commands\n" },
+	{ "net", NULL, ulnetctl_net_cmds, "net configuration commands\n" },
+	{ "routing", NULL, ulnetctl_routing_cmds,
+	  "routing configuration commands\n" },
+	{ "set", NULL, ulnetctl_set_cmds, "set configuration commands\n" },
+	{ "import", ulnetctl_import, NULL,
+	  "import FILE.yaml\n"
+	  "\t--add: add configuration\n"
+	  "\t--del: delete configuration\n"
+	  "\t--show: show configuration\n"
+	  "\t--exec: execute command\n"
+	  "\t--help: display this help\n" },
+	{ "export", ulnetctl_export, NULL,
+	  "export FILE.yaml\n"
+	  "\t--backup: export only what's necessary for reconfig\n"
+	  "\t--help: display this help\n" },
+	{ "stats", NULL, ulnetctl_stats_cmds, "statistics commands\n" },
+	{ "global", NULL, ulnetctl_global_cmds, "global settings commands\n" },
 	{ "peer", NULL, ulnetctl_peer_cmds, "peer commands\n" },
+	{ "discover", ulnetctl_discover, NULL,
+	  "discover NID[,NID,...]\n"
+	  "\t--force: force discovery\n"
+	  "\t--help: display this help\n" },
+	{ "udsp", NULL, ulnetctl_udsp_cmds, "UDSP commands\n" },
+	{ "fault", NULL, ulnetctl_fault_cmds, "fault injection commands\n" },
+	{ "cpt-of-nid", ulnetctl_cpt_of_nid, NULL,
+	  "Calculate the CPTs associated with NIDs\n"
+	  " usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
 	{ "perf", NULL, ulnetctl_perf_cmds,
 	  "bulk transfer test (ulnet extension)\n" },
 	{ "ping", ulnetctl_ping, NULL,

@@ -14,6 +14,7 @@
  * on which the control server runs too.
  */
 #include <errno.h>
+#include <grp.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -59,12 +60,40 @@ static void usage(FILE *f)
 		"                   all, or none (no listener)\n"
 		"  --src-port P     source ports of outgoing connections: "
 		"auto (privileged\n"
-		"                   when root, default), priv, any\n",
+		"                   when root, default), priv, any\n"
+		"  --ctl-group G    members of group G (name or number) may "
+		"use the\n"
+		"                   control socket too (mode 0660)\n"
+		"  --cpts N         CPU partitions to report (default: online "
+		"CPUs,\n"
+		"                   at most 64)\n",
 		DEFAULT_CTL);
 }
 
+struct daemon_args {
+	const char *ctl;
+	bool is_fg;
+	const char *group; /* --ctl-group, NULL if not given */
+	unsigned int ncpt;
+};
+
+static int parse_cpts(const char *s, unsigned int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 1 || v > 64) {
+		fprintf(stderr, "ulnetd: bad --cpts '%s': 1 to 64\n", s);
+		return -EINVAL;
+	}
+	*out = (unsigned int)v;
+	return 0;
+}
+
 static int parse_args(int argc, char **argv, struct ulnet_opts *o,
-		      const char **ctl, bool *is_fg)
+		      struct daemon_args *d)
 {
 	static const struct option longopts[] = {
 		{ "config", required_argument, NULL, 'c' },
@@ -73,6 +102,8 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 		{ "port", required_argument, NULL, 'p' },
 		{ "accept", required_argument, NULL, 'a' },
 		{ "src-port", required_argument, NULL, 'P' },
+		{ "ctl-group", required_argument, NULL, 'g' },
+		{ "cpts", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -80,17 +111,24 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 	long v;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:h", longopts, NULL)) !=
-	       -1) {
+	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:h", longopts,
+				 NULL)) != -1) {
 		switch (ch) {
 		case 'c':
 			o->conf_path = optarg;
 			break;
 		case 's':
-			*ctl = optarg;
+			d->ctl = optarg;
 			break;
 		case 'f':
-			*is_fg = true;
+			d->is_fg = true;
+			break;
+		case 'g':
+			d->group = optarg;
+			break;
+		case 'C':
+			if (parse_cpts(optarg, &d->ncpt))
+				return -EINVAL;
 			break;
 		case 'p':
 			errno = 0;
@@ -168,26 +206,54 @@ static int daemonize(void)
 	return 0;
 }
 
+/* --ctl-group: a group name, or a number. */
+static int parse_group(const char *s, gid_t *out)
+{
+	struct group gr, *grp = NULL;
+	char buf[4096], *end;
+	long v;
+
+	if (getgrnam_r(s, &gr, buf, sizeof(buf), &grp) == 0 && grp) {
+		*out = grp->gr_gid;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || *end || end == s || v < 0) {
+		fprintf(stderr, "ulnetd: --ctl-group '%s': no such group\n", s);
+		return -EINVAL;
+	}
+	*out = (gid_t)v;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct ulnet_opts opts;
 	struct ul_ctlsrv *srv = NULL;
 	struct ul_perf_sink *sink = NULL;
 	struct ulnet *u = NULL;
-	const char *ctl = getenv("ULNET_CTL");
-	bool is_fg = false;
+	struct daemon_args d = { getenv("ULNET_CTL"), false, NULL, 0 };
 	char err[256] = "";
+	gid_t gid = 0;
 	sigset_t sigs;
 	int rc, sig;
 
 	ulnet_opts_init(&opts);
 	opts.log = log_line;
-	if (!ctl || !*ctl)
-		ctl = DEFAULT_CTL;
-	if (parse_args(argc, argv, &opts, &ctl, &is_fg) < 0)
+	if (!d.ctl || !*d.ctl)
+		d.ctl = DEFAULT_CTL;
+	if (parse_args(argc, argv, &opts, &d) < 0)
 		return 2;
+	if (d.group && parse_group(d.group, &gid) < 0)
+		return 2;
+	if (!d.ncpt) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		d.ncpt = n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
+	}
 	opts.is_default_net = !opts.conf_path;
-	if (!is_fg && daemonize() < 0) {
+	if (!d.is_fg && daemonize() < 0) {
 		fprintf(stderr, "ulnetd: cannot detach: %s\n", strerror(errno));
 		return 1;
 	}
@@ -204,10 +270,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ulnetd: cannot configure: %s\n", err);
 		return 1;
 	}
-	rc = ul_ctlsrv_create(ul_instance_loop(u), ul_instance_node(u), ctl,
+	rc = ul_ctlsrv_create(ul_instance_loop(u), ul_instance_node(u), d.ctl,
 			      ul_instance_log(u), &srv);
 	if (rc < 0) {
-		fprintf(stderr, "ulnetd: control socket %s: %s\n", ctl,
+		fprintf(stderr, "ulnetd: control socket %s: %s\n", d.ctl,
+			ulnet_strerror(rc));
+		goto out;
+	}
+	ul_ctlsrv_set_udsp(srv, ul_instance_udsp(u));
+	ul_ctlsrv_set_ncpt(srv, d.ncpt);
+	rc = ul_ctlsrv_set_conf_path(srv, opts.conf_path);
+	if (rc == 0 && d.group)
+		rc = ul_ctlsrv_set_group(srv, gid);
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: control socket %s: %s\n", d.ctl,
 			ulnet_strerror(rc));
 		goto out;
 	}

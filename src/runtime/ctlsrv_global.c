@@ -1,0 +1,41 @@
+/* PLACEHOLDER being replaced in this session: global handlers. */
+#include <errno.h>
+
+#include "runtime/ctlsrv_int.h"
+#include "util/err.h"
+
+int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}

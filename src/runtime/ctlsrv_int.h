@@ -1,0 +1,155 @@
+/*
+ * Inside the control server: the server object and the handlers of the
+ * generic ops (src/ctl/proto.h), one file per command group:
+ *
+ *	ctlsrv_net.c     net add / del / set
+ *	ctlsrv_peer.c    peer add / del / set / list
+ *	ctlsrv_route.c   route add / del / show, routing show
+ *	ctlsrv_global.c  set, global show, stats show / reset
+ *	ctlsrv_udsp.c    udsp add / del / show
+ *	ctlsrv_fault.c   fault add / del / show / reset
+ *	ctlsrv_lnet.c    lnet configure / unconfigure, debug recovery /
+ *	                 peer, cpt-of-nid
+ *
+ * A handler runs on the loop thread with the decoded request. It answers
+ * with 0 and what the command prints in doc (ctl/proto_doc.h; the root
+ * mapping is open; nothing added means the command prints nothing), or a
+ * negative errno and lnetctl's text for the error YAML's "descr" in err
+ * (err->msg empty: the client prints strerror's). A failing handler may
+ * have written part of doc: it is dropped. Handlers never block.
+ */
+#ifndef UL_RUNTIME_CTLSRV_INT_H
+#define UL_RUNTIME_CTLSRV_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "ctl/proto.h"
+#include "runtime/loop.h"
+#include "util/list.h"
+
+struct ul_core;
+struct ul_err;
+struct ul_fault_set;
+struct ul_log;
+struct ul_loop;
+struct ul_ni;
+struct ul_node;
+struct ul_udsp_set;
+
+struct ul_ctlsrv {
+	struct ul_loop *loop;
+	struct ul_node *node;
+	struct ul_udsp_set *udsp; /* NULL: udsp ops answer -EOPNOTSUPP */
+	const struct ul_log *log;
+	char *path;
+	int fd;
+	struct ul_io io;
+	struct ul_list clients;
+	unsigned int nclients;
+	uint64_t timeout_ns;
+	gid_t group; /* --ctl-group: members are served too */
+	bool has_group;
+	/*
+	 * `lnet unconfigure` was run: every NI but 0@lo, every peer,
+	 * route, UDSP and fault rule is gone and the commands that need
+	 * LNet fail with -ENETDOWN until `lnet configure`.
+	 */
+	bool is_down;
+	char *conf_path;   /* what `lnet configure --all` applies */
+	unsigned int ncpt; /* CPTs reported (ulnetd --cpts) */
+	int lnd_timeout;   /* socklnd's "timeout" (net set --lnd-timeout);
+			  * 0: LNet's lnd_timeout, < 0: the LND default */
+	struct ul_fault_set *faults; /* fault rules, owned */
+	/*
+	 * Router buffer totals (tiny, small, large) as `set *_buffers` and
+	 * import's "buffers" gave them; 0 = LNet's default. Remembered only
+	 * while routing is enabled, as LNet (lnetctl.md §8.4).
+	 */
+	int buffers[3];
+	bool has_pools; /* routing was enabled once: pools exist */
+};
+
+typedef int (*ul_ctlsrv_op_fn)(struct ul_ctlsrv *srv,
+			       const struct ul_ctl_args *a,
+			       struct ul_ctl_msg *doc, struct ul_err *err);
+
+/* ctlsrv_net.c */
+int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		      struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		      struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		      struct ul_ctl_msg *doc, struct ul_err *err);
+/* ctlsrv_peer.c */
+int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		       struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		       struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		       struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_peer_list(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+/* ctlsrv_route.c */
+int ul_ctlsrv_route_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_route_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			 struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			   struct ul_ctl_msg *doc, struct ul_err *err);
+/*
+ * `set routing|tiny_buffers|small_buffers|large_buffers <value>` (also
+ * import's routing/buffers): lnetctl.md §8.4 semantics and errors.
+ */
+int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
+			  int64_t value, struct ul_err *err);
+/* ctlsrv_global.c */
+int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		  struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			  struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			 struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			  struct ul_ctl_msg *doc, struct ul_err *err);
+/* ctlsrv_udsp.c */
+int ul_ctlsrv_udsp_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		       struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_udsp_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		       struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_udsp_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+/* ctlsrv_fault.c */
+int ul_ctlsrv_fault_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_fault_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_fault_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			 struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_fault_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			  struct ul_ctl_msg *doc, struct ul_err *err);
+/* Create / free the fault rule store (srv->faults). */
+int ul_ctlsrv_faults_create(struct ul_fault_set **out);
+void ul_ctlsrv_faults_destroy(struct ul_fault_set *set);
+/* ctlsrv_lnet.c */
+int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			     struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_lnet_unconfigure(struct ul_ctlsrv *srv,
+			       const struct ul_ctl_args *a,
+			       struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_debug_recovery(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			     struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_debug_peer(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			 struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_cpt_of_nid(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			 struct ul_ctl_msg *doc, struct ul_err *err);
+
+/* An NI's "CPT" as net show prints it: "[0,1]" (every CPT if unbound). */
+void ul_ctlsrv_cpt_format(const struct ul_ctlsrv *srv, const struct ul_ni *ni,
+			  char *buf, size_t len);
+
+#endif /* UL_RUNTIME_CTLSRV_INT_H */

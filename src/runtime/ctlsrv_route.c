@@ -1,0 +1,50 @@
+/* PLACEHOLDER being replaced in this session: route handlers. */
+#include <errno.h>
+
+#include "runtime/ctlsrv_int.h"
+#include "util/err.h"
+
+int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
+			  int64_t value, struct ul_err *err)
+{
+	(void)srv;
+	(void)name;
+	(void)value;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_route_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_route_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
+
+int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)srv;
+	(void)a;
+	(void)doc;
+	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+}
