@@ -15,6 +15,11 @@ void ul_ctlsrv_faults_destroy(struct ul_fault_set *set)
 	(void)set;
 }
 
+void ul_ctlsrv_faults_clear(struct ul_fault_set *set)
+{
+	(void)set;
+}
+
 int ul_ctlsrv_fault_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		struct ul_ctl_msg *doc, struct ul_err *err)
 {

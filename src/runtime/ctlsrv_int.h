@@ -135,6 +135,8 @@ int ul_ctlsrv_fault_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 /* Create / free the fault rule store (srv->faults). */
 int ul_ctlsrv_faults_create(struct ul_fault_set **out);
 void ul_ctlsrv_faults_destroy(struct ul_fault_set *set);
+/* Drop every fault rule (lnet unconfigure). */
+void ul_ctlsrv_faults_clear(struct ul_fault_set *set);
 /* ctlsrv_lnet.c */
 int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			     struct ul_ctl_msg *doc, struct ul_err *err);
