@@ -6,7 +6,7 @@
 #include "ctl/yemit.h"
 #include "ctl/ytree.h"
 
-static void emit_node(struct ul_yemit *y, const struct ul_ynode *n)
+void ul_doc_emit(struct ul_yemit *y, const struct ul_ynode *n)
 {
 	size_t i;
 
@@ -21,15 +21,15 @@ static void emit_node(struct ul_yemit *y, const struct ul_ynode *n)
 	case UL_YNODE_MAP:
 		ul_yemit_map_start(y);
 		for (i = 0; i + 1 < n->nr; i += 2) {
-			emit_node(y, n->kids[i]);
-			emit_node(y, n->kids[i + 1]);
+			ul_doc_emit(y, n->kids[i]);
+			ul_doc_emit(y, n->kids[i + 1]);
 		}
 		ul_yemit_map_end(y);
 		break;
 	case UL_YNODE_SEQ:
 		ul_yemit_seq_start(y);
 		for (i = 0; i < n->nr; i++)
-			emit_node(y, n->kids[i]);
+			ul_doc_emit(y, n->kids[i]);
 		ul_yemit_seq_end(y);
 		break;
 	}
@@ -42,7 +42,7 @@ static int print_libyaml(FILE *out, const struct ul_ynode *doc, int indent)
 
 	if (rc)
 		return rc;
-	emit_node(&y, doc);
+	ul_doc_emit(&y, doc);
 	return ul_yemit_close(&y);
 }
 

@@ -27,6 +27,10 @@ enum ul_doc_engine {
 /* 0, or -EIO when out could not be written. NULL doc prints nothing. */
 int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e);
 
+struct ul_yemit;
+/* Emit node n (and what it holds) into an open libyaml stream. */
+void ul_doc_emit(struct ul_yemit *y, const struct ul_ynode *n);
+
 /* The value under key in mapping map, or NULL. */
 const struct ul_ynode *ul_doc_get(const struct ul_ynode *map, const char *key);
 

@@ -35,6 +35,8 @@
 
 #include "core/core.h"
 #include "core/msg.h"
+#include "core/udsp.h"
+#include "wire/wire.h"
 #include "core/node.h"
 #include "ctl/proto.h"
 #include "runtime/ctlsrv.h"
@@ -68,6 +70,7 @@ enum ctl_client_state {
 struct ctl_ping {
 	struct ctl_client *c; /* NULL once the client closed */
 	struct ulnet_nid target;
+	bool is_discover; /* `discover`: merge what the reply says */
 };
 
 /* Rails a perf reply reports (local NIs, 0@lo excluded). */
@@ -591,22 +594,29 @@ static int build_peer_show(struct ul_ctlsrv *srv,
 
 /* ---- Ping ------------------------------------------------------------ */
 
-static void ping_failed(struct ul_ctl_reply *r, const struct ulnet_nid *nid,
+static void ping_failed(struct ctl_client *c, const struct ulnet_nid *nid,
 			int rc)
 {
 	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
+	struct ul_ctl_reply r;
 
 	ulnet_nid_format(nid, s, sizeof(s));
 	snprintf(msg, sizeof(msg), "failed to ping %s", s);
-	ul_ctl_reply_error(r, UL_CTL_OP_PING, rc, msg);
+	ul_ctl_reply_error(&r, UL_CTL_OP_PING, rc, msg);
+	client_send(c, &r, false);
 }
 
+static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
+			    int rc);
+static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
+			  const struct ulnet_ping_result *res);
 static void ping_done(void *arg, int status,
 		      const struct ulnet_ping_result *res)
 {
 	struct ctl_ping *pg = arg;
 	struct ctl_client *c = pg->c;
 	struct ulnet_nid target = pg->target;
+	bool is_discover = pg->is_discover;
 	struct ul_ctl_ping_ni nis[64];
 	struct ul_ctl_reply r;
 	size_t i;
@@ -616,8 +626,14 @@ static void ping_done(void *arg, int status,
 		return;
 	c->ping = NULL;
 	if (status || !res) {
-		ping_failed(&r, &target, status ? status : -EPROTO);
-		client_send(c, &r, false);
+		if (is_discover)
+			discover_failed(c, &target, status ? status : -EPROTO);
+		else
+			ping_failed(c, &target, status ? status : -EPROTO);
+		return;
+	}
+	if (is_discover) {
+		discover_done(c, &target, res);
 		return;
 	}
 	memset(&r, 0, sizeof(r));
@@ -635,35 +651,171 @@ static void ping_done(void *arg, int status,
 	client_send(c, &r, false);
 }
 
-static void do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
+/*
+ * Ping target for a ping or a discover; the answer goes to c through
+ * ping_done. timeout_ms 0 (or 180 s and more) waits LNet's 180 s.
+ */
+static void start_ping(struct ctl_client *c, const struct ulnet_nid *target,
+		       const struct ulnet_nid *src, uint32_t timeout_ms,
+		       bool is_discover)
 {
-	struct ulnet_process_id target = { .nid = req->target,
-					   .pid = ULNET_PID_ANY };
-	uint32_t timeout_ms = PING_TIMEOUT_MAX_MS;
-	struct ul_ctl_reply r;
+	struct ulnet_process_id id = { .nid = *target, .pid = ULNET_PID_ANY };
 	struct ctl_ping *pg;
 	int rc;
 
-	if (req->has_timeout && req->timeout_ms > 0 &&
-	    req->timeout_ms < PING_TIMEOUT_MAX_MS)
-		timeout_ms = req->timeout_ms;
+	if (timeout_ms == 0 || timeout_ms >= PING_TIMEOUT_MAX_MS)
+		timeout_ms = PING_TIMEOUT_MAX_MS;
 	pg = calloc(1, sizeof(*pg));
 	if (!pg) {
-		ping_failed(&r, &req->target, -ENOMEM);
-		client_send(c, &r, false);
-		return;
+		rc = -ENOMEM;
+		goto fail;
 	}
 	pg->c = c;
-	pg->target = req->target;
-	rc = ul_node_ping(c->srv->node, req->has_src ? &req->src : NULL,
-			  &target, timeout_ms, ping_done, pg);
+	pg->target = *target;
+	pg->is_discover = is_discover;
+	rc = ul_node_ping(c->srv->node, src, &id, timeout_ms, ping_done, pg);
 	if (rc) {
 		free(pg);
-		ping_failed(&r, &req->target, rc);
+		goto fail;
+	}
+	c->ping = pg;
+	return;
+fail:
+	if (is_discover)
+		discover_failed(c, target, rc);
+	else
+		ping_failed(c, target, rc);
+}
+
+static void do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
+{
+	if (c->srv->is_down) {
+		ping_failed(c, &req->target, -ENETDOWN);
+		return;
+	}
+	start_ping(c, &req->target, req->has_src ? &req->src : NULL,
+		   req->has_timeout ? req->timeout_ms : 0, false);
+}
+
+/* ---- Discover -------------------------------------------------------- */
+
+/*
+ * What `lnetctl discover` leaves behind (discovery.md, lnetctl.md §11.2):
+ * one peer holding every NID the target's ping reply lists, with the
+ * reply's primary NID as primary and Multi-Rail as the reply's feature
+ * bit says. NIDs held alone by peers that traffic created move over; a
+ * NID configured on another peer stays there (as LNet, which does not
+ * merge configured peers). 0 and the peer, or -errno with err set.
+ */
+static int discover_merge(struct ul_ctlsrv *srv,
+			  const struct ulnet_ping_result *res,
+			  struct ul_peer **out, struct ul_err *err)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	bool is_mr = res->features & UL_WIRE_PING_FEAT_MULTI_RAIL;
+	struct ul_peer_ni *lpni;
+	struct ul_peer *peer;
+	size_t i;
+	int rc;
+
+	peer = ul_peer_find(core, &res->primary.nid);
+	if (!peer) {
+		rc = ul_peer_ni_find_or_create(core, &res->primary.nid, NULL,
+					       &lpni);
+		if (rc)
+			return ul_err_set(err, rc, "failed to create peer");
+		peer = ul_peer_ni_peer(lpni);
+	}
+	for (i = 0; i < res->nnis; i++) {
+		struct ul_err nerr = { 0 };
+
+		if (res->nis[i].nid.nid_type == ULNET_LND_LO)
+			continue;
+		rc = ul_peer_ni_add(core, peer, &res->nis[i].nid, NULL, &nerr);
+		if (rc && rc != -EEXIST)
+			return ul_err_set(err, rc, "%s", nerr.msg);
+	}
+	if (!ulnet_nid_same(&peer->primary_nid, &res->primary.nid) &&
+	    !peer->is_lock_prim)
+		ul_peer_set_primary(core, peer, &res->primary.nid, NULL);
+	ul_peer_set_mr(peer, is_mr);
+	if (srv->udsp)
+		ul_udsp_apply_all(srv->udsp);
+	*out = peer;
+	return 0;
+}
+
+/* discover: - primary nid, Multi-Rail, peer_ni: - nid (engine B). */
+static void discover_doc(struct ul_ctl_msg *doc, const struct ul_peer *peer)
+{
+	const struct ul_peer_net *lpn;
+	const struct ul_peer_ni *lpni;
+
+	ul_ctl_doc_seq(doc, "discover");
+	ul_ctl_doc_map(doc, NULL);
+	ul_ctl_doc_nid(doc, "primary nid", &peer->primary_nid);
+	ul_ctl_doc_bool(doc, "Multi-Rail", peer->is_mr);
+	ul_ctl_doc_seq(doc, "peer_ni");
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
+			ul_ctl_doc_map(doc, NULL);
+			ul_ctl_doc_nid(doc, "nid", &lpni->nid);
+			ul_ctl_doc_end(doc);
+		}
+	ul_ctl_doc_end(doc);
+	ul_ctl_doc_end(doc);
+	ul_ctl_doc_end(doc);
+}
+
+static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
+			    int rc)
+{
+	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
+	struct ul_ctl_reply r;
+
+	ulnet_nid_format(nid, s, sizeof(s));
+	snprintf(msg, sizeof(msg), "failed to discover %s", s);
+	ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, rc, msg);
+	client_send(c, &r, false);
+}
+
+static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
+			  const struct ulnet_ping_result *res)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_msg doc;
+	struct ul_peer *peer;
+	int rc;
+
+	rc = discover_merge(c->srv, res, &peer, &err);
+	if (rc) {
+		ul_log(c->srv->log, UL_D_NETERROR, "ctl: discover: %s",
+		       err.msg);
+		discover_failed(c, target, rc);
+		return;
+	}
+	ul_ctl_doc_init(&doc);
+	discover_doc(&doc, peer);
+	client_send_doc(c, UL_CTL_OP_DISCOVER, &doc);
+	ul_ctl_msg_fini(&doc);
+}
+
+static void do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
+{
+	struct ul_ctl_reply r;
+
+	if (!(a->has & UL_CTL_ARG_NID)) {
+		ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, -EINVAL,
+				   "Missing nid argument");
 		client_send(c, &r, false);
 		return;
 	}
-	c->ping = pg;
+	if (c->srv->is_down) {
+		discover_failed(c, &a->nid, -ENETDOWN);
+		return;
+	}
+	start_ping(c, &a->nid, NULL,
+		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true);
 }
 
 /* ---- Perf streams ---------------------------------------------------- */
@@ -897,14 +1049,28 @@ static void client_dispatch(struct ctl_client *c)
 	case UL_CTL_OP_PING:
 		do_ping(c, &req.ping);
 		return;
+	case UL_CTL_OP_DISCOVER:
+		frame = c->frame;
+		c->frame = NULL;
+		do_discover(c, &req.args);
+		free(frame);
+		return;
 	case UL_CTL_OP_PERF_PUT:
 		do_perf(c, &req.perf);
 		return;
 	case UL_CTL_OP_NET_SHOW:
-		rc = build_net_show(c->srv, &req.net_show, &r);
+		if (c->srv->is_down)
+			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
+					   "LNet stack down");
+		else
+			rc = build_net_show(c->srv, &req.net_show, &r);
 		break;
 	case UL_CTL_OP_PEER_SHOW:
-		rc = build_peer_show(c->srv, &req.peer_show, &r);
+		if (c->srv->is_down)
+			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
+					   "Network is down");
+		else
+			rc = build_peer_show(c->srv, &req.peer_show, &r);
 		break;
 	default:
 		/* The reply may close c: own the frame first. */

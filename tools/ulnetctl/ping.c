@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
+#include "ctl/yemit.h"
+#include "ctl/ytree.h"
 #include "nid/nidrange.h"
 #include "util/err.h"
 
@@ -146,10 +149,133 @@ out:
 	return rc;
 }
 
-/* PLACEHOLDER: replaced in this session. */
+/*
+ * discover's output (lnetctl.md §11.2), engine B: the peers found under
+ * "discover:", then the failures under "manage:" as ping prints them.
+ */
+static int print_discover(const struct ul_ctl_reply *replies, size_t n)
+{
+	char descr[UL_CTL_STR_MAX + 128];
+	const struct ul_ynode *items;
+	size_t i, j, nok = 0;
+	struct ul_yemit y;
+	int rc;
+
+	for (i = 0; i < n; i++)
+		if (replies[i].rc == 0)
+			nok++;
+	rc = ul_yemit_open(&y, stdout, 2, false);
+	if (rc)
+		return rc;
+	ul_yemit_map_start(&y);
+	if (nok) {
+		ul_yemit_str(&y, "discover");
+		ul_yemit_seq_start(&y);
+		for (i = 0; i < n; i++) {
+			items = ul_doc_get(replies[i].doc, "discover");
+			if (replies[i].rc || !items)
+				continue;
+			for (j = 0; j < items->nr; j++)
+				ul_doc_emit(&y, items->kids[j]);
+		}
+		ul_yemit_seq_end(&y);
+	}
+	if (nok < n) {
+		ul_yemit_str(&y, "manage");
+		ul_yemit_seq_start(&y);
+		for (i = 0; i < n; i++) {
+			if (!replies[i].rc)
+				continue;
+			snprintf(descr, sizeof(descr), "%s: %s",
+				 replies[i].err_msg, strerror(-replies[i].rc));
+			ul_yemit_map_start(&y);
+			ul_yemit_str(&y, "discover");
+			ul_yemit_str(&y, "");
+			ul_yemit_kv(&y, "errno", "%d", replies[i].rc);
+			ul_yemit_str(&y, "descr");
+			ul_yemit_quoted(&y, descr, true,
+					YAML_SINGLE_QUOTED_SCALAR_STYLE);
+			ul_yemit_map_end(&y);
+		}
+		ul_yemit_seq_end(&y);
+	}
+	ul_yemit_map_end(&y);
+	return ul_yemit_close(&y);
+}
+
 int ulnetctl_discover(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return -EOPNOTSUPP;
+	static const struct option opts[] = {
+		{ "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	uint32_t wait_ms = ULNETCTL_CTL_TIMEOUT_MS + 180000u;
+	struct ul_ctl_reply *replies = NULL;
+	struct ulnet_nid *nids = NULL;
+	struct ul_err err = { 0 };
+	struct ul_ctl_args *a;
+	size_t n = 0, i, done = 0;
+	int opt, rc;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		if (opt == 'f')
+			continue; /* ulnet always pings: see lnetctl-differences */
+		printf("discover nid[,nid,...]\n"
+		       "\t --force: force discovery\n"
+		       "\t --help: display this help\n");
+		return 0;
+	}
+	if (optind >= argc) {
+		printf("Missing nid argument\n");
+		return -1;
+	}
+	a = calloc(1, sizeof(*a));
+	nids = calloc(PING_MAX_NIDS, sizeof(*nids));
+	if (!a || !nids) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	for (; optind < argc; optind++) {
+		size_t got;
+
+		if (ul_nidrange_expand(argv[optind], nids + n,
+				       PING_MAX_NIDS - n, &got, &err)) {
+			ul_show_yaml_err(stderr, "manage", "discover", -EINVAL,
+					 err.msg);
+			rc = ULNETCTL_RC_BAD_PARAM;
+			goto out;
+		}
+		n += got;
+	}
+	rc = -ENOMEM;
+	replies = calloc(n ? n : 1, sizeof(*replies));
+	if (!replies)
+		goto out;
+	rc = 0;
+	for (i = 0; i < n; i++, done++) {
+		a->has = UL_CTL_ARG_NID;
+		a->nid = nids[i];
+		rc = ulnetctl_call(UL_CTL_OP_DISCOVER, a, wait_ms, &replies[i],
+				   &err);
+		if (rc) {
+			ul_show_yaml_err(stderr, "manage", "discover", rc,
+					 err.msg);
+			rc = -1;
+			goto out;
+		}
+	}
+	for (i = 0; i < n; i++)
+		if (replies[i].rc)
+			rc = -1;
+	if (print_discover(replies, n) && !rc)
+		rc = -EIO;
+out:
+	for (i = 0; i < done; i++)
+		ul_ctl_reply_fini(&replies[i]);
+	free(replies);
+	free(nids);
+	free(a);
+	return rc;
 }
