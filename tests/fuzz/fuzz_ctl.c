@@ -6,9 +6,11 @@
  * to itself byte for byte (one serializer, both ways).
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/doc_yaml.h"
 #include "ctl/proto.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,11 +51,33 @@ static void check_reply(const uint8_t *data, size_t size, uint16_t op)
 	ul_ctl_reply_fini(&b);
 }
 
+/*
+ * A generic op's reply: the document decodes into a tree (or is refused)
+ * and prints in every engine without crashing.
+ */
+static void check_doc(const uint8_t *data, size_t size)
+{
+	struct ul_ctl_reply a;
+	FILE *devnull;
+
+	if (ul_ctl_reply_decode(data, size, UL_CTL_OP_GLOBAL_SHOW, &a, NULL))
+		return;
+	devnull = fopen("/dev/null", "w");
+	if (devnull) {
+		ul_doc_print(devnull, a.doc, UL_DOC_A);
+		ul_doc_print(devnull, a.doc, UL_DOC_B);
+		ul_doc_print(devnull, a.doc, UL_DOC_C);
+		fclose(devnull);
+	}
+	ul_ctl_reply_fini(&a);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	check_req(data, size);
 	check_reply(data, size, UL_CTL_OP_PING);
 	check_reply(data, size, UL_CTL_OP_NET_SHOW);
 	check_reply(data, size, UL_CTL_OP_PEER_SHOW);
+	check_doc(data, size);
 	return 0;
 }

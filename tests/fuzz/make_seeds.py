@@ -184,6 +184,24 @@ def ctl_seeds():
                                          ctl_u64(0x0c05, 0), ctl_u64(0x0c06, 10 ** 9), rail])
     yield "rep-error", ctl_frame(0x8002, [ctl_u32(0x0001, 0xFFFFFF9C),
                                           ctl_attr(0x0002, b"LNet stack down\0")])
+    # generic ops: ARG_HAS then the fields it announces (proto.h 0x05xx)
+    has = 0x2 | 0x10 | 0x200 | 0x10000000 | 0x20000000  # NID NET PEER_CREDITS NIDS IFS
+    yield "req-net-add", ctl_frame(4, [ctl_u64(0x0500, has), ctl_attr(0x0503, tcp),
+                                       ctl_attr(0x0506, b"tcp1\0"),
+                                       ctl_u32(0x050b, 16), ctl_attr(0x0520, tcp),
+                                       ctl_attr(0x0521, b"eth0[0,1]\0")])
+    yield "req-udsp-add", ctl_frame(16, [ctl_u64(0x0500, 0x8000000),
+                                         ctl_attr(0x0522, bytes(range(40)))])
+    # generic reply: a document (0x06xx), engine-agnostic tree
+    doc = ctl_attr(0x0600, ctl_attr(0x0602, b"global\0") +
+                   ctl_attr(0x0600, ctl_attr(0x0602, b"numa_range\0") +
+                            ctl_u64(0x0605, 0) +
+                            ctl_attr(0x0602, b"CPT\0") +
+                            ctl_attr(0x0604, b"[0,1]\0"), True) +
+                   ctl_attr(0x0602, b"route\0") +
+                   ctl_attr(0x0601, ctl_attr(0x0600, ctl_attr(0x0602, b"up\0") +
+                                             ctl_u32(0x0607, 1), True), True), True)
+    yield "rep-global-show", ctl_frame(0x800F, [rc, doc])
 
 
 # rtnetlink (linux/netlink.h, linux/rtnetlink.h, linux/if_link.h), host order.
