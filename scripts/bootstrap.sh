@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
 	cmake ninja-build pkg-config gcc clang
-	libyaml-dev libcmocka-dev tshark iproute2 python3 python3-yaml
+	libyaml-dev libcmocka-dev tshark iproute2 python3 python3-yaml groff-base
 	clang-format clang-tidy codespell
 )
 # libFuzzer's runtime comes with the clang runtime package of the clang
