@@ -9,12 +9,14 @@
 #
 # Every daemon started is stopped when the script exits, also on failure,
 # before lib.bash's temporary directory goes. The NIDs are fixed
-# (127.1.x.y, so expected files are plain text); ports come from the PID,
-# so concurrent scripts do not meet.
+# (127.1.x.y, so expected files are plain text). All daemons of a script
+# share one port (socklnd connects to a peer's NID at the node's own
+# port; each daemon binds its own NIDs' addresses), taken from the PID so
+# that concurrent scripts do not meet.
 : "${ULNETD:?ULNETD must name the ulnetd binary}"
 
 declare -A cli_pids=()
-cli_port_next=$((20000 + ($$ % 2000) * 8))
+cli_port=$((20000 + $$ % 20000))
 
 cli_stop() { # name
 	local p=${cli_pids[$1]:-} _
@@ -42,10 +44,9 @@ cli_daemon() { # name [config-text [ulnetd options...]]
 	[ $# -gt 0 ] && shift
 	printf '%s\n' "$conf" >"$TMP/$name.yaml"
 	"$ULNETD" --config "$TMP/$name.yaml" --ctl "$TMP/$name.ctl" \
-		--foreground --port "$cli_port_next" --accept all \
+		--foreground --port "$cli_port" --accept all \
 		--src-port any "$@" 2>"$TMP/$name.log" &
 	cli_pids[$name]=$!
-	cli_port_next=$((cli_port_next + 1))
 	for _ in $(seq 200); do
 		if ! kill -0 "${cli_pids[$name]}" 2>/dev/null; then
 			echo "FAIL: ulnetd $name exited at start:"

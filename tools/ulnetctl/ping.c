@@ -153,7 +153,8 @@ out:
  * discover's output (lnetctl.md §11.2), engine B: the peers found under
  * "discover:", then the failures under "manage:" as ping prints them.
  */
-static int print_discover(const struct ul_ctl_reply *replies, size_t n)
+static int print_discover(const struct ul_ctl_reply *replies,
+			  const bool *is_raw, size_t n)
 {
 	char descr[UL_CTL_STR_MAX + 128];
 	const struct ul_ynode *items;
@@ -186,8 +187,13 @@ static int print_discover(const struct ul_ctl_reply *replies, size_t n)
 		for (i = 0; i < n; i++) {
 			if (!replies[i].rc)
 				continue;
-			snprintf(descr, sizeof(descr), "%s: %s",
-				 replies[i].err_msg, strerror(-replies[i].rc));
+			if (is_raw[i])
+				snprintf(descr, sizeof(descr), "%s",
+					 replies[i].err_msg);
+			else
+				snprintf(descr, sizeof(descr), "%s: %s",
+					 replies[i].err_msg,
+					 strerror(-replies[i].rc));
 			ul_yemit_map_start(&y);
 			ul_yemit_str(&y, "discover");
 			ul_yemit_str(&y, "");
@@ -203,6 +209,30 @@ static int print_discover(const struct ul_ctl_reply *replies, size_t n)
 	return ul_yemit_close(&y);
 }
 
+/*
+ * One target word: its NIDs appended to nids[*n] (replies to come), or,
+ * when it does not parse, one failure "cannot parse NID '<x>'" in its
+ * place, as lnetctl reports it among the others.
+ */
+static void discover_expand(const char *word, struct ulnet_nid *nids,
+			    struct ul_ctl_reply *replies, bool *is_raw,
+			    size_t *n)
+{
+	struct ul_err err = { 0 };
+	size_t got;
+
+	if (ul_nidrange_expand(word, nids + *n, PING_MAX_NIDS - *n, &got,
+			       &err) == 0) {
+		*n += got;
+		return;
+	}
+	replies[*n].rc = -EINVAL;
+	snprintf(replies[*n].err_msg, sizeof(replies[*n].err_msg),
+		 "cannot parse NID '%s'", word);
+	is_raw[*n] = true;
+	(*n)++;
+}
+
 int ulnetctl_discover(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -214,8 +244,9 @@ int ulnetctl_discover(int argc, char **argv)
 	struct ul_ctl_reply *replies = NULL;
 	struct ulnet_nid *nids = NULL;
 	struct ul_err err = { 0 };
-	struct ul_ctl_args *a;
-	size_t n = 0, i, done = 0;
+	struct ul_ctl_args *a = NULL;
+	bool *is_raw = NULL;
+	size_t n = 0, i;
 	int opt, rc;
 
 	optind = 0;
@@ -231,49 +262,39 @@ int ulnetctl_discover(int argc, char **argv)
 		printf("Missing nid argument\n");
 		return -1;
 	}
+	rc = -ENOMEM;
 	a = calloc(1, sizeof(*a));
 	nids = calloc(PING_MAX_NIDS, sizeof(*nids));
-	if (!a || !nids) {
-		rc = -ENOMEM;
+	replies = calloc(PING_MAX_NIDS, sizeof(*replies));
+	is_raw = calloc(PING_MAX_NIDS, sizeof(*is_raw));
+	if (!a || !nids || !replies || !is_raw)
 		goto out;
-	}
-	for (; optind < argc; optind++) {
-		size_t got;
-
-		if (ul_nidrange_expand(argv[optind], nids + n,
-				       PING_MAX_NIDS - n, &got, &err)) {
-			ul_show_yaml_err(stderr, "manage", "discover", -EINVAL,
-					 err.msg);
-			rc = ULNETCTL_RC_BAD_PARAM;
-			goto out;
-		}
-		n += got;
-	}
-	rc = -ENOMEM;
-	replies = calloc(n ? n : 1, sizeof(*replies));
-	if (!replies)
-		goto out;
+	for (; optind < argc && n < PING_MAX_NIDS; optind++)
+		discover_expand(argv[optind], nids, replies, is_raw, &n);
 	rc = 0;
-	for (i = 0; i < n; i++, done++) {
+	for (i = 0; i < n; i++) {
+		if (is_raw[i]) {
+			rc = -1;
+			continue;
+		}
 		a->has = UL_CTL_ARG_NID;
 		a->nid = nids[i];
-		rc = ulnetctl_call(UL_CTL_OP_DISCOVER, a, wait_ms, &replies[i],
-				   &err);
-		if (rc) {
-			ul_show_yaml_err(stderr, "manage", "discover", rc,
+		if (ulnetctl_call(UL_CTL_OP_DISCOVER, a, wait_ms, &replies[i],
+				  &err)) {
+			/* No instance to ask: lnetctl's D1 for the command. */
+			rc = ulnetctl_d1("manage", "discover", err.code,
 					 err.msg);
-			rc = -1;
 			goto out;
 		}
-	}
-	for (i = 0; i < n; i++)
 		if (replies[i].rc)
 			rc = -1;
-	if (print_discover(replies, n) && !rc)
+	}
+	if (print_discover(replies, is_raw, n) && !rc)
 		rc = -EIO;
 out:
-	for (i = 0; i < done; i++)
+	for (i = 0; replies && i < n; i++)
 		ul_ctl_reply_fini(&replies[i]);
+	free(is_raw);
 	free(replies);
 	free(nids);
 	free(a);
