@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Who may use the control socket (ulnetd --ctl-group, proto.h
+# "Transport"): by default the socket is mode 0600 and another user is
+# refused with error YAML; with --ctl-group G it is mode 0660 with group
+# G and a member of G (not the owner) is served. Bad groups and --cpts
+# values stop ulnetd with a message. The cross-user part needs root
+# (setpriv to uid/gid 65534) and is skipped without it, with a line.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/daemon.bash"
+
+check() { # name, command...
+	local name=$1
+	shift
+	if "$@" >"$TMP/out" 2>&1; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name"
+		cat "$TMP/out"
+		failed=$((failed + 1))
+	fi
+}
+
+cli_daemon plain "" --cpts 1
+check plain_mode_0600 test "$(stat -c %a "$TMP/plain.ctl")" = 600
+cli_stop plain
+
+gid=$(id -g)
+cli_daemon grp "" --ctl-group "$gid"
+check group_mode_0660 test "$(stat -c %a "$TMP/grp.ctl")" = 660
+check group_owner test "$(stat -c %g "$TMP/grp.ctl")" = "$gid"
+expect owner_still_served 0 "" "" -- "$ULNETCTL" --ctl "$TMP/grp.ctl" \
+	peer show
+
+expect bad_group 2 "" "ulnetd: --ctl-group 'no-such-group-x': no such group" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --ctl-group no-such-group-x
+expect bad_cpts 2 "" "ulnetd: bad --cpts '0': 1 to 64" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --cpts 0
+check no_socket_left test ! -e "$TMP/x.ctl"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	getent group 65534 >/dev/null; then
+	chmod 755 "$TMP"
+	as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups)
+	cli_daemon mine ""
+	expect other_user_refused 234 "" "*" -- \
+		"${as_nobody[@]}" "$ULNETCTL" --ctl "$TMP/mine.ctl" peer show
+	check refusal_says_why grep -q 'permission denied\|Permission denied' \
+		"$TMP/err"
+	cli_daemon shared "" --ctl-group 65534
+	expect group_member_served 0 "" "" -- \
+		"${as_nobody[@]}" "$ULNETCTL" --ctl "$TMP/shared.ctl" peer show
+else
+	echo "skipped the cross-user part: needs root, setpriv and group 65534"
+fi
+finish
