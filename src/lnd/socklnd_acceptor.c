@@ -80,6 +80,11 @@ static void on_accept(struct sock_ni *ni, int lfd)
 			continue;
 		}
 		conn->is_user_port = port > UL_WIRE_PRIV_PORT_MAX;
+		/* A peer that reset at once leaves getpeername() nothing. */
+		if (!conn->peer_ip) {
+			conn->peer_ip = ntohl(sa.sin_addr.s_addr);
+			conn->peer_port = port;
+		}
 		sock_socket_setup(ni, fd);
 		if (ul_io_start(s->loop, &conn->io, fd, EPOLLIN,
 				sock_conn_on_io) < 0) {
