@@ -1,41 +1,156 @@
-/* PLACEHOLDER being replaced in this session: global handlers. */
+/*
+ * `set <name> <value>`, `global show`, `stats show` and `stats reset`
+ * (reference/lnetctl.md §9, §10) on the instance's side: the tunables go
+ * through ul_tunables_set(), which applies LNet's checks and side
+ * effects; routing and the router buffers belong to ctlsrv_route.c.
+ */
 #include <errno.h>
+#include <string.h>
 
+#include "core/core.h"
+#include "core/msg.h"
+#include "core/node.h"
+#include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
 
-int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+/* What `set` may change: lnetctl's names, not the module-only ones. */
+static const enum ul_tunable settable[] = {
+	UL_TUNABLE_NUMA_RANGE,	       UL_TUNABLE_MAX_INTERFACES,
+	UL_TUNABLE_DISCOVERY,	       UL_TUNABLE_DROP_ASYM_ROUTE,
+	UL_TUNABLE_RETRY_COUNT,	       UL_TUNABLE_TRANSACTION_TIMEOUT,
+	UL_TUNABLE_HEALTH_SENSITIVITY, UL_TUNABLE_RECOVERY_INTERVAL,
+	UL_TUNABLE_ROUTER_SENSITIVITY, UL_TUNABLE_RESPONSE_TRACKING,
+	UL_TUNABLE_RECOVERY_LIMIT,     UL_TUNABLE_MAX_RECOVERY_PING_INTERVAL,
+};
+
+#define NSETTABLE (sizeof(settable) / sizeof(settable[0]))
+
+static bool is_routing_name(const char *name)
 {
-	(void)srv;
-	(void)a;
+	return strcmp(name, "routing") == 0 ||
+	       strcmp(name, "tiny_buffers") == 0 ||
+	       strcmp(name, "small_buffers") == 0 ||
+	       strcmp(name, "large_buffers") == 0;
+}
+
+int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		  struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	size_t i;
+	int id;
+
 	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	if (!(a->has & UL_CTL_ARG_NAME) || !(a->has & UL_CTL_ARG_VALUE))
+		return ul_err_set(err, -EINVAL, "set needs a name and a value");
+	if (is_routing_name(a->name))
+		return ul_ctlsrv_routing_set(srv, a->name, a->value, err);
+	id = ul_tunable_from_name(a->name);
+	for (i = 0; i < NSETTABLE; i++)
+		if (id >= 0 && settable[i] == (enum ul_tunable)id)
+			break;
+	if (i == NSETTABLE)
+		return ul_err_set(err, -ENOENT, "no such parameter '%s'",
+				  a->name);
+	return ul_tunables_set(&core->tun, (enum ul_tunable)id, a->value, err);
 }
 
 int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+			  struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	(void)srv;
+	const struct ul_tunables *t = &ul_node_core(srv->node)->tun;
+	size_t i;
+
 	(void)a;
-	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	(void)err;
+	ul_ctl_doc_map(doc, "global");
+	/* lnetctl.md §9: lnd_timeout comes between these two. */
+	for (i = 0; i < NSETTABLE; i++) {
+		if (settable[i] == UL_TUNABLE_RESPONSE_TRACKING)
+			ul_ctl_doc_uint(doc, "lnd_timeout",
+					ul_tunables_lnd_timeout(t));
+		ul_ctl_doc_int(doc, ul_tunable_name(settable[i]),
+			       ul_tunables_get(t, settable[i]));
+	}
+	ul_ctl_doc_end(doc);
+	return 0;
 }
 
 int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+			 struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	(void)srv;
+	const struct ul_counters *c = &ul_node_core(srv->node)->counters;
+	uint64_t resends_ok = 0, resends_failed = 0;
+
 	(void)a;
-	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	(void)err;
+	/* No resends yet (health issue): both resend outcomes stay 0. */
+	ul_ctl_doc_map(doc, "statistics");
+	ul_ctl_doc_uint(doc, "msgs_alloc", c->msgs_alloc);
+	ul_ctl_doc_uint(doc, "msgs_max", c->msgs_max);
+	ul_ctl_doc_uint(doc, "rst_alloc", c->rst_alloc);
+	ul_ctl_doc_uint(doc, "errors", c->errors);
+	ul_ctl_doc_uint(doc, "send_count", c->send_count);
+	ul_ctl_doc_uint(doc, "resend_count", c->resend_count);
+	ul_ctl_doc_uint(doc, "response_timeout_count",
+			c->response_timeout_count);
+	ul_ctl_doc_uint(doc, "local_interrupt_count", c->local_interrupt_count);
+	ul_ctl_doc_uint(doc, "local_dropped_count", c->local_dropped_count);
+	ul_ctl_doc_uint(doc, "local_aborted_count", c->local_aborted_count);
+	ul_ctl_doc_uint(doc, "local_no_route_count", c->local_no_route_count);
+	ul_ctl_doc_uint(doc, "local_timeout_count", c->local_timeout_count);
+	ul_ctl_doc_uint(doc, "local_error_count", c->local_error_count);
+	ul_ctl_doc_uint(doc, "remote_dropped_count", c->remote_dropped_count);
+	ul_ctl_doc_uint(doc, "remote_error_count", c->remote_error_count);
+	ul_ctl_doc_uint(doc, "remote_timeout_count", c->remote_timeout_count);
+	ul_ctl_doc_uint(doc, "network_timeout_count", c->network_timeout_count);
+	ul_ctl_doc_uint(doc, "failed_resends", resends_failed);
+	ul_ctl_doc_uint(doc, "successful_resends", resends_ok);
+	ul_ctl_doc_uint(doc, "recv_count", c->recv_count);
+	ul_ctl_doc_uint(doc, "route_count", c->route_count);
+	ul_ctl_doc_uint(doc, "drop_count", c->drop_count);
+	ul_ctl_doc_uint(doc, "send_length", c->send_length);
+	ul_ctl_doc_uint(doc, "recv_length", c->recv_length);
+	ul_ctl_doc_uint(doc, "route_length", c->route_length);
+	ul_ctl_doc_uint(doc, "drop_length", c->drop_length);
+	ul_ctl_doc_end(doc);
+	return 0;
 }
 
+/*
+ * lnetctl.md §10: the global counters (the messages alive now stay what
+ * they are), and every NI's and peer NI's statistics.
+ */
 int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+			  struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	(void)srv;
+	struct ul_node *n = srv->node;
+	struct ul_core *core = ul_node_core(n);
+	struct ul_counters *c = &core->counters;
+	uint32_t alive = c->msgs_alloc, rst = c->rst_alloc;
+	struct ul_peer_ni_msgs *pm;
+	struct ul_net *net;
+	struct ul_ni *ni;
+
 	(void)a;
 	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	(void)err;
+	memset(c, 0, sizeof(*c));
+	c->msgs_alloc = alive;
+	c->msgs_max = alive;
+	c->rst_alloc = rst;
+	ul_list_for_each_entry(net, &core->nets, core_link)
+		ul_list_for_each_entry(ni, &net->nis, net_link) {
+			memset(&ni->stats, 0, sizeof(ni->stats));
+			memset(&ni->hstats, 0, sizeof(ni->hstats));
+		}
+	ul_list_for_each_entry(pm, &n->lpni_msgs, link) {
+		memset(&pm->stats, 0, sizeof(pm->stats));
+		pm->hs_dropped = 0;
+		pm->hs_error = 0;
+		pm->hs_timeout = 0;
+		pm->hs_network_timeout = 0;
+	}
+	return 0;
 }

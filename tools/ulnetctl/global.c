@@ -1,17 +1,299 @@
-/* PLACEHOLDER being replaced in this session. */
+/*
+ * `set <name> <value>`, `global show`, `stats show`, `stats reset`
+ * (reference/lnetctl.md §9, §10). The value is parsed here as lnetctl
+ * parses it (strtol base 0, nothing after it); the instance applies LNet's
+ * checks. Errors are lnetctl's cYAML error tree (D2) on stderr.
+ */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ctl/cyaml_err.h"
+#include "ctl/doc_yaml.h"
+#include "util/err.h"
+
+#include "cmd.h"
 #include "ctl.h"
 
+/*
+ * How lnetctl words each parameter: in "cannot parse <parse> value", in
+ * "cannot configure <what>: <strerror>", and the entity of the error.
+ */
+struct param {
+	const char *name;
+	const char *parse;
+	const char *what;
+	const char *entity;
+	long long min; /* lnetctl's own check, before asking LNet */
+	const char *min_msg;
+	long long max;
+	const char *max_msg;
+};
+
+static const struct param params[] = {
+	{ "numa_range", "numa_range", NULL, "numa_range", 0, NULL, 0, NULL },
+	{ "max_interfaces", "max_interfaces", "max interfaces",
+	  "max_interfaces", 0, NULL, 0, NULL },
+	{ "discovery", "discovery", "discovery", "discovery", 0, NULL, 0,
+	  NULL },
+	{ "drop_asym_route", "drop_asym_route", "drop asym route",
+	  "drop_asym_route", 0, NULL, 0, NULL },
+	{ "retry_count", "retry_count", "retry count", "retry_count", 0, NULL,
+	  0, NULL },
+	{ "transaction_timeout", "transaction timeout", "transaction timeout",
+	  "transaction_timeout", 0, NULL, 0, NULL },
+	{ "health_sensitivity", "health sensitivity", "health sensitivity",
+	  "health_sensitivity", 0, NULL, 0, NULL },
+	{ "recovery_interval", "recovery interval", "recovery interval",
+	  "recovery_interval", 0, NULL, 0, NULL },
+	{ "router_sensitivity", "router sensitivity",
+	  "router health sensitivity", "router_sensitivity", 0, NULL, 0, NULL },
+	{ "response_tracking", "response_tracking", "response tracking",
+	  "response_tracking", 0, "\"Valid values are: 0, 1, 2, or 3\"", 3,
+	  "\"Valid values are: 0, 1, 2, or 3\"" },
+	{ "recovery_limit", "recovery_limit", "recovery limit",
+	  "recovery_limit", 0, "\"Must be greater than or equal to 0\"", 0,
+	  NULL },
+	{ "max_recovery_ping_interval", "max_recovery_ping_interval",
+	  "maximum recovery ping interval", "maximum recovery ping interval", 1,
+	  "\"must be strictly positive\"", 0, NULL },
+	{ "routing", "routing", NULL, "routing", 0, NULL, 0, NULL },
+	{ "tiny_buffers", "tiny_buffers", "buffers", "buf", 0, NULL, 0, NULL },
+	{ "small_buffers", "small_buffers", "buffers", "buf", 0, NULL, 0,
+	  NULL },
+	{ "large_buffers", "large_buffers", "buffers", "buf", 0, NULL, 0,
+	  NULL },
+};
+
+static const struct param *param_of(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(params) / sizeof(params[0]); i++)
+		if (strcmp(params[i].name, name) == 0)
+			return &params[i];
+	return NULL;
+}
+
+static int d2(const char *op, const char *entity, int errnum, const char *descr)
+{
+	struct ul_cyaml_errs t;
+
+	ul_cyaml_errs_init(&t, stderr);
+	ul_cyaml_err_add(&t, op, entity, errnum, descr);
+	return errnum;
+}
+
+/* An integer as lnetctl's strtol(..., 0) check takes it. */
+static int parse_value(const char *s, long long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoll(s, &end, 0);
+	return errno || end == s || *end ? -EINVAL : 0;
+}
+
+static int is_buffers(const struct param *p)
+{
+	return strcmp(p->entity, "buf") == 0;
+}
+
+/* Why the instance refused, as lnetctl words each parameter. */
+static int refused(const struct param *p, long long v, int rc, const char *msg)
+{
+	char descr[UL_CTL_STR_MAX + 128];
+
+	if (strcmp(p->name, "routing") == 0) {
+		snprintf(descr, sizeof(descr), "\"%s\"",
+			 msg[0] ? msg : strerror(-rc));
+		return d2(v ? "add" : "del", "routing", rc, descr);
+	}
+	if (is_buffers(p) && rc == -ERANGE) {
+		d2("add", "buf", rc, "\"tiny, small and large must be >= 0\"");
+		return rc;
+	}
+	if (strcmp(p->name, "numa_range") == 0) {
+		snprintf(descr, sizeof(descr),
+			 "\"cannot configure numa_range to %lld: %s\"", v,
+			 strerror(-rc));
+		return d2("add", p->entity, rc, descr);
+	}
+	/* LNet refused the write: -ENODATA (61) as lnetctl reports it. */
+	snprintf(descr, sizeof(descr), "\"cannot configure %s: %s\"", p->what,
+		 strerror(EINVAL));
+	return d2("add", p->entity, -ENODATA, descr);
+}
+
+static int set_param(int argc, char **argv)
+{
+	const struct param *p = param_of(argv[0]);
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_ctl_args *a;
+	char descr[128];
+	long long v;
+	int rc;
+
+	if (!p)
+		return -EINVAL;
+	if (argc != 2) {
+		ulnetctl_print_help(ulnetctl_set_cmds, "set", argv[0]);
+		return ULNETCTL_RC_BAD_PARAM;
+	}
+	if (parse_value(argv[1], &v) || v < INT32_MIN || v > INT32_MAX) {
+		snprintf(descr, sizeof(descr), "cannot parse %s value",
+			 p->parse);
+		return d2("parser", "set", -1, descr);
+	}
+	if (strcmp(p->name, "routing") == 0 && v != 0 && v != 1) {
+		snprintf(descr, sizeof(descr), "cannot parse %s value",
+			 p->parse);
+		return d2("parser", "set", -1, descr);
+	}
+	if ((p->min_msg && v < p->min) || (p->max_msg && v > p->max))
+		return d2("add", p->entity, -EINVAL,
+			  v < p->min ? p->min_msg : p->max_msg);
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	a->has = UL_CTL_ARG_NAME | UL_CTL_ARG_VALUE;
+	snprintf(a->name, sizeof(a->name), "%s", p->name);
+	a->value = v;
+	rc = ulnetctl_call(UL_CTL_OP_SET, a, ULNETCTL_CTL_TIMEOUT_MS, &reply,
+			   &err);
+	free(a);
+	if (rc) {
+		/* No instance: LNet "not loaded", the parameter missing. */
+		d2("add", p->entity, -ENOMSG, err.msg);
+		return -ENOMSG;
+	}
+	rc = reply.rc ? refused(p, v, reply.rc, reply.err_msg) : 0;
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+/* A show whose output is cYAML; failures are D2 "show/<entity>". */
+static int show_c(uint16_t op, const char *entity, int fail_rc)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int rc;
+
+	if (!a)
+		return -ENOMEM;
+	rc = ulnetctl_call(op, a, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	free(a);
+	if (rc) {
+		d2("show", entity, rc, err.msg);
+		return fail_rc;
+	}
+	if (reply.rc) {
+		d2("show", entity, reply.rc,
+		   reply.err_msg[0] ? reply.err_msg : strerror(-reply.rc));
+		rc = fail_rc;
+	} else if (ul_doc_print(stdout, reply.doc, UL_DOC_C)) {
+		rc = -EIO;
+	}
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+static int global_show(int argc, char **argv)
+{
+	(void)argc; /* lnetctl ignores extra words (§9) */
+	(void)argv;
+	return show_c(UL_CTL_OP_GLOBAL_SHOW, "global", -1);
+}
+
+static int stats_show(int argc, char **argv)
+{
+	(void)argc;
+	(void)argv;
+	return show_c(UL_CTL_OP_STATS_SHOW, "statistics", -1);
+}
+
+static int stats_reset(int argc, char **argv)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (!a)
+		return -ENOMEM;
+	rc = ulnetctl_call(UL_CTL_OP_STATS_RESET, a, ULNETCTL_CTL_TIMEOUT_MS,
+			   &reply, &err);
+	free(a);
+	if (rc)
+		return d2("reset", "statistics", rc, err.msg);
+	rc = reply.rc;
+	if (rc)
+		d2("reset", "statistics", rc,
+		   reply.err_msg[0] ? reply.err_msg : strerror(-rc));
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+#define SET_VERB(n, text)                                                      \
+	{                                                                      \
+		n, set_param, NULL, text                                       \
+	}
+
 const struct ulnetctl_cmd ulnetctl_set_cmds[] = {
+	SET_VERB("tiny_buffers", "total tiny router buffers\n"
+				 "\tVALUE: 0 for the default, -1 unchanged\n"),
+	SET_VERB("small_buffers", "total small router buffers\n"
+				  "\tVALUE: 0 for the default, -1 unchanged\n"),
+	SET_VERB("large_buffers", "total large router buffers\n"
+				  "\tVALUE: 0 for the default, -1 unchanged\n"),
+	SET_VERB("routing", "forward messages for other nodes or not\n"
+			    "\t0: routing off\n\t1: routing on\n"),
+	SET_VERB("numa_range", "NUMA distance below which NIs count as "
+			       "equally close\n\tVALUE: 0 or more\n"),
+	SET_VERB("max_interfaces", "interfaces a ping buffer has room for\n"
+				   "\tVALUE: below 16 means 4096\n"),
+	SET_VERB("discovery", "peer discovery\n\t0: off\n\t1: on "
+			      "(default)\n"),
+	SET_VERB("drop_asym_route", "messages that came over an asymmetric "
+				    "route\n\t0: accept (default)\n"
+				    "\t1: drop\n"),
+	SET_VERB("retry_count", "resends of a failed message\n\t0: none\n"
+				"\t>0: at most this many\n"),
+	SET_VERB("transaction_timeout", "seconds a message and its response "
+					"may take\n\t>0: seconds\n"),
+	SET_VERB("health_sensitivity", "health lost per failure\n"
+				       "\t0: no health tracking\n"
+				       "\t1 to 1000: the step\n"),
+	SET_VERB("recovery_interval", "deprecated: accepted, ignored\n"),
+	SET_VERB("router_sensitivity", "percent of health a router NI "
+				       "needs to be used\n\t0 to 100\n"),
+	SET_VERB("response_tracking", "which messages wait for a response\n"
+				      "\t0: pings and pushes only\n"
+				      "\t1: also GETs\n\t2: also PUTs\n"
+				      "\t3: GETs and PUTs (default)\n"),
+	SET_VERB("recovery_limit", "seconds an unhealthy NI is recovered\n"
+				   "\t0: forever (default)\n"
+				   "\t>0: that many seconds\n"),
+	SET_VERB("max_recovery_ping_interval", "longest gap between "
+					       "recovery pings\n"
+					       "\t>0: seconds\n"),
 	{ NULL, NULL, NULL, NULL },
 };
 
 const struct ulnetctl_cmd ulnetctl_global_cmds[] = {
+	{ "show", global_show, NULL, "show the global settings\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 
 const struct ulnetctl_cmd ulnetctl_stats_cmds[] = {
+	{ "show", stats_show, NULL, "show the LNet message counters\n" },
+	{ "reset", stats_reset, NULL,
+	  "clear the message counters and every NI's and peer NI's "
+	  "statistics\n" },
 	{ NULL, NULL, NULL, NULL },
 };
