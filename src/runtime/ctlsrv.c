@@ -461,7 +461,8 @@ static uint32_t peer_state_bits(const struct ul_peer *p)
 		s |= 1u << 0;
 	if (p->has_no_discovery)
 		s |= 1u << 1;
-	if (p->is_router_enabled)
+	/* Only what a gateway's ping said makes it a router here. */
+	if (p->rtr_refcount && p->is_router_enabled)
 		s |= 1u << 2;
 	if (p->is_configured)
 		s |= 1u << 3;

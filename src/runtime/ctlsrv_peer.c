@@ -1,41 +1,177 @@
-/* PLACEHOLDER being replaced in this session: peer handlers. */
+/*
+ * `peer add`, `peer del`, `peer set`, `peer list` (reference/lnetctl.md
+ * §7) on the instance's side, over core/peer.h. NID range lists arrive
+ * expanded (args.nids); the texts of the errors are LNet's.
+ */
 #include <errno.h>
+#include <string.h>
 
+#include "core/core.h"
+#include "core/node.h"
+#include "core/udsp.h"
+#include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
 
-int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+/* LNet's state bits a peer keeps here (lnetctl.md §7.3). */
+#define PEER_STATE_MULTI_RAIL (1u << 0)
+#define PEER_STATE_CONFIGURED (1u << 3)
+#define PEER_STATE_LOCK_PRIMARY (1u << 20)
+
+static bool is_lo_peer(const struct ul_peer *p)
 {
-	(void)srv;
-	(void)a;
+	return p->primary_nid.nid_type == ULNET_LND_LO;
+}
+
+int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		       struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	bool is_mr = !(a->flags & UL_CTL_ARGF_NON_MR);
+	bool is_lock = a->flags & (UL_CTL_ARGF_LOCK_PRIM | UL_CTL_ARGF_FORCE);
+	struct ul_err cerr = { 0 };
+	struct ul_peer *peer;
+	bool is_new;
+	size_t i;
+	int rc;
+
 	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	if (!(a->has & UL_CTL_ARG_NID))
+		return ul_err_set(err, -ENOMSG, "no configuration");
+	is_new = !ul_peer_find(core, &a->nid);
+	rc = ul_peer_add(core, &a->nid, is_mr, is_lock, &peer, &cerr);
+	if (rc == -EINVAL)
+		return ul_err_set(err, rc, "unsupported primary NID");
+	if (rc == -EEXIST)
+		return ul_err_set(err, rc, "failed to add primary peer");
+	if (rc)
+		return ul_err_set(err, rc == -EPERM ? -EPERM : rc, "%s",
+				  cerr.msg[0] ? cerr.msg
+					      : "failed to add primary peer");
+	for (i = 0; i < a->nnids; i++) {
+		if (ulnet_nid_same(&a->nids[i], &a->nid))
+			continue;
+		rc = ul_peer_ni_add(core, peer, &a->nids[i], NULL, &cerr);
+		if (rc) {
+			/* Nothing half-made stays (lnetctl.md §7.1). */
+			if (is_new)
+				ul_peer_del(core, &a->nid, true, NULL);
+			return ul_err_set(err, rc, "failed to add peer");
+		}
+	}
+	return 0;
 }
 
 int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	(void)srv;
-	(void)a;
+	struct ul_core *core = ul_node_core(srv->node);
+	bool force = a->flags & (UL_CTL_ARGF_FORCE | UL_CTL_ARGF_LOCK_PRIM);
+	struct ul_peer *peer, *owner;
+	struct ul_err cerr = { 0 };
+	bool whole = a->nnids == 0;
+	size_t i;
+	int rc;
+
 	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	if (!(a->has & UL_CTL_ARG_NID))
+		return ul_err_set(err, -ENOMSG, "no configuration");
+	for (i = 0; i < a->nnids; i++)
+		whole |= ulnet_nid_same(&a->nids[i], &a->nid);
+	peer = ul_peer_find(core, &a->nid);
+	if (!peer || is_lo_peer(peer))
+		return ul_err_set(err, -ENOENT,
+				  whole ? "failed to del primary peer"
+					: "failed to del peer");
+	if (!ulnet_nid_same(&peer->primary_nid, &a->nid))
+		return ul_err_set(err, -ENODEV, "peer NID is not primary");
+	if (whole) {
+		rc = ul_peer_del(core, &a->nid, force, &cerr);
+		if (rc == -EBUSY)
+			return ul_err_set(err, rc,
+					  "peer is a gateway of a "
+					  "route");
+		return rc ? ul_err_set(err, rc, "failed to del primary peer")
+			  : 0;
+	}
+	for (i = 0; i < a->nnids; i++) {
+		owner = ul_peer_find(core, &a->nids[i]);
+		if (owner != peer)
+			return ul_err_set(err, -ENOENT, "failed to del peer");
+		rc = ul_peer_ni_del(core, &a->nids[i], &cerr);
+		if (rc)
+			return ul_err_set(err, rc, "failed to del peer");
+	}
+	return 0;
+}
+
+/* Written as given; core keeps it within 0..1000 (see notes). */
+static void set_health(struct ul_peer_ni *lpni, int v)
+{
+	ul_peer_ni_set_healthv(lpni, v);
 }
 
 int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	(void)srv;
-	(void)a;
+	struct ul_core *core = ul_node_core(srv->node);
+	struct ul_peer_net *lpn;
+	struct ul_peer_ni *lpni;
+	struct ul_peer *p;
+
 	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	if (a->has & UL_CTL_ARG_STATE) {
+		p = (a->has & UL_CTL_ARG_NID) ? ul_peer_find(core, &a->nid)
+					      : NULL;
+		if (!p || is_lo_peer(p))
+			return ul_err_set(err, -ENOENT,
+					  "invalid peer state param");
+		/* Only the bits a peer keeps here can change (see notes). */
+		ul_peer_set_mr(p, a->state & PEER_STATE_MULTI_RAIL);
+		p->is_configured = a->state & PEER_STATE_CONFIGURED;
+		p->is_lock_prim = a->state & PEER_STATE_LOCK_PRIMARY;
+		if (srv->udsp)
+			ul_udsp_apply_all(srv->udsp);
+		return 0;
+	}
+	if (!(a->has & UL_CTL_ARG_HEALTH))
+		return 0;
+	if (a->has & UL_CTL_ARG_NID) {
+		lpni = ul_peer_ni_find(core, &a->nid);
+		if (lpni)
+			set_health(lpni, a->health);
+		return 0;
+	}
+	if (!(a->flags & UL_CTL_ARGF_ALL))
+		return 0; /* neither --nid nor --all: nothing, as lnetctl */
+	ul_list_for_each_entry(p, &core->peers, core_link)
+		ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
+			ul_list_for_each_entry(lpni, &lpn->peer_nis,
+					       peer_net_link)
+				set_health(lpni, a->health);
+	return 0;
 }
 
 int ul_ctlsrv_peer_list(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		struct ul_ctl_msg *doc, struct ul_err *err)
+			struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	(void)srv;
+	struct ul_core *core = ul_node_core(srv->node);
+	struct ul_peer *p;
+	bool any = false;
+
 	(void)a;
-	(void)doc;
-	return ul_err_set(err, -EOPNOTSUPP, "not implemented");
+	(void)err;
+	ul_list_for_each_entry(p, &core->peers, core_link) {
+		if (is_lo_peer(p))
+			continue;
+		if (!any)
+			ul_ctl_doc_seq(doc, "peer list");
+		any = true;
+		ul_ctl_doc_map(doc, NULL);
+		ul_ctl_doc_nid(doc, "nid", &p->primary_nid);
+		ul_ctl_doc_end(doc);
+	}
+	if (any)
+		ul_ctl_doc_end(doc);
+	return 0;
 }

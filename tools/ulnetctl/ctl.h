@@ -50,6 +50,8 @@ int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
  */
 int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
 		const char *object, int engine);
+/* `net set` / `peer set` failure: D2 "net: - set:"; returns -EINVAL. */
+int ulnetctl_set_failed(const char *descr);
 /* Print a D1 error (descr NULL or "": strerror's text); returns -EINVAL. */
 int ulnetctl_d1(const char *d1_op, const char *object, int errnum,
 		const char *descr);
