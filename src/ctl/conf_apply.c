@@ -82,7 +82,11 @@ static int add_ni(const struct apply *a, const struct ulnet_nid *nid,
 	char nidstr[ULNET_NIDSTR_SIZE], what[ULNET_NIDSTR_SIZE + 8];
 	int rc;
 
-	rc = ul_ni_add(a->c, nid, ifname, numa_node, tun, NULL, &cerr);
+	if (a->opts->ni_add)
+		rc = a->opts->ni_add(a->opts->ctx, nid, ifname, numa_node, tun,
+				     &cerr);
+	else
+		rc = ul_ni_add(a->c, nid, ifname, numa_node, tun, NULL, &cerr);
 	if (rc < 0) {
 		snprintf(what, sizeof(what), "NI %s",
 			 ulnet_nid_format(nid, nidstr, sizeof(nidstr)));

@@ -25,6 +25,8 @@
 #include "util/err.h"
 
 struct ul_core;
+struct ul_net_tunables;
+struct ulnet_nid;
 struct ul_udsp_set;
 
 /* One IPv4 address of an interface that is up. */
@@ -45,6 +47,14 @@ struct ul_conf_apply_opts {
 	size_t nr_ifaddrs;
 	/* Where UDSP rules go; NULL: they are only reported. */
 	struct ul_udsp_set *udsp;
+	/*
+	 * How an NI is added (may be NULL: ul_ni_add() on the core alone).
+	 * A running instance passes ul_node_ni_add() so its LND starts the
+	 * NI too. ctx is the note's.
+	 */
+	int (*ni_add)(void *ctx, const struct ulnet_nid *nid,
+		      const char *ifname, int numa_node,
+		      const struct ul_net_tunables *tun, struct ul_err *err);
 	/* Called for every note (may be NULL); line 0 when not from a line. */
 	void (*note)(void *ctx, unsigned int line, const char *text);
 	void *ctx;

@@ -50,6 +50,11 @@ int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
  */
 int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
 		const char *object, int engine);
+/*
+ * `net add --ip2net RULES` (ip2net.c): the rules matched against this
+ * host's interfaces, one net add per matching net.
+ */
+int ulnetctl_net_add_ip2net(const char *rules, struct ul_ctl_args *a);
 /* `net set` / `peer set` failure: D2 "net: - set:"; returns -EINVAL. */
 int ulnetctl_set_failed(const char *descr);
 /* Print a D1 error (descr NULL or "": strerror's text); returns -EINVAL. */

@@ -8,15 +8,19 @@
  *                                 dry run of pathway selection (select.c)
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "ulnet/nid.h"
+#include "ctl/cyaml_err.h"
+#include "ctl/doc_yaml.h"
 #include "nid/nidlist.h"
 #include "util/err.h"
 
 #include "cmd.h"
+#include "ctl.h"
 #include "decode.h"
 #include "select.h"
 
@@ -108,7 +112,95 @@ static int debug_decode(int argc, char **argv)
 	return rc;
 }
 
+/* debug recovery --local | --peer (lnetctl.md §14.1), engine A. */
+static int debug_recovery(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "local", no_argument, NULL, 'l' },
+		{ "peer", no_argument, NULL, 'p' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int opt, rc;
+
+	if (!a)
+		return -ENOMEM;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "lph", opts, NULL)) != -1) {
+		if (opt == 'l')
+			a->flags |= UL_CTL_ARGF_LOCAL;
+		else if (opt == 'p')
+			a->flags |= UL_CTL_ARGF_PEER;
+	}
+	/* Neither: nothing printed, 234, as lnetctl. */
+	rc = a->flags ? ulnetctl_do(UL_CTL_OP_DEBUG_RECOVERY, a, "show",
+				    "recovery", UL_DOC_A)
+		      : ULNETCTL_RC_BAD_PARAM;
+	free(a);
+	return rc;
+}
+
+/* debug peer --nid NID (lnetctl.md §14.2): the peer's state to the log. */
+static int debug_peer(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nid", required_argument, NULL, 'k' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	struct ul_cyaml_errs t;
+	struct ul_ctl_reply reply;
+	struct ul_err err = { 0 };
+	char descr[160];
+	int opt, rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	ul_cyaml_errs_init(&t, stderr);
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
+		if (opt != 'k')
+			continue;
+		if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
+			snprintf(descr, sizeof(descr),
+				 "\"badly formatted primary NID: %s\"", optarg);
+			ul_cyaml_err_add(&t, "debug", "peer", -EINVAL, descr);
+			rc = ULNETCTL_RC_BAD_PARAM;
+			goto out;
+		}
+		a->has |= UL_CTL_ARG_NID;
+	}
+	if (!(a->has & UL_CTL_ARG_NID)) {
+		ul_cyaml_err_add(&t, "debug", "peer", -EINVAL,
+				 "--nid must be specified");
+		rc = ULNETCTL_RC_BAD_PARAM;
+		goto out;
+	}
+	rc = ulnetctl_call(UL_CTL_OP_DEBUG_PEER, a, ULNETCTL_CTL_TIMEOUT_MS,
+			   &reply, &err);
+	if (rc) {
+		ul_cyaml_err_add(&t, "debug", "peer", rc, err.msg);
+		goto out;
+	}
+	rc = reply.rc;
+	if (rc)
+		ul_cyaml_err_add(&t, "debug", "peer", rc, reply.err_msg);
+	ul_ctl_reply_fini(&reply);
+out:
+	free(a);
+	return rc;
+}
+
 const struct ulnetctl_cmd ulnetctl_debug_cmds[] = {
+	{ "recovery", debug_recovery, NULL,
+	  "list the NIs on a recovery queue\n"
+	  "\t--local: local NIs\n"
+	  "\t--peer: peer NIs\n" },
+	{ "peer", debug_peer, NULL,
+	  "write a peer's state to the daemon's log\n"
+	  "\t--nid: a NID of the peer\n" },
 	{ "nidlist", debug_nidlist, NULL,
 	  "debug nidlist parsing\n"
 	  "\t<nidlist>: the nidlist to parse, e.g. \"192.168.1.[1-10]@tcp "

@@ -1,16 +1,130 @@
-/* PLACEHOLDER being replaced in this session. */
+/*
+ * ulnetctl lnet configure / unconfigure and cpt-of-nid (reference/
+ * lnetctl.md §5, §14.4) over the control socket.
+ */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
+#include "ctl/doc_yaml.h"
+#include "util/err.h"
+
+#include "cmd.h"
 #include "ctl.h"
 
-const struct ulnetctl_cmd ulnetctl_lnet_cmds[] = {
-	{ NULL, NULL, NULL, NULL },
-};
+/*
+ * lnet configure/unconfigure failures: D1 "configure: - lnet:" with
+ * "LNet configure error: <msg>", and the errno itself as the status.
+ */
+static int lnet_op(uint16_t op, struct ul_ctl_args *a)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	char descr[UL_CTL_STR_MAX + 64];
+	int rc;
+
+	rc = ulnetctl_call(op, a, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (rc) {
+		snprintf(descr, sizeof(descr), "LNet configure error: %s",
+			 err.msg);
+		ulnetctl_d1("configure", "lnet", rc, descr);
+		return rc;
+	}
+	rc = reply.rc;
+	if (rc) {
+		snprintf(descr, sizeof(descr), "LNet configure error: %s",
+			 reply.err_msg[0] ? reply.err_msg : strerror(-rc));
+		ulnetctl_d1("configure", "lnet", rc, descr);
+	}
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+static int lnet_configure(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "all", no_argument, NULL, 'a' },
+		{ "large", no_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int opt, rc;
+
+	if (!a)
+		return -ENOMEM;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "alh", opts, NULL)) != -1) {
+		if (opt == 'a') {
+			a->flags |= UL_CTL_ARGF_ALL;
+		} else if (opt == 'l') {
+			a->flags |= UL_CTL_ARGF_LARGE;
+		} else {
+			ulnetctl_print_help(ulnetctl_lnet_cmds, "lnet",
+					    "configure");
+			free(a);
+			return 0;
+		}
+	}
+	rc = lnet_op(UL_CTL_OP_LNET_CONFIGURE, a);
+	free(a);
+	return rc;
+}
+
+static int lnet_unconfigure(int argc, char **argv)
+{
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int rc;
+
+	(void)argc;
+	(void)argv;
+	if (!a)
+		return -ENOMEM;
+	rc = lnet_op(UL_CTL_OP_LNET_UNCONFIGURE, a);
+	free(a);
+	return rc;
+}
 
 int ulnetctl_cpt_of_nid(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return -EOPNOTSUPP;
+	struct ul_ctl_args *a;
+	int i, rc;
+
+	if (argc < 2) {
+		printf("cpt-of-nid: nid[ nid ...]\n");
+		return ULNETCTL_RC_BAD_PARAM;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	for (i = 1; i < argc && a->nnids < UL_CTL_ARGS_NIDS_MAX; i++) {
+		if (ulnet_nid_parse(argv[i], &a->nids[a->nnids], NULL, 0)) {
+			char descr[160];
+
+			snprintf(descr, sizeof(descr),
+				 "\"cannot parse NID '%s'\"", argv[i]);
+			rc = ulnetctl_d1("manage", "cpt-of-nid", -EINVAL,
+					 descr);
+			free(a);
+			return rc;
+		}
+		a->nnids++;
+	}
+	a->has |= UL_CTL_ARG_NIDS;
+	rc = ulnetctl_do(UL_CTL_OP_CPT_OF_NID, a, "manage", "cpt-of-nid",
+			 UL_DOC_B);
+	free(a);
+	return rc;
 }
+
+const struct ulnetctl_cmd ulnetctl_lnet_cmds[] = {
+	{ "configure", lnet_configure, NULL,
+	  "bring LNet up\n"
+	  "\t--all: also configure what the daemon's --config file says\n"
+	  "\t--large: accepted; NIDs of any size are always allowed\n" },
+	{ "unconfigure", lnet_unconfigure, NULL,
+	  "remove every NI, peer, route and rule and take LNet down\n" },
+	{ NULL, NULL, NULL, NULL },
+};

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/cyaml_err.h"
 #include "ctl/show_yaml.h"
 #include "util/err.h"
 
@@ -87,11 +88,412 @@ static int net_show(int argc, char **argv)
 	return rc;
 }
 
+/* `net add` argument errors: D2 "ni: - add:" (lnetctl.md §6.1). */
+static int ni_add_failed(int rc, const char *descr)
+{
+	struct ul_cyaml_errs t;
+
+	ul_cyaml_errs_init(&t, stderr);
+	ul_cyaml_err_add(&t, "ni", "add", -1, descr);
+	return rc;
+}
+
+/* Split "eth0[0,1],eth1" at the commas outside brackets into a->ifs. */
+static int split_ifs(const char *list, struct ul_ctl_args *a)
+{
+	const char *p = list, *start = list;
+	int depth = 0;
+
+	for (;; p++) {
+		if (*p == '[')
+			depth++;
+		else if (*p == ']')
+			depth--;
+		if ((*p == ',' && depth == 0) || *p == '\0') {
+			size_t len = (size_t)(p - start);
+
+			if (depth || len == 0 || len >= UL_CTL_IFNAME_MAX ||
+			    a->nifs == UL_CTL_ARGS_IFS_MAX)
+				return -EINVAL;
+			memcpy(a->ifs[a->nifs], start, len);
+			a->ifs[a->nifs++][len] = '\0';
+			start = p + 1;
+		}
+		if (*p == '\0')
+			break;
+	}
+	a->has |= UL_CTL_ARG_IFS;
+	return depth ? -EINVAL : 0;
+}
+
+/* A comma list of NIDs into a->nids. */
+static int split_nids(const char *list, struct ul_ctl_args *a)
+{
+	char *copy = strdup(list), *save = NULL, *tok;
+	int rc = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (tok = strtok_r(copy, ",", &save); tok && !rc;
+	     tok = strtok_r(NULL, ",", &save)) {
+		if (a->nnids == UL_CTL_ARGS_NIDS_MAX ||
+		    ulnet_nid_parse(tok, &a->nids[a->nnids], NULL, 0))
+			rc = -EINVAL;
+		else
+			a->nnids++;
+	}
+	free(copy);
+	if (!rc && a->nnids == 0)
+		rc = -EINVAL;
+	a->has |= UL_CTL_ARG_NIDS;
+	return rc;
+}
+
+/* An int option read with lnetctl's strtol check; false if unparsable. */
+static bool int_arg(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 0);
+	return !errno && end != s && !*end;
+}
+
+static int net_add(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "net", required_argument, NULL, 'n' },
+		{ "if", required_argument, NULL, 'i' },
+		{ "nid", required_argument, NULL, 'N' },
+		{ "ip2net", required_argument, NULL, 'p' },
+		{ "peer-timeout", required_argument, NULL, 't' },
+		{ "peer-credits", required_argument, NULL, 'c' },
+		{ "peer-buffer-credits", required_argument, NULL, 'b' },
+		{ "credits", required_argument, NULL, 'r' },
+		{ "cpt", required_argument, NULL, 's' },
+		{ "conns-per-peer", required_argument, NULL, 'm' },
+		{ "tos", required_argument, NULL, 'T' },
+		{ "skip-mr-route-setup", no_argument, NULL, 'k' },
+		{ "auth-key", required_argument, NULL, 'a' },
+		{ "traffic-class", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *ifs = NULL, *nids = NULL, *ip2net = NULL;
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int opt, rc = 0;
+	long v;
+
+	if (!a)
+		return -ENOMEM;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "n:i:p:t:c:b:r:s:m:ka:h", opts,
+				  NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			snprintf(a->net, sizeof(a->net), "%s", optarg);
+			a->has |= UL_CTL_ARG_NET;
+			break;
+		case 'i':
+			ifs = optarg;
+			break;
+		case 'N':
+			nids = optarg;
+			break;
+		case 'p':
+			ip2net = optarg;
+			break;
+		case 't':
+			if (int_arg(optarg, &v) && v >= 0) {
+				a->peer_timeout = (int32_t)v;
+				a->has |= UL_CTL_ARG_PEER_TIMEOUT;
+			}
+			break;
+		case 'c':
+			if (int_arg(optarg, &v) && v > 0) {
+				a->peer_credits = (int32_t)v;
+				a->has |= UL_CTL_ARG_PEER_CREDITS;
+			}
+			break;
+		case 'b':
+			if (int_arg(optarg, &v) && v > 0) {
+				a->peer_buffer_credits = (int32_t)v;
+				a->has |= UL_CTL_ARG_PEER_BUF_CREDITS;
+			}
+			break;
+		case 'r':
+			if (int_arg(optarg, &v) && v > 0) {
+				a->credits = (int32_t)v;
+				a->has |= UL_CTL_ARG_CREDITS;
+			}
+			break;
+		case 's':
+			snprintf(a->cpt, sizeof(a->cpt), "%s", optarg);
+			a->has |= UL_CTL_ARG_CPT;
+			break;
+		case 'm':
+			if (!int_arg(optarg, &v) || v > 127) {
+				rc = ni_add_failed(-1, "invalid conns-per-peer "
+						       "value (valid range "
+						       "0-127)");
+				goto out;
+			}
+			if (v >= 0) {
+				a->conns_per_peer = (int32_t)v;
+				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+			}
+			break;
+		case 'T':
+			if (!int_arg(optarg, &v) || v < -1 || v > 255) {
+				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
+						   "Invalid ToS argument");
+				goto out;
+			}
+			a->tos = (int32_t)v;
+			a->has |= UL_CTL_ARG_TOS;
+			break;
+		case 'k':
+			break; /* no routing helper to skip (lnetctl-differences) */
+		case 'a':
+		case 'C':
+			/* kfi only: no kfi LND in user space. */
+			rc = ulnetctl_d1("add", "net", -EPROTONOSUPPORT,
+					 "LND type not supported");
+			goto out;
+		default:
+			ulnetctl_print_help(ulnetctl_net_cmds, "net", "add");
+			goto out;
+		}
+	}
+	if (ip2net) {
+		rc = ulnetctl_net_add_ip2net(ip2net, a);
+		goto out;
+	}
+	if (nids && (a->has & UL_CTL_ARG_NET)) {
+		printf("--net is invalid with --nid option\n");
+		rc = ULNETCTL_RC_BAD_PARAM;
+		goto out;
+	}
+	if (nids && split_nids(nids, a)) {
+		rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM, "bad NID list");
+		goto out;
+	}
+	if (!nids && !(a->has & UL_CTL_ARG_NET)) {
+		printf("missing mandatory parameters in NI config: "
+		       "'network'\n");
+		rc = ULNETCTL_RC_BAD_PARAM;
+		goto out;
+	}
+	if (ifs && split_ifs(ifs, a)) {
+		rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM, "bad interface list");
+		goto out;
+	}
+	if (!nids && !ifs) {
+		printf("creating a local NI needs at least one interface\n");
+		rc = ULNETCTL_RC_BAD_PARAM;
+		goto out;
+	}
+	rc = ulnetctl_do(UL_CTL_OP_NET_ADD, a, "add", "net", -1);
+out:
+	free(a);
+	return rc;
+}
+
+static int net_del(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "net", required_argument, NULL, 'n' },
+		{ "if", required_argument, NULL, 'i' },
+		{ "nid", required_argument, NULL, 'N' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *ifs = NULL, *nids = NULL;
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	int opt, rc = 0;
+
+	if (!a)
+		return -ENOMEM;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "n:i:h", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'n':
+			snprintf(a->net, sizeof(a->net), "%s", optarg);
+			a->has |= UL_CTL_ARG_NET;
+			break;
+		case 'i':
+			ifs = optarg;
+			break;
+		case 'N':
+			nids = optarg;
+			break;
+		default:
+			ulnetctl_print_help(ulnetctl_net_cmds, "net", "del");
+			goto out;
+		}
+	}
+	if (nids && (a->has & UL_CTL_ARG_NET)) {
+		printf("--net is invalid with --nid option\n");
+		rc = ULNETCTL_RC_BAD_PARAM;
+		goto out;
+	}
+	if (nids && split_nids(nids, a)) {
+		rc = ulnetctl_d1("del", "net", -ENOENT, "cannot del LNet NI");
+		goto out;
+	}
+	if (!nids && !(a->has & UL_CTL_ARG_NET)) {
+		printf("missing mandatory parameters in NI config: "
+		       "'network'\n");
+		rc = ULNETCTL_RC_BAD_PARAM;
+		goto out;
+	}
+	if (ifs && split_ifs(ifs, a)) {
+		rc = ulnetctl_d1("del", "net", -ENODEV, "cannot del LNet NI");
+		goto out;
+	}
+	rc = ulnetctl_do(UL_CTL_OP_NET_DEL, a, "del", "net", -1);
+out:
+	free(a);
+	return rc;
+}
+
+static int net_set(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "nid", required_argument, NULL, 'n' },
+		{ "all", no_argument, NULL, 'a' },
+		{ "health", required_argument, NULL, 't' },
+		{ "conns-per-peer", required_argument, NULL, 'm' },
+		{ "net", required_argument, NULL, 'i' },
+		{ "lnd-timeout", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	char descr[160];
+	uint32_t net;
+	int opt, rc = 0;
+	long v;
+
+	if (!a)
+		return -ENOMEM;
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, ":n:at:m:i:l:h", opts, NULL)) !=
+	       -1) {
+		switch (opt) {
+		case 'n':
+			if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
+				rc = ulnetctl_set_failed("");
+				goto out;
+			}
+			a->has |= UL_CTL_ARG_NID;
+			break;
+		case 'a':
+			a->flags |= UL_CTL_ARGF_ALL;
+			break;
+		case 't':
+			if (int_arg(optarg, &v)) {
+				a->health = (int32_t)v;
+				a->has |= UL_CTL_ARG_HEALTH;
+			}
+			break;
+		case 'm':
+			if (!int_arg(optarg, &v) || v > 127) {
+				ulnetctl_set_failed("invalid conns-per-peer "
+						    "value (valid range "
+						    "0-127)");
+				rc = -1;
+				goto out;
+			}
+			if (v >= 0) {
+				a->conns_per_peer = (int32_t)v;
+				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+			}
+			break;
+		case 'i':
+			if (ulnet_net_parse(optarg, &net, NULL, 0)) {
+				snprintf(descr, sizeof(descr),
+					 "\"Invalid network type: %s\"",
+					 optarg);
+				rc = ulnetctl_set_failed(descr);
+				goto out;
+			}
+			snprintf(a->net, sizeof(a->net), "%s", optarg);
+			a->has |= UL_CTL_ARG_NET;
+			break;
+		case 'l':
+			v = strtol(optarg, NULL, 10); /* atoi, as lnetctl */
+			if (v < 0) {
+				snprintf(descr, sizeof(descr),
+					 "\"Invalid LND timeout value '%s', "
+					 "must be >= 0\"",
+					 optarg);
+				rc = ulnetctl_set_failed(descr);
+				goto out;
+			}
+			a->lnd_timeout = (int32_t)v;
+			a->has |= UL_CTL_ARG_LND_TIMEOUT;
+			break;
+		default:
+			rc = ulnetctl_set_failed(
+				"\"Invalid option or missing argument\"");
+			goto out;
+		}
+	}
+	if ((a->has & UL_CTL_ARG_NID) && (a->flags & UL_CTL_ARGF_ALL)) {
+		rc = ulnetctl_set_failed("");
+		goto out;
+	}
+	if ((a->has & UL_CTL_ARG_LND_TIMEOUT) && !(a->has & UL_CTL_ARG_NET)) {
+		rc = ulnetctl_set_failed("\"Specified --lnd-timeout without "
+					 "--net option\"");
+		goto out;
+	}
+	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_CONNS_PER_PEER |
+			UL_CTL_ARG_LND_TIMEOUT)))
+		goto out;
+	rc = ulnetctl_do(UL_CTL_OP_NET_SET, a, "set", "net", -1);
+	if (rc)
+		ulnetctl_set_failed("");
+out:
+	free(a);
+	return rc;
+}
+
 const struct ulnetctl_cmd ulnetctl_net_cmds[] = {
+	{ "add", net_add, NULL,
+	  "add local NIs\n"
+	  "\t--net: the network (e.g. tcp1)\n"
+	  "\t--if: interfaces, each optionally with CPTs: eth0[0,1],eth1\n"
+	  "\t--nid: NIDs of the NIs, instead of --net and --if\n"
+	  "\t--ip2net: an ip2nets rule string\n"
+	  "\t--peer-timeout: seconds before an idle peer counts as dead\n"
+	  "\t--peer-credits: credits toward one peer\n"
+	  "\t--peer-buffer-credits: router buffer credits per peer\n"
+	  "\t--credits: transmit credits of each NI\n"
+	  "\t--cpt: CPTs for interfaces without their own, e.g. [0,1]\n"
+	  "\t--conns-per-peer: bulk connection pairs per peer (0-127)\n"
+	  "\t--tos: IP type of service, -1 for the LND's default\n"
+	  "\t--skip-mr-route-setup: accepted; ulnet installs no routes\n"
+	  "\t--auth-key: kfi only\n"
+	  "\t--traffic-class: kfi only\n" },
+	{ "del", net_del, NULL,
+	  "delete a network, or some of its NIs\n"
+	  "\t--net: the network\n"
+	  "\t--if: interfaces whose NIs go\n"
+	  "\t--nid: NIDs of the NIs that go, instead of --net\n" },
 	{ "show", net_show, NULL,
 	  "show local networks\n"
 	  "\t--net: net name (e.g. tcp0) to filter on\n"
 	  "\t--verbose: display detailed output per network. Optional "
 	  "argument of '2' outputs more stats\n" },
+	{ "set", net_set, NULL,
+	  "set local NI parameters\n"
+	  "\t--nid: the NI\n"
+	  "\t--all: every local NI\n"
+	  "\t--health: health value to set\n"
+	  "\t--conns-per-peer: bulk connection pairs per peer (0-127)\n"
+	  "\t--net: the network whose LND timeout is set\n"
+	  "\t--lnd-timeout: LND timeout in seconds, 0 for lnd_timeout\n" },
 	{ NULL, NULL, NULL, NULL },
 };
