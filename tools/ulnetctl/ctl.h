@@ -55,6 +55,9 @@ int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
  * host's interfaces, one net add per matching net.
  */
 int ulnetctl_net_add_ip2net(const char *rules, struct ul_ctl_args *a);
+/* A fault op; failures print "failed to <what>: <why>" (fault.c). */
+int ulnetctl_fault_call(uint16_t op, const struct ul_ctl_args *a,
+			const char *what);
 /* `net set` / `peer set` failure: D2 "net: - set:"; returns -EINVAL. */
 int ulnetctl_set_failed(const char *descr);
 /* Print a D1 error (descr NULL or "": strerror's text); returns -EINVAL. */
