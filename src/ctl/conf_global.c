@@ -120,7 +120,17 @@ int ul_conf_walk_global_param(struct ul_conf_walk *w,
 	if (!*known)
 		return 0;
 	old = ul_conf_walk_push_key(w, key->str);
-	rc = ul_conf_walk_get_int(w, v, LLONG_MIN, LLONG_MAX, &val);
+	/* lnetctl's words for these two (lnetctl.md §16); scripts grep them */
+	if (v->type == UL_YNODE_SCALAR && v->is_null)
+		rc = ul_conf_walk_fail(
+			w, v, "no value specified for key '%.64s'", key->str);
+	else if (v->type == UL_YNODE_SCALAR &&
+		 ul_conf_parse_int(v->str, LLONG_MIN, LLONG_MAX, &val, NULL))
+		rc = ul_conf_walk_fail(w, v,
+				       "invalid value '%.64s' for key '%.64s'",
+				       v->str, key->str);
+	else
+		rc = ul_conf_walk_get_int(w, v, LLONG_MIN, LLONG_MAX, &val);
 	if (!rc && k < 0) {
 		rc = ul_conf_walk_warn(w, key, "read-only; ignored");
 	} else if (!rc) {

@@ -65,7 +65,8 @@ static int walk_section(struct ul_conf_walk *w, const struct ul_ynode *key,
 		if (!strcmp(key->str, "statistics"))
 			return ul_conf_walk_warn(
 				w, key, "section 'statistics' ignored");
-		return ul_conf_walk_fail(w, key, "unknown section '%.64s'",
+		/* lnetctl reads any other key as a global one (§16). */
+		return ul_conf_walk_fail(w, key, "invalid key '%.64s'",
 					 key->str);
 	}
 	note_section(w->conf, sec);

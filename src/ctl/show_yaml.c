@@ -93,12 +93,46 @@ static void msg_stats(struct ul_yemit *y, const struct ul_ctl_ni_blocks *b)
 }
 
 /* One local NI, fields and levels of lnetctl.md §6.3. */
+/* What export --backup keeps of an NI (UL_SHOW_YAML_BACKUP). */
+static void backup_ni(struct ul_yemit *y, const struct ul_ctl_ni *ni)
+{
+	if (ni->ifname[0]) {
+		ul_yemit_str(y, "interfaces");
+		ul_yemit_map_start(y);
+		ul_yemit_kv(y, "0", "%s", ni->ifname);
+		ul_yemit_map_end(y);
+	} else {
+		kv_nid(y, "nid", &ni->nid);
+	}
+	ul_yemit_str(y, "tunables");
+	ul_yemit_map_start(y);
+	kv_s64(y, "peer_timeout", ni->peer_timeout);
+	kv_s64(y, "peer_credits", ni->peer_credits);
+	kv_s64(y, "peer_buffer_credits", ni->peer_buffer_credits);
+	kv_s64(y, "credits", ni->credits);
+	ul_yemit_map_end(y);
+	if (ni->has_lnd_tunables) {
+		ul_yemit_str(y, "lnd tunables");
+		ul_yemit_map_start(y);
+		kv_s64(y, "conns_per_peer", ni->conns_per_peer);
+		kv_s64(y, "tos", ni->tos);
+		ul_yemit_map_end(y);
+	}
+	ul_yemit_str(y, "CPT");
+	quoted(y, ni->cpt, false, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+}
+
 static void net_ni(struct ul_yemit *y, const struct ul_ctl_ni *ni,
 		   uint32_t level)
 {
 	const struct ul_ctl_health *h = &ni->b.health;
 
 	ul_yemit_map_start(y);
+	if (level == UL_SHOW_YAML_BACKUP) {
+		backup_ni(y, ni);
+		ul_yemit_map_end(y);
+		return;
+	}
 	kv_nid(y, "nid", &ni->nid);
 	ul_yemit_kv(y, "status", "%s",
 		    ni->status == UL_CTL_NI_STATUS_UP ? "up" : "down");
@@ -151,6 +185,13 @@ static void net_ni(struct ul_yemit *y, const struct ul_ctl_ni *ni,
 	ul_yemit_map_end(y);
 }
 
+/* export --backup leaves the lo net out (lnetctl.md §15). */
+static bool skip_net(const struct ul_ctl_net *net, uint32_t level)
+{
+	return level == UL_SHOW_YAML_BACKUP &&
+	       ulnet_net_type(net->net_id) == ULNET_LND_LO;
+}
+
 int ul_show_yaml_net(FILE *out, const struct ul_ctl_reply *r, uint32_t level)
 {
 	struct ul_yemit y;
@@ -158,7 +199,10 @@ int ul_show_yaml_net(FILE *out, const struct ul_ctl_reply *r, uint32_t level)
 	size_t i, j;
 	int rc;
 
-	if (r->net_show.nnets == 0)
+	for (i = 0, j = 0; i < r->net_show.nnets; i++)
+		if (!skip_net(&r->net_show.nets[i], level))
+			j++;
+	if (j == 0)
 		return 0;
 	rc = ul_yemit_open(&y, out, INDENT_A, false);
 	if (rc)
@@ -169,6 +213,8 @@ int ul_show_yaml_net(FILE *out, const struct ul_ctl_reply *r, uint32_t level)
 	for (i = 0; i < r->net_show.nnets; i++) {
 		const struct ul_ctl_net *net = &r->net_show.nets[i];
 
+		if (skip_net(net, level))
+			continue;
 		ul_yemit_map_start(&y);
 		ul_yemit_kv(&y, "net type", "%s",
 			    ulnet_net_format(net->net_id, name, sizeof(name)));
@@ -193,6 +239,10 @@ static void peer_ni(struct ul_yemit *y, const struct ul_ctl_peer_ni *p,
 
 	ul_yemit_map_start(y);
 	kv_nid(y, "nid", &p->nid);
+	if (level == UL_SHOW_YAML_BACKUP) {
+		ul_yemit_map_end(y);
+		return;
+	}
 	if (level >= 4)
 		udsp_info(y, &p->b);
 	ul_yemit_kv(y, "state", "%s", p->state < 3 ? states[p->state] : "NA");
@@ -243,7 +293,7 @@ int ul_show_yaml_peer(FILE *out, const struct ul_ctl_reply *r, uint32_t level)
 		kv_nid(&y, "primary nid", &p->primary);
 		ul_yemit_kv(&y, "Multi-Rail", "%s",
 			    p->is_mr ? "true" : "false");
-		if (level >= 3)
+		if (level >= 3 && level != UL_SHOW_YAML_BACKUP)
 			kv_u64(&y, "peer state", p->state);
 		ul_yemit_str(&y, "peer ni");
 		ul_yemit_seq_start(&y);

@@ -22,6 +22,15 @@
  * could not be written.
  */
 int ul_show_yaml_net(FILE *out, const struct ul_ctl_reply *r, uint32_t level);
+/*
+ * The level that prints what `export --backup` keeps (lnetctl.md §15):
+ * for an NI its interfaces, tunables, LND tunables without the read-only
+ * timeout and CPT (and, for an NI given by NID without an interface, its
+ * "nid:", which ulnet's import reads), the lo net left out; for a peer
+ * its primary NID, Multi-Rail and the NIDs of its peer NIs.
+ */
+#define UL_SHOW_YAML_BACKUP UINT32_MAX
+
 /* `peer show -v level` of a PEER_SHOW reply; no peers print nothing. */
 int ul_show_yaml_peer(FILE *out, const struct ul_ctl_reply *r, uint32_t level);
 /*

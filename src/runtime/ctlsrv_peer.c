@@ -23,6 +23,25 @@ static bool is_lo_peer(const struct ul_peer *p)
 	return p->primary_nid.nid_type == ULNET_LND_LO;
 }
 
+/*
+ * A route's gateway peer asked for again exactly as it is (same primary,
+ * Multi-Rail and NIDs): what importing an export --backup does.
+ */
+static bool gateway_as_is(const struct ul_core *core,
+			  const struct ul_ctl_args *a, bool is_mr)
+{
+	struct ul_peer *p = ul_peer_find(core, &a->nid);
+	size_t i;
+
+	if (!p || !p->rtr_refcount || p->is_mr != is_mr ||
+	    !ulnet_nid_same(&p->primary_nid, &a->nid))
+		return false;
+	for (i = 0; i < a->nnids; i++)
+		if (ul_peer_find(core, &a->nids[i]) != p)
+			return false;
+	return true;
+}
+
 int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -40,6 +59,8 @@ int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return ul_err_set(err, -ENOMSG, "no configuration");
 	is_new = !ul_peer_find(core, &a->nid);
 	rc = ul_peer_add(core, &a->nid, is_mr, is_lock, &peer, &cerr);
+	if (rc == -EBUSY && gateway_as_is(core, a, is_mr))
+		return 0; /* export --backup lists gateways: import them */
 	if (rc == -EINVAL)
 		return ul_err_set(err, rc, "unsupported primary NID");
 	if (rc == -EEXIST)

@@ -188,15 +188,17 @@ static const struct row rows[] = {
 	  "line 1, column 15: numa.range: 'x' is not an integer" },
 	{ "global: {foobar: 1}\n",
 	  "line 1, column 10: global: invalid key 'foobar'" },
-	{ "foobar: 1\n", "line 1, column 1: unknown section 'foobar'" },
+	{ "foobar: 1\n", "line 1, column 1: invalid key 'foobar'" },
 	{ "global: {response_tracking: 10}\n",
 	  "line 1, column 29: global.response_tracking: invalid value '10' for "
 	  "key 'response_tracking' (valid range 0..3)" },
 	{ "global: {discovery: }\n",
-	  "line 1, column 21: global.discovery: no value specified" },
+	  "line 1, column 21: global.discovery: no value specified for key "
+	  "'discovery'" },
 	/* 60 */
 	{ "retry_count: abc\n",
-	  "line 1, column 14: retry_count: 'abc' is not an integer" },
+	  "line 1, column 14: retry_count: invalid value 'abc' for key "
+	  "'retry_count'" },
 	{ "global: {transaction_timeout: 0}\n",
 	  "line 1, column 31: global.transaction_timeout: invalid value '0' "
 	  "for key 'transaction_timeout' (valid range 1..2147483647)" },

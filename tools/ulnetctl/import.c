@@ -1,12 +1,662 @@
-/* PLACEHOLDER being replaced in this session. */
+/*
+ * ulnetctl import (reference/lnetctl.md §16, §17): an lnet.conf read with
+ * the same parser ulnetd uses (ctl/conf.h), then applied section by
+ * section in document order with one request per item, stopping at the
+ * first failure, as lnetctl does over netlink. What the file says that a
+ * user-space node does not apply is printed on stderr, one line each.
+ *
+ * Departure (docs/lnetctl-differences.md): each "local NI(s)" group is
+ * sent with its own tunables, LND tunables and CPT (lnetctl's --old-api
+ * behaviour), so that `export --backup` round-trips per-NI values.
+ */
 #include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
+#include "core/udsp.h"
+#include "core/udsp_block.h"
+#include "ctl/conf.h"
+#include "ctl/conf_apply.h"
+#include "ctl/cyaml_err.h"
+#include "ctl/show_yaml.h"
+#include "ctl/ytree.h"
+#include "nid/expr.h"
+#include "util/err.h"
+
+#include "cmd.h"
 #include "ctl.h"
+
+enum import_mode { IMPORT_ADD, IMPORT_DEL, IMPORT_SHOW, IMPORT_EXEC };
+
+struct import {
+	enum import_mode mode;
+	struct ul_ctl_args *a; /* scratch request */
+	const struct ul_conf *conf;
+};
+
+static void args_reset(struct import *im)
+{
+	memset(im->a, 0, sizeof(*im->a));
+}
+
+/* "[0,1]" from an expression ("0" alone reads back the same). */
+static void cpt_text(const struct ul_expr *e, char *buf, size_t len)
+{
+	char tmp[UL_CTL_NAME_MAX - 2];
+
+	ul_expr_format(e, tmp, sizeof(tmp));
+	snprintf(buf, len, tmp[0] == '[' ? "%s" : "[%s]", tmp);
+}
+
+static int send_op(uint16_t op, struct ul_ctl_args *a, const char *d1_op,
+		   const char *object)
+{
+	return ulnetctl_do(op, a, d1_op, object, -1);
+}
+
+static void put_tunables(struct ul_ctl_args *a,
+			 const struct ul_conf_tunables *t)
+{
+	if (t->flags & UL_CONF_TUN_HAS_PEER_TIMEOUT) {
+		a->peer_timeout = t->peer_timeout;
+		a->has |= UL_CTL_ARG_PEER_TIMEOUT;
+	}
+	if (t->flags & UL_CONF_TUN_HAS_PEER_CREDITS) {
+		a->peer_credits = t->peer_credits;
+		a->has |= UL_CTL_ARG_PEER_CREDITS;
+	}
+	if (t->flags & UL_CONF_TUN_HAS_PEER_BUFFER_CREDITS) {
+		a->peer_buffer_credits = t->peer_buffer_credits;
+		a->has |= UL_CTL_ARG_PEER_BUF_CREDITS;
+	}
+	if (t->flags & UL_CONF_TUN_HAS_CREDITS) {
+		a->credits = t->credits;
+		a->has |= UL_CTL_ARG_CREDITS;
+	}
+}
+
+static void put_lnd(struct ul_ctl_args *a, const struct ul_conf_lnd_tunables *l)
+{
+	if (l->flags & UL_CONF_LND_HAS_CONNS_PER_PEER) {
+		a->conns_per_peer = l->conns_per_peer;
+		a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+	}
+	if (l->flags & UL_CONF_LND_HAS_TOS) {
+		a->tos = l->tos;
+		a->has |= UL_CTL_ARG_TOS;
+	}
+}
+
+/* The NIs of one group (or of the block itself) into the request. */
+static void put_nis(struct ul_ctl_args *a, const struct ul_conf_ni *nis,
+		    size_t nr)
+{
+	char cpt[UL_CTL_NAME_MAX];
+	size_t i;
+
+	for (i = 0; i < nr; i++) {
+		if (nis[i].by == UL_CONF_NI_BY_NID) {
+			if (a->nnids < UL_CTL_ARGS_NIDS_MAX)
+				a->nids[a->nnids++] = nis[i].nid;
+			a->has |= UL_CTL_ARG_NIDS;
+			continue;
+		}
+		if (a->nifs == UL_CTL_ARGS_IFS_MAX)
+			continue;
+		cpt[0] = '\0';
+		if (nis[i].cpt)
+			cpt_text(nis[i].cpt, cpt, sizeof(cpt));
+		snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX, "%s%s",
+			 nis[i].ifname, cpt);
+		a->has |= UL_CTL_ARG_IFS;
+	}
+}
+
+/* One net add (or del) for some NIs of a net block. */
+static int net_request(struct import *im, const struct ul_conf_net *cn,
+		       const struct ul_conf_ni *nis, size_t nr,
+		       const struct ul_conf_tunables *tun,
+		       const struct ul_conf_lnd_tunables *lnd,
+		       const struct ul_expr *cpt)
+{
+	struct ul_ctl_args *a = im->a;
+
+	args_reset(im);
+	put_nis(a, nis, nr);
+	if (!a->nnids) {
+		ulnet_net_format(cn->net, a->net, sizeof(a->net));
+		a->has |= UL_CTL_ARG_NET;
+	}
+	if (im->mode == IMPORT_DEL)
+		return send_op(UL_CTL_OP_NET_DEL, a, "del", "net");
+	if (!nr)
+		return 0; /* a group naming no NI creates nothing (§6.1) */
+	put_tunables(a, tun);
+	put_lnd(a, lnd);
+	if (cpt) {
+		cpt_text(cpt, a->cpt, sizeof(a->cpt));
+		a->has |= UL_CTL_ARG_CPT;
+	}
+	return send_op(UL_CTL_OP_NET_ADD, a, "add", "net");
+}
+
+static int import_nets(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	size_t i, g;
+	int rc;
+
+	for (i = 0; i < c->nr_nets; i++) {
+		const struct ul_conf_net *cn = &c->nets[i];
+
+		if (cn->nr_nis || !cn->nr_groups) {
+			rc = net_request(im, cn, cn->nis, cn->nr_nis,
+					 &cn->tunables, &cn->lnd_tunables,
+					 cn->cpt);
+			if (rc)
+				return rc;
+		}
+		for (g = 0; g < cn->nr_groups; g++) {
+			const struct ul_conf_ni_group *grp = &cn->groups[g];
+
+			rc = net_request(
+				im, cn, grp->nis, grp->nr_nis,
+				(grp->flags & UL_CONF_GROUP_HAS_TUNABLES)
+					? &grp->tunables
+					: &cn->tunables,
+				(grp->flags & UL_CONF_GROUP_HAS_LND_TUNABLES)
+					? &grp->lnd_tunables
+					: &cn->lnd_tunables,
+				grp->cpt ? grp->cpt : cn->cpt);
+			if (rc)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static bool rule_takes(const struct ul_conf_net *r,
+		       const struct ul_conf_ifaddr *ifa)
+{
+	bool named = r->nr_nis == 0;
+	size_t k;
+
+	for (k = 0; k < r->nr_nis; k++)
+		named |= strcmp(r->nis[k].ifname, ifa->ifname) == 0;
+	if (!named)
+		return false;
+	if (!r->nr_ranges)
+		return true;
+	for (k = 0; k < r->nr_ranges; k++)
+		if (!r->ranges[k].is_ipv6 &&
+		    ul_expr_match_octets(r->ranges[k].oct, ifa->ipv4))
+			return true;
+	return false;
+}
+
+/* ip2nets (§17.2): matched against this host's interfaces here. */
+static int import_ip2nets(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	struct ul_conf_ifaddr *ifs = NULL;
+	size_t nifs = 0, i, k, applied = 0;
+	int rc;
+
+	rc = ul_conf_host_ifaddrs(&ifs, &nifs);
+	if (rc)
+		return ulnetctl_d1("add", "import", rc,
+				   "cannot read "
+				   "interfaces");
+	for (i = 0; i < c->nr_ip2nets && !rc; i++) {
+		const struct ul_conf_net *r = &c->ip2nets[i];
+		struct ul_ctl_args *a = im->a;
+
+		args_reset(im);
+		for (k = 0; k < nifs && a->nifs < UL_CTL_ARGS_IFS_MAX; k++)
+			if (rule_takes(r, &ifs[k]))
+				snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX,
+					 "%s", ifs[k].ifname);
+		if (!a->nifs)
+			continue;
+		a->has |= UL_CTL_ARG_IFS | UL_CTL_ARG_NET;
+		ulnet_net_format(r->net, a->net, sizeof(a->net));
+		if (im->mode == IMPORT_DEL) {
+			rc = send_op(UL_CTL_OP_NET_DEL, a, "del", "net");
+		} else {
+			put_tunables(a, &r->tunables);
+			put_lnd(a, &r->lnd_tunables);
+			rc = send_op(UL_CTL_OP_NET_ADD, a, "add", "net");
+		}
+		applied++;
+	}
+	free(ifs);
+	if (!rc && c->nr_ip2nets && !applied)
+		rc = ulnetctl_d1("add", "import", -EINVAL,
+				 "No ip2nets rules applied");
+	return rc;
+}
+
+static int import_routes(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < c->nr_routes; i++) {
+		const struct ul_conf_route *cr = &c->routes[i];
+		struct ul_ctl_args *a = im->a;
+
+		args_reset(im);
+		ulnet_net_format(cr->net, a->net, sizeof(a->net));
+		a->nids[0] = cr->gateway;
+		a->nnids = 1;
+		a->has = UL_CTL_ARG_NET | UL_CTL_ARG_NIDS;
+		if (im->mode == IMPORT_DEL) {
+			rc = send_op(UL_CTL_OP_ROUTE_DEL, a, "del", "route");
+		} else {
+			if (cr->flags & UL_CONF_ROUTE_HAS_HOP) {
+				a->hop = cr->hop;
+				a->has |= UL_CTL_ARG_HOP;
+			}
+			if (cr->flags & UL_CONF_ROUTE_HAS_PRIORITY) {
+				a->priority = (int32_t)cr->priority;
+				a->has |= UL_CTL_ARG_PRIORITY;
+			}
+			rc = send_op(UL_CTL_OP_ROUTE_ADD, a, "add", "route");
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int import_peers(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	size_t i, k;
+	int rc;
+
+	for (i = 0; i < c->nr_peers; i++) {
+		const struct ul_conf_peer *cp = &c->peers[i];
+		struct ul_ctl_args *a = im->a;
+
+		args_reset(im);
+		a->nid = cp->primary_nid;
+		a->has = UL_CTL_ARG_NID;
+		for (k = 0; k < cp->nr_nis && k < UL_CTL_ARGS_NIDS_MAX; k++)
+			a->nids[a->nnids++] = cp->nis[k];
+		if (a->nnids)
+			a->has |= UL_CTL_ARG_NIDS;
+		if ((cp->flags & UL_CONF_PEER_HAS_MULTI_RAIL) &&
+		    !cp->is_multi_rail)
+			a->flags |= UL_CTL_ARGF_NON_MR;
+		rc = im->mode == IMPORT_DEL
+			     ? send_op(UL_CTL_OP_PEER_DEL, a, "del", "peer")
+			     : send_op(UL_CTL_OP_PEER_ADD, a, "add", "peer");
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int set_value(struct import *im, const char *name, long long v)
+{
+	struct ul_ctl_args *a = im->a;
+
+	args_reset(im);
+	snprintf(a->name, sizeof(a->name), "%s", name);
+	a->value = v;
+	a->has = UL_CTL_ARG_NAME | UL_CTL_ARG_VALUE;
+	return send_op(UL_CTL_OP_SET, a, "add", "import");
+}
+
+static int import_routing(struct import *im)
+{
+	static const char *const pools[] = { "tiny_buffers", "small_buffers",
+					     "large_buffers" };
+	const struct ul_conf *c = im->conf;
+	const int vals[] = { c->tiny_buffers, c->small_buffers,
+			     c->large_buffers };
+	const unsigned int has[] = { UL_CONF_HAS_TINY_BUFFERS,
+				     UL_CONF_HAS_SMALL_BUFFERS,
+				     UL_CONF_HAS_LARGE_BUFFERS };
+	int i, rc;
+
+	if (c->flags & UL_CONF_HAS_ROUTING) {
+		rc = set_value(im, "routing", c->routing_enable);
+		if (rc)
+			return rc;
+	}
+	if (!(c->flags & UL_CONF_HAS_BUFFERS))
+		return 0;
+	for (i = 0; i < 3; i++) {
+		/* A pool the section leaves out goes back to its default. */
+		rc = set_value(im, pools[i], (c->flags & has[i]) ? vals[i] : 0);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int import_global(struct import *im)
+{
+	const struct ul_conf_global *g = &im->conf->global;
+	unsigned int key;
+	long long v;
+	int rc;
+
+	for (key = 0; key < UL_CONF_GLOBAL_NR; key++) {
+		if (!(g->flags & (1U << key)))
+			continue;
+		v = g->value[key];
+		if (im->mode == IMPORT_DEL) {
+			/* §16: these three go back to their defaults. */
+			if (key == UL_CONF_GLOBAL_NUMA_RANGE)
+				v = 0;
+			else if (key == UL_CONF_GLOBAL_MAX_INTERFACES)
+				v = 4096;
+			else if (key == UL_CONF_GLOBAL_DISCOVERY)
+				v = 1;
+			else
+				continue;
+		}
+		rc = set_value(im, ul_conf_global_name(key), v);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int import_udsp(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	struct ul_err err = { 0 };
+	struct ul_udsp_rule *rule;
+	uint8_t *block;
+	size_t i, len;
+	int rc = 0;
+
+	for (i = 0; i < c->nr_udsps && !rc; i++) {
+		/* Deleting from the last: an index moves when one before
+		 * it goes. */
+		const struct ul_conf_udsp *cu =
+			&c->udsps[im->mode == IMPORT_DEL ? c->nr_udsps - 1 - i
+							 : i];
+		struct ul_ctl_args *a = im->a;
+
+		args_reset(im);
+		if (im->mode == IMPORT_DEL) {
+			a->has = UL_CTL_ARG_IDX;
+			a->idx = (int32_t)cu->idx;
+			rc = send_op(UL_CTL_OP_UDSP_DEL, a, "del", "udsp");
+			continue;
+		}
+		rc = ul_udsp_rule_from_strings(
+			cu->src, cu->dst, cu->rte,
+			cu->flags & UL_CONF_UDSP_HAS_PRIORITY, cu->priority,
+			(int)cu->idx, &rule, &err);
+		if (rc)
+			return ulnetctl_d1("add", "import", rc, err.msg);
+		len = ul_udsp_block_size(rule);
+		block = malloc(len);
+		rc = block ? ul_udsp_block_encode(rule, block, len, &err)
+			   : -ENOMEM;
+		if (!rc) {
+			a->has = UL_CTL_ARG_UDSP_BLOCK;
+			a->udsp_block = block;
+			a->udsp_len = len;
+			rc = send_op(UL_CTL_OP_UDSP_ADD, a, "add", "udsp");
+		} else {
+			rc = ulnetctl_d1("add", "import", rc, err.msg);
+		}
+		free(block);
+		ul_udsp_rule_free(rule);
+	}
+	return rc;
+}
+
+/* --show: what the instance has for each item of the file. */
+static int import_show(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	struct ul_ctl_args *a = im->a;
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < c->nr_routes && !rc; i++) {
+		args_reset(im);
+		ulnet_net_format(c->routes[i].net, a->net, sizeof(a->net));
+		a->nids[0] = c->routes[i].gateway;
+		a->nnids = 1;
+		a->has = UL_CTL_ARG_NET | UL_CTL_ARG_NIDS;
+		a->verbose = 1;
+		rc = ulnetctl_do(UL_CTL_OP_ROUTE_SHOW, a, "show", "route", 0);
+	}
+	if (!rc && c->nr_peers) {
+		args_reset(im);
+		rc = ulnetctl_do(UL_CTL_OP_PEER_LIST, a, "show", "peer", 0);
+	}
+	return rc;
+}
+
+static int apply(struct import *im)
+{
+	const struct ul_conf *c = im->conf;
+	unsigned int i;
+	bool done_routing = false, done_global = false;
+	int rc = 0;
+
+	if (im->mode == IMPORT_SHOW)
+		return import_show(im);
+	for (i = 0; i < c->nr_order && !rc; i++) {
+		switch (c->order[i]) {
+		case UL_CONF_SEC_NET:
+			rc = import_nets(im);
+			break;
+		case UL_CONF_SEC_IP2NETS:
+			rc = import_ip2nets(im);
+			break;
+		case UL_CONF_SEC_ROUTE:
+			rc = import_routes(im);
+			break;
+		case UL_CONF_SEC_PEER:
+			rc = import_peers(im);
+			break;
+		case UL_CONF_SEC_ROUTING:
+		case UL_CONF_SEC_BUFFERS:
+			if (!done_routing)
+				rc = import_routing(im);
+			done_routing = true;
+			break;
+		case UL_CONF_SEC_NUMA:
+		case UL_CONF_SEC_GLOBAL:
+			if (!done_global)
+				rc = import_global(im);
+			done_global = true;
+			break;
+		case UL_CONF_SEC_UDSP:
+			rc = import_udsp(im);
+			break;
+		default:
+			break;
+		}
+	}
+	return rc;
+}
+
+/* --exec: the ping and discover sections (§16), results not printed. */
+static int exec_sections(const char *text, size_t len)
+{
+	static const struct ul_ytree_limits lim = { UL_CONF_MAX_BYTES, 64, 4096,
+						    256 * 1024 };
+	struct ul_ynode *root = NULL;
+	struct ul_err err = { 0 };
+	size_t i, k;
+	int rc;
+
+	rc = ul_ytree_parse(text, len, &lim, &root, &err);
+	if (rc)
+		return ulnetctl_d1("add", "import", rc, err.msg);
+	for (i = 0;
+	     root && root->type == UL_YNODE_MAP && i + 1 < root->nr && !rc;
+	     i += 2) {
+		const char *sec = root->kids[i]->str;
+		const struct ul_ynode *v = root->kids[i + 1], *nids = NULL;
+		bool is_ping = strcmp(sec, "ping") == 0;
+
+		if (!is_ping && strcmp(sec, "discover") != 0)
+			continue;
+		for (k = 0; v->type == UL_YNODE_MAP && k + 1 < v->nr; k += 2)
+			if (strcmp(v->kids[k]->str, "nids") == 0)
+				nids = v->kids[k + 1];
+		for (k = 0; nids && k < nids->nr && !rc; k++) {
+			const struct ul_ynode *n = nids->type == UL_YNODE_MAP
+							   ? nids->kids[++k]
+							   : nids->kids[k];
+			char *argv[] = { is_ping ? "ping" : "discover",
+					 n->str ? n->str : "", NULL };
+			int keep, null;
+
+			/* Results are not printed (§16 --exec). */
+			fflush(stdout);
+			keep = dup(STDOUT_FILENO);
+			null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+			if (keep < 0 || null < 0 ||
+			    dup2(null, STDOUT_FILENO) < 0) {
+				rc = -errno;
+			} else {
+				rc = is_ping ? ulnetctl_ping(2, argv)
+					     : ulnetctl_discover(2, argv);
+				fflush(stdout);
+				dup2(keep, STDOUT_FILENO);
+			}
+			if (keep >= 0)
+				close(keep);
+			if (null >= 0)
+				close(null);
+		}
+	}
+	ul_ytree_free(root);
+	return rc;
+}
+
+static int read_all(FILE *f, char **out, size_t *len)
+{
+	size_t cap = 4096, n = 0, got;
+	char *buf = malloc(cap);
+
+	while (buf && (got = fread(buf + n, 1, cap - n, f)) > 0) {
+		n += got;
+		if (n == cap) {
+			char *nb = cap > UL_CONF_MAX_BYTES
+					   ? NULL
+					   : realloc(buf, cap * 2);
+
+			if (!nb) {
+				free(buf);
+				return -EFBIG;
+			}
+			buf = nb;
+			cap *= 2;
+		}
+	}
+	if (!buf)
+		return -ENOMEM;
+	*out = buf;
+	*len = n;
+	return 0;
+}
 
 int ulnetctl_import(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return -EOPNOTSUPP;
+	static const struct option opts[] = {
+		{ "add", no_argument, NULL, 'a' },
+		{ "del", no_argument, NULL, 'd' },
+		{ "show", no_argument, NULL, 's' },
+		{ "exec", no_argument, NULL, 'e' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct import im = { IMPORT_ADD, NULL, NULL };
+	struct ul_cyaml_errs t;
+	struct ul_err err = { 0 };
+	const char *path = NULL;
+	struct ul_conf conf;
+	char *text = NULL, descr[UL_ERR_MSG_SIZE + 64];
+	size_t len = 0, i;
+	FILE *f = stdin;
+	int opt, rc;
+
+	optind = 0;
+	while ((opt = getopt_long(argc, argv, "adseh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'a':
+			im.mode = IMPORT_ADD;
+			break;
+		case 'd':
+			im.mode = IMPORT_DEL;
+			break;
+		case 's':
+			im.mode = IMPORT_SHOW;
+			break;
+		case 'e':
+			im.mode = IMPORT_EXEC;
+			break;
+		default:
+			printf("import FILE\nimport < FILE\n"
+			       "\t--add: add configuration (default)\n"
+			       "\t--del: delete configuration\n"
+			       "\t--show: show configuration\n"
+			       "\t--exec: run the ping and discover sections\n"
+			       "\t--help: display this help\n");
+			return 0;
+		}
+	}
+	/* lnetctl: a file only as the sole argument or next to one option */
+	if (optind == argc - 1 && argc <= 3)
+		path = argv[optind];
+	ul_cyaml_errs_init(&t, stderr);
+	if (path) {
+		f = fopen(path, "r");
+		if (!f) {
+			rc = -errno;
+			snprintf(descr, sizeof(descr), "cannot open '%s': %s",
+				 path, strerror(-rc));
+			ul_cyaml_err_add(&t, "yaml", "builder", -1, descr);
+			return rc;
+		}
+	}
+	rc = read_all(f, &text, &len);
+	if (f != stdin)
+		fclose(f);
+	if (rc) {
+		ul_cyaml_err_add(&t, "yaml", "builder", -1, strerror(-rc));
+		return rc;
+	}
+	if (im.mode == IMPORT_EXEC) {
+		rc = exec_sections(text, len);
+		free(text);
+		return rc;
+	}
+	ul_conf_init(&conf);
+	rc = ul_conf_parse(text, len, &conf, &err);
+	free(text);
+	if (rc) {
+		rc = ulnetctl_d1("add", "import", rc, err.msg);
+		ul_conf_fini(&conf);
+		return rc;
+	}
+	for (i = 0; i < conf.nr_warnings; i++)
+		fprintf(stderr, "ulnetctl import: line %u: %s\n",
+			conf.warnings[i].line, conf.warnings[i].text);
+	im.conf = &conf;
+	im.a = calloc(1, sizeof(*im.a));
+	rc = im.a ? apply(&im) : -ENOMEM;
+	free(im.a);
+	ul_conf_fini(&conf);
+	return rc;
 }
