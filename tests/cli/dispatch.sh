@@ -4,7 +4,14 @@
 # exits 1, script mode stops at the first failing command.
 . "$(dirname "$0")/lib.bash"
 
-debug_help='debug nidlist: debug nidlist parsing
+debug_help='debug recovery: list the NIs on a recovery queue
+	--local: local NIs
+	--peer: peer NIs
+
+debug peer: write a peer'"'"'s state to the daemon'"'"'s log
+	--nid: a NID of the peer
+
+debug nidlist: debug nidlist parsing
 	<nidlist>: the nidlist to parse, e.g. "192.168.1.[1-10]@tcp *@o2ib"
 	<nid>: optional NID to match against the list
 
