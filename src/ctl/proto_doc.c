@@ -117,7 +117,7 @@ static int add_kid(struct ul_ynode *parent, struct ul_ynode *kid)
 	if (parent->nr == parent->cap) {
 		size_t cap = parent->cap ? parent->cap * 2 : 8;
 
-		kids = realloc(parent->kids, cap * sizeof(*kids));
+		kids = realloc(parent->kids, cap * sizeof(struct ul_ynode *));
 		if (!kids)
 			return -ENOMEM;
 		parent->kids = kids;
