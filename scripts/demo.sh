@@ -108,6 +108,8 @@ show "ulnetctl debug select --config examples/select-node-c.yaml --dst 10.1.0.10
 show "ulnetctl debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.15@tcp"
 "$ctl" debug nidlist '192.168.[1-2].[10-20/5]@tcp' 192.168.2.15@tcp || true
 show "ulnetctl debug decode tests/vectors/frames.txt | head -24"
-"$ctl" debug decode "$top/tests/vectors/frames.txt" | head -24
+# sed reads to the end: head would close the pipe early and, under
+# pipefail, a decoder killed by SIGPIPE would fail the demo.
+"$ctl" debug decode "$top/tests/vectors/frames.txt" | sed -n '1,24p'
 echo
 echo "== done: the daemons are stopped and $tmp is removed =="
