@@ -63,12 +63,9 @@ int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return 0; /* export --backup lists gateways: import them */
 	if (rc == -EINVAL)
 		return ul_err_set(err, rc, "unsupported primary NID");
-	if (rc == -EEXIST)
-		return ul_err_set(err, rc, "failed to add primary peer");
+	/* LNet gives one text for every refusal (gateway, MR mismatch...). */
 	if (rc)
-		return ul_err_set(err, rc == -EPERM ? -EPERM : rc, "%s",
-				  cerr.msg[0] ? cerr.msg
-					      : "failed to add primary peer");
+		return ul_err_set(err, rc, "failed to add primary peer");
 	for (i = 0; i < a->nnids; i++) {
 		if (ulnet_nid_same(&a->nids[i], &a->nid))
 			continue;
@@ -104,14 +101,13 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return ul_err_set(err, -ENOENT,
 				  whole ? "failed to del primary peer"
 					: "failed to del peer");
+	/* The errno tells why; LNet's text is the same for every cause. */
 	if (!ulnet_nid_same(&peer->primary_nid, &a->nid))
-		return ul_err_set(err, -ENODEV, "peer NID is not primary");
+		return ul_err_set(err, -ENODEV,
+				  whole ? "failed to del primary peer"
+					: "failed to del peer");
 	if (whole) {
 		rc = ul_peer_del(core, &a->nid, force, &cerr);
-		if (rc == -EBUSY)
-			return ul_err_set(err, rc,
-					  "peer is a gateway of a "
-					  "route");
 		return rc ? ul_err_set(err, rc, "failed to del primary peer")
 			  : 0;
 	}

@@ -3,11 +3,15 @@
  * over the control socket. NID range lists are expanded here (§4.3), as
  * lnetctl expands them before it sends anything.
  */
+#include <arpa/inet.h>
 #include <errno.h>
 #include <getopt.h>
+#include <netdb.h>
+#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
@@ -63,6 +67,84 @@ static int peer_show(int argc, char **argv)
 	return rc;
 }
 
+/*
+ * Copy one list item (len bytes at item) to out, a host name in its
+ * address part replaced by the host's first IPv4 address. Only an item
+ * without brackets whose address does not parse is looked up; a name
+ * that does not resolve stays, for the expansion to refuse.
+ */
+static char *item_resolved(char *out, const char *item, size_t len)
+{
+	struct addrinfo hints = { .ai_family = AF_INET };
+	char host[NI_MAXHOST], addr[INET_ADDRSTRLEN];
+	const char *at = memchr(item, '@', len);
+	struct ulnet_nid nid;
+	struct addrinfo *res;
+	size_t hlen;
+
+	memcpy(out, item, len);
+	out[len] = '\0';
+	if (!at || memchr(item, '[', len) ||
+	    !ulnet_nid_parse(out, &nid, NULL, 0))
+		return out + len;
+	hlen = (size_t)(at - item);
+	if (hlen == 0 || hlen >= sizeof(host) || memchr(item, ':', hlen))
+		return out + len;
+	memcpy(host, item, hlen);
+	host[hlen] = '\0';
+	if (getaddrinfo(host, NULL, &hints, &res))
+		return out + len;
+	if (inet_ntop(AF_INET,
+		      &((const struct sockaddr_in *)(void *)res->ai_addr)
+			       ->sin_addr,
+		      addr, sizeof(addr)))
+		out += snprintf(out, len + INET_ADDRSTRLEN, "%s%.*s", addr,
+				(int)(len - hlen), at);
+	else
+		out += len;
+	freeaddrinfo(res);
+	return out;
+}
+
+/*
+ * Expand a NID range list (§4.3) as lnetctl does, host names resolved
+ * first ("myhost@tcp"). ul_nidrange_expand()'s results and errors.
+ * route.c uses it too (its prototype belongs in ctl.h).
+ */
+int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
+			    size_t *count, struct ul_err *err);
+int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
+			    size_t *count, struct ul_err *err)
+{
+	size_t n = strlen(list), items = 1, i, start = 0;
+	char *buf, *w;
+	int depth = 0, rc;
+
+	for (i = 0; i < n; i++)
+		items += list[i] == ',';
+	/* An address never exceeds INET_ADDRSTRLEN more than its name. */
+	buf = malloc(n + items * INET_ADDRSTRLEN + 1);
+	if (!buf)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	w = buf;
+	for (i = 0; i <= n; i++) {
+		if (list[i] == '[')
+			depth++;
+		else if (list[i] == ']')
+			depth--;
+		if (list[i] != '\0' && (list[i] != ',' || depth > 0))
+			continue;
+		w = item_resolved(w, list + start, i - start);
+		if (list[i] == ',')
+			*w++ = ',';
+		start = i + 1;
+	}
+	*w = '\0';
+	rc = ul_nidrange_expand(buf, out, max, count, err);
+	free(buf);
+	return rc;
+}
+
 /* peer add/del accept at most this many NIDs in --nid (§4.3). */
 #define PEER_NIDS_MAX UL_NIDRANGE_MAX_PER_PEER
 
@@ -76,7 +158,7 @@ static int peer_nids(const char *list, const char *op, struct ul_ctl_args *a)
 	size_t got = 0;
 	int rc;
 
-	rc = ul_nidrange_expand(list, a->nids, PEER_NIDS_MAX, &got, &err);
+	rc = ulnetctl_nidlist_expand(list, a->nids, PEER_NIDS_MAX, &got, &err);
 	if (rc) {
 		printf("can't parse nidrange: \"%s\"\n", list);
 		return ulnetctl_d1(op, "peer",
@@ -231,6 +313,19 @@ int ulnetctl_set_failed(const char *descr)
 	return ULNETCTL_RC_BAD_PARAM;
 }
 
+/*
+ * `peer set` failure: the same D2 tree, with the errno lnetctl gives it
+ * (LUSTRE_CFG_RC_BAD_PARAM, -EINVAL), exit 234.
+ */
+static int peer_set_failed(const char *descr)
+{
+	struct ul_cyaml_errs t;
+
+	ul_cyaml_errs_init(&t, stderr);
+	ul_cyaml_err_add(&t, "net", "set", -EINVAL, descr);
+	return ULNETCTL_RC_BAD_PARAM;
+}
+
 static int peer_set(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -259,7 +354,7 @@ static int peer_set(int argc, char **argv)
 		switch (opt) {
 		case 'n':
 			if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
-				rc = ulnetctl_set_failed("");
+				rc = peer_set_failed("");
 				goto out;
 			}
 			a->has |= UL_CTL_ARG_NID;
@@ -276,10 +371,9 @@ static int peer_set(int argc, char **argv)
 			break;
 		case 's':
 			v = strtol(optarg, &end, 0);
-			if (*end || end == optarg || v < 0) {
-				rc = ulnetctl_set_failed("");
-				goto out;
-			}
+			/* Unparsable or -1 means "no --state" to lnetctl. */
+			if (*end || end == optarg || v == -1)
+				break;
 			a->state = (uint32_t)v;
 			a->has |= UL_CTL_ARG_STATE;
 			break;
@@ -292,25 +386,25 @@ static int peer_set(int argc, char **argv)
 			has_net = true;
 			break;
 		default:
-			rc = ulnetctl_set_failed(
+			rc = peer_set_failed(
 				"\"Invalid option or missing argument\"");
 			goto out;
 		}
 	}
 	if (has_lnd_timeout && !has_net) {
-		rc = ulnetctl_set_failed(
+		rc = peer_set_failed(
 			"\"Specified --lnd-timeout without --net option\"");
 		goto out;
 	}
 	if ((a->has & UL_CTL_ARG_NID) && (a->flags & UL_CTL_ARGF_ALL)) {
-		rc = ulnetctl_set_failed("");
+		rc = peer_set_failed("");
 		goto out;
 	}
 	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_STATE)))
 		goto out;
 	rc = ulnetctl_do(UL_CTL_OP_PEER_SET, a, "set", "peer", -1);
 	if (rc)
-		ulnetctl_set_failed("");
+		peer_set_failed("");
 out:
 	free(a);
 	return rc;

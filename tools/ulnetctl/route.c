@@ -17,6 +17,10 @@
 #include "cmd.h"
 #include "ctl.h"
 
+/* peer.c: a NID range list expanded, host names resolved (§4.3). */
+int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
+			    size_t *count, struct ul_err *err);
+
 /* lnetctl's stdout line for missing options, with status 234. */
 static int missing(bool has_net, bool has_gw)
 {
@@ -32,7 +36,8 @@ static int gateways(const char *list, const char *op, struct ul_ctl_args *a)
 	struct ul_err err = { 0 };
 	size_t got = 0;
 
-	if (ul_nidrange_expand(list, a->nids, UL_CTL_ARGS_NIDS_MAX, &got, &err))
+	if (ulnetctl_nidlist_expand(list, a->nids, UL_CTL_ARGS_NIDS_MAX, &got,
+				    &err))
 		return ulnetctl_d1(op, "route", -EINVAL, err.msg);
 	a->nnids = got;
 	a->has |= UL_CTL_ARG_NIDS;

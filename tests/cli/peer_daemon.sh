@@ -1,0 +1,188 @@
+#!/usr/bin/env bash
+# ulnetctl peer add / del / set / list / show against a live ulnetd
+# (reference/lnetctl.md §4.3, §7): every option with its short letter or
+# an abbreviation, NID range lists, the errors (D1/D2 YAML, stdout
+# texts, exit codes), the quirks (--force locks on add, --lock_prim
+# forces on del, unknown options print the help and exit 0), the peer
+# state bits and the NI order of peer show. NIDs: 127.1.2.0/24 and
+# 127.1.3.0/24.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/daemon.bash"
+
+u=$ULNETCTL
+cli_daemon p 'net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.2.1@tcp
+  - net type: tcp1
+    local NI(s):
+      - nid: 127.1.3.1@tcp1' --cpts 2
+
+# check NAME REGEX: the last command's stdout has a line matching REGEX.
+check() {
+	if grep -Eq "$2" "$TMP/out"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1: no line matches '$2' in:"
+		cat "$TMP/out"
+		failed=$((failed + 1))
+	fi
+}
+
+# --- empty table, help ------------------------------------------------
+# 1 peer list with no peer prints nothing (not lnetctl's emitter error).
+expect list_empty 0 "" "" -- $u peer list
+expect show_empty 0 "" "" -- $u peer show
+expect add_no_option 234 @peer/add_help.txt "" -- $u peer add
+expect add_help 1 @peer/add_help.txt "" -- $u peer add -h
+for o in prim_nid nid non_mr lock_prim; do
+	check "add_help_$o" "^	--$o: "
+done
+expect del_help 1 "*" "" -- $u peer del --help
+check del_help_force '^	--force: '
+expect set_help 1 "*" "" -- $u peer set -h
+for o in nid all health state; do
+	check "set_help_$o" "^	--$o: "
+done
+
+# --- peer add ---------------------------------------------------------
+# 2 NI order: primary's net first, primary first in it, the others in
+# insertion order; a repeated primary is ignored.
+expect add_ranges 0 "" "" -- $u peer add --prim_nid 127.1.2.10@tcp \
+	--nid '127.1.3.[10-11]@tcp1,127.1.2.[12-13]@tcp,127.1.2.10@tcp'
+# 3 the same primary again: no-op, then --nid appends (short options).
+expect add_again 0 "" "" -- $u peer add -k 127.1.2.10@tcp -n 127.1.2.11@tcp
+expect show_order 0 @peer/show_order.yaml "" -- \
+	$u peer show --nid 127.1.3.11@tcp1
+# 4 --lock_prim (abbreviated) sets bits 0, 3 and 20: 1048585.
+expect add_lock 0 "" "" -- $u peer add --prim 127.1.2.20@tcp --lock
+expect show_v3_locked 0 @peer/show_v3_locked.yaml "" -- \
+	$u peer show --nid 127.1.2.20@tcp -v 3
+# 5 --force on add locks too (lnetctl's quirk).
+expect add_force 0 "" "" -- $u peer add --prim_nid 127.1.2.21@tcp -f
+expect show_v3_force 0 "*" "" -- $u peer show --nid 127.1.2.21@tcp -v 3
+check show_v3_force_state '^      peer state: 1048585$'
+# 6 a configured MR peer: bits 0 and 3.
+expect show_v3_plain 0 "*" "" -- $u peer show --nid 127.1.2.10@tcp --verbose 3
+check show_v3_plain_state '^      peer state: 9$'
+# 7 -v3 (attached) is level 1 as in lnetctl: no peer state.
+expect show_v3_attached 0 "*" "" -- $u peer show --nid 127.1.2.10@tcp -v3
+if grep -q 'peer state' "$TMP/out"; then
+	echo "FAIL show_v3_attached: peer state shown at level 1"
+	failed=$((failed + 1))
+fi
+# 8 --non_mr is honoured (lnetctl's netlink path ignores it: documented).
+expect add_non_mr 0 "" "" -- $u peer add --prim_nid 127.1.2.30@tcp --non_mr
+expect show_non_mr 0 "*" "" -- $u peer show --nid 127.1.2.30@tcp -v 3
+check show_non_mr_mr '^      Multi-Rail: false$'
+check show_non_mr_state '^      peer state: 8$'
+expect add_mr_mismatch 234 "" @peer/add_mismatch.err -- \
+	$u peer add --prim_nid 127.1.2.30@tcp
+# 9 primary is another peer's secondary NID.
+expect add_prim_taken 234 "" @peer/add_prim_taken.err -- \
+	$u peer add --prim_nid 127.1.2.12@tcp
+# 10 unparsable primary (host names are not resolved for --prim_nid).
+expect add_bad_prim 234 "" @peer/add_bad_prim.err -- \
+	$u peer add --prim_nid 1@tcp
+expect add_prim_hostname 234 "" @peer/add_bad_prim.err -- \
+	$u peer add --prim_nid localhost@tcp
+# 11 a secondary NID of another peer: nothing of the new peer stays.
+expect add_nid_taken 234 "" @peer/add_nid_taken.err -- \
+	$u peer add --prim_nid 127.1.2.40@tcp --nid 127.1.2.41@tcp,127.1.2.13@tcp
+expect add_nid_taken_gone 234 "" @peer/show_40_gone.err -- \
+	$u peer show --nid 127.1.2.40@tcp
+# 12 NID range errors (lnetctl.md §4.3), numbered.
+n=0
+while IFS='|' read -r list rc err; do
+	n=$((n + 1))
+	expect "add_range_$n" "$rc" "can't parse nidrange: \"$list\"" \
+		"@peer/$err" -- $u peer add --prim_nid 127.1.2.42@tcp --nid "$list"
+done <<'EOF'
+127.1.2.[5-3]@tcp|234|range_order.err
+127.1.2.*@tcp|234|range_asterisk.err
+<?>|234|range_any.err
+127.1.2.5|234|range_no_at.err
+127.1.2.[5-6@tcp|234|range_bracket.err
+127.1.2.[1-200]@tcp|234|range_too_many.err
+127.1.2.[a-f]@tcp|234|range_char.err
+127.1.2.43@tcp,foo|234|range_invalid.err
+EOF
+expect add_range_none_added 234 "" @peer/show_42_gone.err -- \
+	$u peer show --nid 127.1.2.42@tcp
+# 13 exactly 128 NIDs are accepted.
+expect add_128 0 "" "" -- $u peer add --prim_nid 127.1.2.100@tcp \
+	--nid '127.1.2.[101-228]@tcp'
+expect del_128 0 "" "" -- $u peer del --prim_nid 127.1.2.100@tcp
+# 14 host names in --nid are resolved (IPv4): localhost on o2ib.
+expect add_hostname 0 "" "" -- $u peer add --prim_nid 127.1.2.50@tcp \
+	--nid localhost@o2ib
+expect show_hostname 0 "*" "" -- $u peer show --nid 127.1.2.50@tcp
+check show_hostname_nid '^      -     nid: 127.0.0.1@o2ib$'
+# 15 unknown option: help, exit 0, nothing added.
+expect add_unknown 0 @peer/add_help.txt "*" -- \
+	$u peer add --prim_nid 127.1.2.51@tcp --bogus
+expect add_unknown_none 234 "" @peer/show_51_gone.err -- \
+	$u peer show --nid 127.1.2.51@tcp
+expect list 0 @peer/list.yaml "" -- $u peer list
+expect list_abbrev 0 @peer/list.yaml "" -- $u peer list --ni
+
+# --- peer set ---------------------------------------------------------
+expect set_health_nid 0 "" "" -- $u peer set --nid 127.1.3.10@tcp1 --health 300
+expect show_health 0 "*" "" -- $u peer show --nid 127.1.2.10@tcp -v 2
+check show_health_300 '^                  health value: 300$'
+expect set_health_all 0 "" "" -- $u peer set --all -t 700
+expect show_health_all 0 "*" "" -- $u peer show -v 2
+if grep 'health value:' "$TMP/out" | grep -qv ': 700$'; then
+	echo "FAIL set_health_all: a health value is not 700"
+	failed=$((failed + 1))
+fi
+expect set_health_neither 0 "" "" -- $u peer set --health 5
+expect set_state 0 "" "" -- $u peer set --nid 127.1.2.30@tcp --state 0x100009
+expect show_state 0 "*" "" -- $u peer show --nid 127.1.2.30@tcp -v 3
+check show_state_value '^      peer state: 1048585$'
+check show_state_mr '^      Multi-Rail: true$'
+expect set_state_unknown 234 "" @peer/set_state_unknown.err -- \
+	$u peer set --nid 127.1.2.99@tcp --state 1
+expect set_state_unparsable 0 "" "" -- \
+	$u peer set --nid 127.1.2.99@tcp --state 12x
+expect set_bad_option 234 "" @peer/set_bad_option.err -- \
+	$u peer set --bogus
+expect set_lnd_timeout 234 "" @peer/set_lnd_timeout.err -- \
+	$u peer set --lnd-timeout 3
+
+# --- peer del ---------------------------------------------------------
+# 16 some NIDs, a range.
+expect del_nids 0 "" "" -- $u peer del --prim_nid 127.1.2.10@tcp \
+	--nid '127.1.2.[11-12]@tcp,127.1.3.10@tcp1'
+expect show_after_del 0 @peer/show_after_del.yaml "" -- \
+	$u peer show --nid 127.1.2.10@tcp
+expect del_nid_missing 234 "" @peer/del_nid_missing.err -- \
+	$u peer del --prim_nid 127.1.2.10@tcp --nid 127.1.2.11@tcp
+expect del_not_primary 234 "" @peer/del_not_primary.err -- \
+	$u peer del --prim_nid 127.1.2.13@tcp
+expect del_unknown 234 "" @peer/del_unknown.err -- \
+	$u peer del --prim_nid 127.1.2.99@tcp
+expect del_no_prim 234 "" @peer/del_no_prim.err -- $u peer del
+expect del_non_mr 234 "" @peer/del_non_mr.err -- \
+	$u peer del --prim_nid 127.1.2.10@tcp --non_mr
+# 17 a list holding the primary deletes the whole peer.
+expect del_with_primary 0 "" "" -- $u peer del --prim_nid 127.1.2.10@tcp \
+	--nid 127.1.2.13@tcp,127.1.2.10@tcp
+expect del_with_primary_gone 234 "" @peer/show_10_gone.err -- \
+	$u peer show --nid 127.1.3.11@tcp1
+# 18 a locked primary stays without --force; its other NIDs go.
+expect add_lock_nids 0 "" "" -- $u peer add --prim_nid 127.1.2.20@tcp \
+	--nid 127.1.2.22@tcp
+expect del_locked 0 "" "" -- $u peer del --prim_nid 127.1.2.20@tcp
+expect show_locked_kept 0 @peer/show_locked_kept.yaml "" -- \
+	$u peer show --nid 127.1.2.20@tcp
+expect del_locked_force 0 "" "" -- $u peer del --prim_nid 127.1.2.20@tcp --force
+expect del_locked_gone 234 "" @peer/show_20_gone.err -- \
+	$u peer show --nid 127.1.2.20@tcp
+# 19 --lock_prim on del forces (lnetctl's quirk).
+expect del_lock_prim 0 "" "" -- $u peer del --prim_nid 127.1.2.21@tcp -l
+expect del_unknown_option 0 "*" "*" -- $u peer del --prim_nid 127.1.2.30@tcp -z
+expect list_after 0 @peer/list_after.yaml "" -- $u peer list
+expect show_after 0 @peer/show_after.yaml "" -- $u peer show
+
+finish
