@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# ulnetctl route add / del / show, routing show and the routing and
+# router-buffer settings against a live ulnetd (reference/lnetctl.md
+# §4.3, §8): gateway range lists (one route each), hop and priority,
+# filters, -v fields, the errors table (D1 YAML, stdout texts, exit
+# codes), the unknown-option quirk, gateway peers (non-MR, not
+# deletable), routing show before and after `set routing 1`, buffer
+# totals, and the buffers not remembered while routing is off. NIDs:
+# 127.1.2.0/24 and 127.1.3.0/24.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/daemon.bash"
+
+u=$ULNETCTL
+cli_daemon r 'net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.2.1@tcp
+  - net type: tcp1
+    local NI(s):
+      - nid: 127.1.3.1@tcp1' --cpts 2
+
+# check NAME REGEX: the last command's stdout has a line matching REGEX.
+check() {
+	if grep -Eq "$2" "$TMP/out"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1: no line matches '$2' in:"
+		cat "$TMP/out"
+		failed=$((failed + 1))
+	fi
+}
+
+# The items of an engine-A sequence sorted: routes to one net are kept
+# in a random order (as LNet inserts them), the rest is fixed.
+items_sorted() {
+	local first
+	IFS= read -r first || return 0
+	printf '%s\n' "$first"
+	awk '/^-/ { if (item != "") print item; item = $0; next }
+	{ item = item "\001" $0 }
+	END { if (item != "") print item }' | LC_ALL=C sort | tr '\001' '\n'
+}
+
+# expect_items NAME FILE -- COMMAND...: exit 0, nothing on stderr, and
+# stdout equal to tests/cli/expected/FILE once its items are sorted.
+expect_items() {
+	local name=$1 file=$2
+	shift 3
+	expect "$name" 0 "*" "" -- "$@"
+	items_sorted <"$TMP/out" >"$TMP/sorted"
+	if [ "${UL_CLI_RECORD:-0}" = 1 ] && [ ! -e "$EXPECTED/$file" ]; then
+		cp "$TMP/sorted" "$EXPECTED/$file"
+	fi
+	if diff -u "$EXPECTED/$file" "$TMP/sorted" >"$TMP/diff"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $name: sorted stdout differs:"
+		cat "$TMP/diff"
+		failed=$((failed + 1))
+	fi
+}
+
+# --- nothing yet ------------------------------------------------------
+expect show_empty 0 "" "" -- $u route show
+expect show_empty_v 0 "" "" -- $u route show -v
+# 1 routing never enabled: no pools, no output.
+expect routing_never 0 "" "" -- $u routing show
+expect add_help 1 "*" "" -- $u route add -h
+for o in net gateway hop priority; do
+	check "add_help_$o" "^	--$o: "
+done
+
+# --- route add --------------------------------------------------------
+# 2 one route per expanded gateway; --prio and --hop-count abbreviated.
+expect add_range 0 "" "" -- $u route add --net tcp5 \
+	--gateway '127.1.2.[50-51]@tcp' --hop 3 --prio 2
+expect add_short 0 "" "" -- $u route add -n tcp6 -g 127.1.3.50@tcp1 -c 1
+expect add_hop_count 0 "" "" -- $u route add --net tcp7 \
+	--gateway 127.1.2.52@tcp --hop-count 255 --priority 0
+# 3 unparsable --hop / --priority are ignored (hop -1, priority 0).
+expect add_hop_garbage 0 "" "" -- $u route add --net tcp8 \
+	--gateway 127.1.2.53@tcp --hop x --priority 1y
+expect_items show route/show.yaml -- $u route show
+expect_items show_v route/show_v.yaml -- $u route show --verbose
+# 4 the errors table, numbered.
+n=0
+while IFS='|' read -r net gw rest err; do
+	n=$((n + 1))
+	# shellcheck disable=SC2086 # rest holds options
+	expect "add_error_$n" 234 "" "@route/$err" -- \
+		$u route add --net "$net" --gateway "$gw" $rest
+done <<'EOF'
+lo|127.1.2.54@tcp||add_lo.err
+foo|127.1.2.54@tcp||add_net_any.err
+tcp5|127.1.2.54@tcp|--hop 0|add_hop.err
+tcp5|127.1.2.54@tcp|--hop 256|add_hop.err
+tcp5|127.1.2.54@tcp|--priority -1|add_prio.err
+tcp5|0@lo||add_invalid.err
+tcp5|127.1.5.1@tcp5||add_invalid.err
+tcp1|127.1.2.54@tcp||add_exists.err
+tcp5|127.1.2.50@tcp||add_exists.err
+tcp5|127.1.2.54@tcp4||add_unreach.err
+tcp5|127.1.2.[4-2]@tcp||add_range_order.err
+tcp5|localhost@tcp||add_range_invalid.err
+EOF
+# 5 missing options: stdout text, 234.
+expect add_missing_both 234 "missing mandatory parameters:'net , gateway'" "" \
+	-- $u route add
+expect add_missing_net 234 "missing mandatory parameters:'net'" "" \
+	-- $u route add --gateway 127.1.2.54@tcp
+expect add_missing_gw 234 "missing mandatory parameters:'gateway'" "" \
+	-- $u route add --net tcp5
+# 6 --health_sensitivity is not an option: help, exit 0, no route.
+expect add_unknown 0 "*" "*" -- $u route add --net tcp9 \
+	--gateway 127.1.2.55@tcp --health_sensitivity 1
+expect add_unknown_none 0 "" "" -- $u route show --net tcp9
+
+# --- route show filters -------------------------------------------------
+expect_items show_net route/show_net5.yaml -- $u route show --net tcp5
+expect show_gw_range 0 @route/show_gw_range.yaml "" -- \
+	$u route show --gateway '127.1.2.[51-52]@tcp'
+expect show_hop 0 @route/show_hop.yaml "" -- $u route show --hop -1
+expect_items show_prio route/show_prio.yaml -- \
+	$u route show --priority 2 -v
+expect show_and 0 "" "" -- $u route show --net tcp6 --priority 2
+expect show_no_match 0 "" "" -- $u route show --gateway 127.1.2.99@tcp
+
+# --- gateways are peers -----------------------------------------------
+expect gw_peer 0 @route/gw_peer.yaml "" -- $u peer show --nid 127.1.2.50@tcp
+expect gw_peer_state 0 "*" "" -- $u peer show --nid 127.1.2.50@tcp -v 3
+# not MR, not configured (bit 2, ROUTER_ENABLED, until a ping says no)
+check gw_peer_not_configured '^      peer state: [04]$'
+expect gw_peer_del 234 "" @route/gw_peer_del.err -- \
+	$u peer del --prim_nid 127.1.2.50@tcp
+expect gw_peer_add 234 "" @route/gw_peer_add.err -- \
+	$u peer add --prim_nid 127.1.2.51@tcp
+expect gw_peer_add_nid 234 "" @route/gw_peer_add_nid.err -- \
+	$u peer add --prim_nid 127.1.2.60@tcp --nid 127.1.2.52@tcp
+
+# --- route del ----------------------------------------------------------
+expect del_missing 234 "missing mandatory parameters:'gateway'" "" \
+	-- $u route del --net tcp5
+expect del_range 0 "" "" -- $u route del --net tcp5 \
+	--gateway '127.1.2.[50-51]@tcp'
+expect del_again 234 "" @route/del.err -- \
+	$u route del --net tcp5 --gateway 127.1.2.50@tcp
+expect del_wrong_net 234 "" @route/del.err -- \
+	$u route del --net tcp6 --gateway 127.1.2.52@tcp
+expect show_after_del 0 @route/show_after_del.yaml "" -- $u route show
+# 7 with its route gone the gateway peer can go.
+expect gw_peer_del_free 0 "" "" -- $u peer del --prim_nid 127.1.2.50@tcp
+
+# --- routing and buffers ----------------------------------------------
+# 8 buffer values while routing is off are not remembered (quirk).
+expect buf_before 0 "" "" -- $u set tiny_buffers 100
+expect routing_on 0 "" "" -- $u set routing 1
+expect routing_show 0 @route/routing_default.yaml "" -- $u routing show
+expect buf_tiny 0 "" "" -- $u set tiny_buffers 4000
+expect buf_small_default 0 "" "" -- $u set small_buffers 0
+expect buf_large_keep 0 "" "" -- $u set large_buffers -1
+expect buf_range 222 "" @route/buf_range.err -- $u set large_buffers -2
+expect routing_show_buf 0 @route/routing_tiny.yaml "" -- $u routing show
+# 9 a tiny total below the CPT count still gives each CPT one buffer.
+expect buf_tiny_one 0 "" "" -- $u set tiny_buffers 1
+expect routing_show_one 0 "*" "" -- $u routing show
+check routing_one_nbuffers '^              nbuffers: 1$'
+check routing_one_total '^    tiny: 1$'
+expect routing_bad 255 "" @route/routing_bad.err -- $u set routing 2
+expect routing_off 0 "" "" -- $u set routing 0
+expect buf_off 0 "" "" -- $u set small_buffers 9000
+expect routing_show_off 0 "*" "" -- $u routing show
+check routing_off_enable '^    - enable: 0$'
+check routing_off_small '^    small: 16384$'
+
+finish
