@@ -264,9 +264,14 @@ int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
 			srv->has_pools = true;
 		return 0;
 	}
-	for (i = 0; i < 3; i++)
-		if (strncmp(name, pool_names[i], strlen(pool_names[i])) == 0)
+	/* "tiny_buffers", "small_buffers", "large_buffers" */
+	for (i = 0; i < 3; i++) {
+		size_t n = strlen(pool_names[i]);
+
+		if (strncmp(name, pool_names[i], n) == 0 &&
+		    strcmp(name + n, "_buffers") == 0)
 			break;
+	}
 	if (i == 3)
 		return ul_err_set(err, -ENOENT, "no such parameter '%s'", name);
 	if (value < -1)
