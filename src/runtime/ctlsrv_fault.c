@@ -1,17 +1,26 @@
 /*
  * `fault drop|delay add|del|show|reset` (reference/lnetctl.md §13) on the
  * instance's side: the rules live in a core/fault.h set owned by the
- * control server. They are stored, listed and counted; making the
- * message layer drop and delay by them is the health work's.
+ * control server. They are stored, listed, deleted and reset here; making
+ * the message layer drop and delay by them (ul_fault_match()) is the
+ * health work's.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/fault.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
+#include "util/clock.h"
 #include "util/err.h"
+
+/* Whole seconds, the granularity of LNet's fault decisions. */
+static int64_t now_s(void)
+{
+	return (int64_t)(ul_clock_monotonic_ns() / 1000000000ULL);
+}
 
 int ul_ctlsrv_faults_create(struct ul_fault_set **out)
 {
@@ -19,7 +28,8 @@ int ul_ctlsrv_faults_create(struct ul_fault_set **out)
 
 	if (!set)
 		return -ENOMEM;
-	ul_fault_set_init(set);
+	ul_fault_set_init(set,
+			  ul_clock_monotonic_ns() ^ ((uint64_t)getpid() << 32));
 	*out = set;
 	return 0;
 }
@@ -43,85 +53,92 @@ static bool is_delay(const struct ul_ctl_args *a)
 	return a->flags & UL_CTL_ARGF_DELAY;
 }
 
+/* A rule NID the request left out is ANY, as LNet takes it. */
+static void nid_or_any(const struct ul_ctl_args *a, uint64_t bit,
+		       const struct ulnet_nid *nid, struct ulnet_nid *out)
+{
+	if (a->has & bit)
+		*out = *nid;
+	else
+		ulnet_nid_set_any(out);
+}
+
 int ul_ctlsrv_fault_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_fault_rule r;
+	struct ul_fault_attr fa;
 	int rc;
 
 	(void)doc;
-	if (!(a->has & UL_CTL_ARG_NID) || !(a->has & UL_CTL_ARG_NID2))
-		return ul_err_set(err, -EINVAL,
-				  "a rule needs a source and a destination");
-	if (!a->rate == !a->interval)
-		return ul_err_set(err, -EINVAL,
-				  "exactly one of rate and interval");
-	if (is_delay(a) && !a->latency)
-		return ul_err_set(err, -EINVAL, "delay latency is 0");
-	memset(&r, 0, sizeof(r));
-	r.is_delay = is_delay(a);
-	r.src = a->nid;
-	r.dst = a->nid2;
-	r.has_local = a->has & UL_CTL_ARG_LOCAL_NID;
-	r.local = a->local_nid;
-	r.rate = a->rate;
-	r.interval = a->interval;
-	r.latency = a->latency;
-	r.msg_mask = a->msg_mask;
-	r.ptl_mask = a->ptl_mask;
-	r.health_mask = a->health_mask;
-	r.is_random = a->flags & UL_CTL_ARGF_RANDOM;
-	r.is_drop_all = a->flags & UL_CTL_ARGF_DROP_ALL;
-	rc = ul_fault_add(srv->faults, &r);
-	return rc ? ul_err_set(err, rc, "out of memory") : 0;
+	memset(&fa, 0, sizeof(fa));
+	fa.is_delay = is_delay(a);
+	nid_or_any(a, UL_CTL_ARG_NID, &a->nid, &fa.src);
+	nid_or_any(a, UL_CTL_ARG_NID2, &a->nid2, &fa.dst);
+	nid_or_any(a, UL_CTL_ARG_LOCAL_NID, &a->local_nid, &fa.local);
+	fa.rate = a->rate;
+	fa.interval = a->interval;
+	fa.latency = a->latency;
+	fa.msg_mask = a->msg_mask;
+	fa.ptl_mask = a->ptl_mask;
+	fa.health_mask = a->health_mask;
+	fa.is_random = a->flags & UL_CTL_ARGF_RANDOM;
+	fa.is_drop_all = a->flags & UL_CTL_ARGF_DROP_ALL;
+	rc = ul_fault_add(srv->faults, &fa, now_s(), NULL);
+	/* LNet gives no text: the client prints strerror's */
+	return rc ? ul_err_set(err, rc, "%s", "") : 0;
 }
 
 int ul_ctlsrv_fault_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err)
 {
+	struct ulnet_nid src, dst;
 	int rc;
 
 	(void)doc;
-	rc = ul_fault_del(srv->faults, is_delay(a), &a->nid, &a->nid2,
-			  a->flags & UL_CTL_ARGF_ALL);
-	return rc < 0 ? ul_err_set(err, rc, "%s", strerror(-rc)) : 0;
+	/* --all sends neither NID: both ANY, every rule of the kind */
+	nid_or_any(a, UL_CTL_ARG_NID, &a->nid, &src);
+	nid_or_any(a, UL_CTL_ARG_NID2, &a->nid2, &dst);
+	rc = ul_fault_del(srv->faults, is_delay(a), &src, &dst);
+	return rc < 0 ? ul_err_set(err, rc, "%s", "") : 0;
 }
 
 int ul_ctlsrv_fault_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			 struct ul_ctl_msg *doc, struct ul_err *err)
 {
+	const struct ul_list *head = is_delay(a) ? &srv->faults->delay
+						 : &srv->faults->drop;
 	const struct ul_fault_rule *r;
 	bool any = false;
 
 	(void)err;
-	ul_list_for_each_entry(r, &srv->faults->rules, link) {
-		if (r->is_delay != is_delay(a))
-			continue;
+	ul_list_for_each_entry(r, head, link) {
+		const struct ul_fault_attr *fa = &r->attr;
+
 		if (!any)
 			ul_ctl_doc_seq(doc, "fault");
 		any = true;
 		ul_ctl_doc_map(doc, NULL);
 		ul_ctl_doc_str(doc, "rule_type",
-			       r->is_delay ? "delay" : "drop");
-		ul_ctl_doc_nid(doc, "fa_src", &r->src);
-		ul_ctl_doc_nid(doc, "fa_dst", &r->dst);
-		ul_ctl_doc_uint(doc, "fa_ptl_mask", r->ptl_mask);
-		ul_ctl_doc_uint(doc, "fa_msg_mask", r->msg_mask);
-		if (r->is_delay) {
-			ul_ctl_doc_uint(doc, "la_rate", r->rate);
-			ul_ctl_doc_uint(doc, "la_interval", r->interval);
-			ul_ctl_doc_uint(doc, "la_latency", r->latency);
-			ul_ctl_doc_uint(doc, "ls_delayed", r->acted);
+			       fa->is_delay ? "delay" : "drop");
+		ul_ctl_doc_nid(doc, "fa_src", &fa->src);
+		ul_ctl_doc_nid(doc, "fa_dst", &fa->dst);
+		ul_ctl_doc_uint(doc, "fa_ptl_mask", fa->ptl_mask);
+		ul_ctl_doc_uint(doc, "fa_msg_mask", fa->msg_mask);
+		if (fa->is_delay) {
+			ul_ctl_doc_uint(doc, "la_rate", fa->rate);
+			ul_ctl_doc_uint(doc, "la_interval", fa->interval);
+			ul_ctl_doc_uint(doc, "la_latency", fa->latency);
+			ul_ctl_doc_uint(doc, "ls_delayed", r->stats.hits);
 		} else {
-			ul_ctl_doc_uint(doc, "da_rate", r->rate);
-			ul_ctl_doc_uint(doc, "da_interval", r->interval);
-			ul_ctl_doc_uint(doc, "ds_dropped", r->acted);
+			ul_ctl_doc_uint(doc, "da_rate", fa->rate);
+			ul_ctl_doc_uint(doc, "da_interval", fa->interval);
+			ul_ctl_doc_uint(doc, "ds_dropped", r->stats.hits);
 		}
-		ul_ctl_doc_uint(doc, "fs_count", r->count);
-		ul_ctl_doc_uint(doc, "fs_put", r->put);
-		ul_ctl_doc_uint(doc, "fs_ack", r->ack);
-		ul_ctl_doc_uint(doc, "fs_get", r->get);
-		ul_ctl_doc_uint(doc, "fs_reply", r->reply);
+		ul_ctl_doc_uint(doc, "fs_count", r->stats.count);
+		ul_ctl_doc_uint(doc, "fs_put", r->stats.put);
+		ul_ctl_doc_uint(doc, "fs_ack", r->stats.ack);
+		ul_ctl_doc_uint(doc, "fs_get", r->stats.get);
+		ul_ctl_doc_uint(doc, "fs_reply", r->stats.reply);
 		ul_ctl_doc_end(doc);
 	}
 	if (any)
@@ -134,6 +151,6 @@ int ul_ctlsrv_fault_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 {
 	(void)doc;
 	(void)err;
-	ul_fault_reset(srv->faults, is_delay(a));
+	ul_fault_reset(srv->faults, is_delay(a), now_s());
 	return 0;
 }
