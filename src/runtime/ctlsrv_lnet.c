@@ -71,30 +71,15 @@ static int apply_conf(struct ul_ctlsrv *srv, struct ul_err *err)
 	return rc;
 }
 
-int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-			     struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	int rc = 0;
-
-	(void)doc;
-	if (!srv->is_down)
-		return 0; /* already up: nothing changes (§5) */
-	srv->is_down = false;
-	if (a->flags & UL_CTL_ARGF_ALL)
-		rc = apply_conf(srv, err);
-	return rc;
-}
-
-int ul_ctlsrv_lnet_unconfigure(struct ul_ctlsrv *srv,
-			       const struct ul_ctl_args *a,
-			       struct ul_ctl_msg *doc, struct ul_err *err)
+/*
+ * Everything configured goes: UDSP rules, routes, every net but lo,
+ * peers, fault rules, router buffers; then the ops that need LNet fail.
+ */
+static void take_down(struct ul_ctlsrv *srv)
 {
 	struct ul_core *core = ul_node_core(srv->node);
 	struct ul_net *net, *tmp;
 
-	(void)a;
-	(void)doc;
-	(void)err;
 	if (srv->udsp)
 		ul_udsp_del(srv->udsp, -1, NULL);
 	ul_route_del_all(core);
@@ -108,6 +93,37 @@ int ul_ctlsrv_lnet_unconfigure(struct ul_ctlsrv *srv,
 	srv->has_pools = false;
 	memset(srv->buffers, 0, sizeof(srv->buffers));
 	srv->is_down = true;
+}
+
+int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			     struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	int rc;
+
+	(void)doc;
+	if (!srv->is_down)
+		return 0; /* already up: nothing changes (§5) */
+	srv->is_down = false;
+	if (!(a->flags & UL_CTL_ARGF_ALL))
+		return 0;
+	/*
+	 * LNet does not come up on a static configuration it cannot apply:
+	 * what was applied before the failure goes again.
+	 */
+	rc = apply_conf(srv, err);
+	if (rc)
+		take_down(srv);
+	return rc;
+}
+
+int ul_ctlsrv_lnet_unconfigure(struct ul_ctlsrv *srv,
+			       const struct ul_ctl_args *a,
+			       struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	(void)a;
+	(void)doc;
+	(void)err;
+	take_down(srv);
 	return 0;
 }
 

@@ -176,10 +176,10 @@ int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	     (a->conns_per_peer < 0 || a->conns_per_peer > 127)) ||
 	    ((a->has & UL_CTL_ARG_TOS) && (a->tos < -1 || a->tos > 255)))
 		return ul_err_set(err, -ERANGE, "failed to parse lnd tunables");
-	if (a->has & UL_CTL_ARG_CPT) {
-		rc = ul_conf_parse_cpt(a->cpt, &cpt, err);
-		if (rc == 0)
-			rc = cpt_mask(cpt, srv->ncpt, &req_mask);
+	/* An unparsable --cpt is ignored, as lnetctl does (§6.1). */
+	if ((a->has & UL_CTL_ARG_CPT) &&
+	    ul_conf_parse_cpt(a->cpt, &cpt, NULL) == 0) {
+		rc = cpt_mask(cpt, srv->ncpt, &req_mask);
 		ul_expr_free(cpt);
 		if (rc)
 			return ul_err_set(err, -ERANGE, "invalid CPT value");
@@ -268,11 +268,13 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			return ul_err_set(err, -EINVAL,
 					  "\"Invalid network type: %s\"",
 					  a->net);
+		/* socklnd is the only LND here with a timeout to set. */
 		if (ulnet_net_type(net_id) != ULNET_LND_SOCK)
-			return ul_err_set(err, -EINVAL,
-					  "\"Failed to set LND timeout for "
-					  "net %s\"",
-					  a->net);
+			return ul_err_set(
+				err, -EINVAL,
+				"\"Failed to set LND timeout for "
+				"net %s\"",
+				ulnet_lnd_name(ulnet_net_type(net_id)));
 		srv->lnd_timeout = a->lnd_timeout;
 		return 0;
 	}
@@ -284,8 +286,16 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 				continue;
 			if (a->has & UL_CTL_ARG_HEALTH)
 				set_health(ni, a->health);
-			if (a->has & UL_CTL_ARG_CONNS_PER_PEER)
+			/*
+			 * LNet applies a new count only to the NIs of a
+			 * request without a NID (--all, or no selector: the
+			 * same request) and, as the request carries the LND
+			 * tunables whole, resets ToS to 0 (lnetctl.md §6.4).
+			 */
+			if ((a->has & UL_CTL_ARG_CONNS_PER_PEER) && !only) {
 				ni->conns_per_peer = a->conns_per_peer;
+				ni->tos = 0;
+			}
 		}
 	return 0;
 }

@@ -118,7 +118,6 @@ static int debug_recovery(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "local", no_argument, NULL, 'l' },
 		{ "peer", no_argument, NULL, 'p' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
@@ -127,11 +126,16 @@ static int debug_recovery(int argc, char **argv)
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "lph", opts, NULL)) != -1) {
-		if (opt == 'l')
-			a->flags |= UL_CTL_ARGF_LOCAL;
-		else if (opt == 'p')
-			a->flags |= UL_CTL_ARGF_PEER;
+	while ((opt = getopt_long(argc, argv, "lp", opts, NULL)) != -1) {
+		/* The last of --local / --peer wins, as in lnetctl. */
+		if (opt == 'l') {
+			a->flags = UL_CTL_ARGF_LOCAL;
+		} else if (opt == 'p') {
+			a->flags = UL_CTL_ARGF_PEER;
+		} else {
+			free(a); /* lnetctl: an unknown option does nothing */
+			return 0;
+		}
 	}
 	/* Neither: nothing printed, 234, as lnetctl. */
 	rc = a->flags ? ulnetctl_do(UL_CTL_OP_DEBUG_RECOVERY, a, "show",
@@ -146,7 +150,6 @@ static int debug_peer(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "nid", required_argument, NULL, 'k' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
@@ -160,9 +163,9 @@ static int debug_peer(int argc, char **argv)
 		return -ENOMEM;
 	ul_cyaml_errs_init(&t, stderr);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "k:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "k:", opts, NULL)) != -1) {
 		if (opt != 'k')
-			continue;
+			goto out; /* lnetctl: an unknown option does nothing */
 		if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
 			snprintf(descr, sizeof(descr),
 				 "\"badly formatted primary NID: %s\"", optarg);

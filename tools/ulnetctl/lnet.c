@@ -47,7 +47,6 @@ static int lnet_configure(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "all", no_argument, NULL, 'a' },
 		{ "large", no_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
@@ -56,15 +55,13 @@ static int lnet_configure(int argc, char **argv)
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "alh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "al", opts, NULL)) != -1) {
 		if (opt == 'a') {
 			a->flags |= UL_CTL_ARGF_ALL;
 		} else if (opt == 'l') {
 			a->flags |= UL_CTL_ARGF_LARGE;
 		} else {
-			ulnetctl_print_help(ulnetctl_lnet_cmds, "lnet",
-					    "configure");
-			free(a);
+			free(a); /* lnetctl: an unknown option does nothing */
 			return 0;
 		}
 	}
@@ -87,33 +84,49 @@ static int lnet_unconfigure(int argc, char **argv)
 	return rc;
 }
 
+/* cpt-of-nid's help, as lnetctl prints it for a top-level command. */
+static const struct ulnetctl_cmd cpt_of_nid_help[] = {
+	{ "cpt-of-nid", NULL, NULL,
+	  "Calculate the CPTs associated with NIDs\n"
+	  " usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 int ulnetctl_cpt_of_nid(int argc, char **argv)
 {
+	static const struct option opts[] = {
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	struct ul_ctl_args *a;
 	int i, rc;
 
+	/* lnetctl: no NID is the help and -EINVAL; "-h" alone, 1. */
 	if (argc < 2) {
-		printf("cpt-of-nid: nid[ nid ...]\n");
+		ulnetctl_print_help(cpt_of_nid_help, "", "cpt-of-nid");
 		return ULNETCTL_RC_BAD_PARAM;
+	}
+	optind = 0;
+	while ((rc = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+		ulnetctl_print_help(cpt_of_nid_help, "", "cpt-of-nid");
+		return argc == 2 && rc == 'h' ? 1 : 0;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	for (i = 1; i < argc && a->nnids < UL_CTL_ARGS_NIDS_MAX; i++) {
-		if (ulnet_nid_parse(argv[i], &a->nids[a->nnids], NULL, 0)) {
-			char descr[160];
-
-			snprintf(descr, sizeof(descr),
-				 "\"cannot parse NID '%s'\"", argv[i]);
-			rc = ulnetctl_d1("manage", "cpt-of-nid", -EINVAL,
-					 descr);
+	/* LNet parses the NIDs and refuses the request at a bad one. */
+	for (i = optind; i < argc; i++) {
+		if (a->nnids == UL_CTL_ARGS_NIDS_MAX ||
+		    ulnet_nid_parse(argv[i], &a->nids[a->nnids], NULL, 0)) {
+			rc = ulnetctl_d1("show", "cpt-of-nid", -EINVAL,
+					 "invalid NID");
 			free(a);
 			return rc;
 		}
 		a->nnids++;
 	}
 	a->has |= UL_CTL_ARG_NIDS;
-	rc = ulnetctl_do(UL_CTL_OP_CPT_OF_NID, a, "manage", "cpt-of-nid",
+	rc = ulnetctl_do(UL_CTL_OP_CPT_OF_NID, a, "show", "cpt-of-nid",
 			 UL_DOC_B);
 	free(a);
 	return rc;

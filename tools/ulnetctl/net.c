@@ -9,12 +9,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ctl/conf.h"
 #include "ctl/cyaml_err.h"
 #include "ctl/show_yaml.h"
+#include "nid/expr.h"
 #include "util/err.h"
 
 #include "cmd.h"
 #include "ctl.h"
+
+/* lnetctl's bound on a string option (its LNET_MAX_STR_LEN). */
+#define LNET_MAX_STR_LEN 128
 
 uint32_t ulnetctl_verbose_arg(int argc, char **argv)
 {
@@ -88,14 +93,19 @@ static int net_show(int argc, char **argv)
 	return rc;
 }
 
-/* `net add` argument errors: D2 "ni: - add:" (lnetctl.md §6.1). */
-static int ni_add_failed(int rc, const char *descr)
+/* `net add|del` argument errors: D2 "ni: - add|del:" (lnetctl.md §6.1). */
+static int ni_failed(const char *verb, int rc, const char *descr)
 {
 	struct ul_cyaml_errs t;
 
 	ul_cyaml_errs_init(&t, stderr);
-	ul_cyaml_err_add(&t, "ni", "add", -1, descr);
+	ul_cyaml_err_add(&t, "ni", verb, -1, descr);
 	return rc;
+}
+
+static int ni_add_failed(int rc, const char *descr)
+{
+	return ni_failed("add", rc, descr);
 }
 
 /* Split "eth0[0,1],eth1" at the commas outside brackets into a->ifs. */
@@ -172,22 +182,23 @@ static int net_add(int argc, char **argv)
 		{ "credits", required_argument, NULL, 'r' },
 		{ "cpt", required_argument, NULL, 's' },
 		{ "conns-per-peer", required_argument, NULL, 'm' },
-		{ "tos", required_argument, NULL, 'T' },
+		{ "tos", required_argument, NULL, 'S' },
 		{ "skip-mr-route-setup", no_argument, NULL, 'k' },
 		{ "auth-key", required_argument, NULL, 'a' },
-		{ "traffic-class", required_argument, NULL, 'C' },
+		{ "traffic-class", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *ifs = NULL, *nids = NULL, *ip2net = NULL;
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	struct ul_expr *cpt = NULL;
 	int opt, rc = 0;
 	long v;
 
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "n:i:p:t:c:b:r:s:m:ka:h", opts,
+	while ((opt = getopt_long(argc, argv, "a:b:c:i:km:n:p:r:s:t:T:", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'n':
@@ -228,8 +239,14 @@ static int net_add(int argc, char **argv)
 			}
 			break;
 		case 's':
-			snprintf(a->cpt, sizeof(a->cpt), "%s", optarg);
-			a->has |= UL_CTL_ARG_CPT;
+			/* An unparsable CPT list is ignored, as lnetctl. */
+			if (ul_conf_parse_cpt(optarg, &cpt, NULL) == 0 &&
+			    strlen(optarg) < sizeof(a->cpt)) {
+				snprintf(a->cpt, sizeof(a->cpt), "%s", optarg);
+				a->has |= UL_CTL_ARG_CPT;
+			}
+			ul_expr_free(cpt);
+			cpt = NULL;
 			break;
 		case 'm':
 			if (!int_arg(optarg, &v) || v > 127) {
@@ -243,7 +260,7 @@ static int net_add(int argc, char **argv)
 				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
 			}
 			break;
-		case 'T':
+		case 'S':
 			if (!int_arg(optarg, &v) || v < -1 || v > 255) {
 				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
 						   "Invalid ToS argument");
@@ -255,11 +272,20 @@ static int net_add(int argc, char **argv)
 		case 'k':
 			break; /* no routing helper to skip (lnetctl-differences) */
 		case 'a':
-		case 'C':
-			/* kfi only: no kfi LND in user space. */
-			rc = ulnetctl_d1("add", "net", -EPROTONOSUPPORT,
-					 "LND type not supported");
-			goto out;
+			/*
+			 * kfi only: lnetctl sends it for a kfi net alone and
+			 * ignores it for any other; ulnet has no kfi LND, so
+			 * it is always ignored (a kfi net fails anyway).
+			 */
+			break;
+		case 'T':
+			if (!optarg[0] || strlen(optarg) >= LNET_MAX_STR_LEN) {
+				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
+						   "Invalid traffic-class "
+						   "argument");
+				goto out;
+			}
+			break; /* kfi only, as --auth-key */
 		default:
 			ulnetctl_print_help(ulnetctl_net_cmds, "net", "add");
 			goto out;
@@ -338,7 +364,7 @@ static int net_del(int argc, char **argv)
 		goto out;
 	}
 	if (nids && split_nids(nids, a)) {
-		rc = ulnetctl_d1("del", "net", -ENOENT, "cannot del LNet NI");
+		rc = ni_failed("del", ULNETCTL_RC_BAD_PARAM, "bad NID list");
 		goto out;
 	}
 	if (!nids && !(a->has & UL_CTL_ARG_NET)) {
@@ -347,8 +373,10 @@ static int net_del(int argc, char **argv)
 		rc = ULNETCTL_RC_BAD_PARAM;
 		goto out;
 	}
+	/* lnetctl reports a bad list under "ni: - add:" here too. */
 	if (ifs && split_ifs(ifs, a)) {
-		rc = ulnetctl_d1("del", "net", -ENODEV, "cannot del LNet NI");
+		rc = ni_failed("add", ULNETCTL_RC_BAD_PARAM,
+			       "bad interface list");
 		goto out;
 	}
 	rc = ulnetctl_do(UL_CTL_OP_NET_DEL, a, "del", "net", -1);
@@ -357,19 +385,60 @@ out:
 	return rc;
 }
 
+/* `net set` failure: D2 "net: - set:" with lnetctl's errno for it. */
+static int net_set_failed(int errnum, const char *descr)
+{
+	struct ul_cyaml_errs t;
+
+	ul_cyaml_errs_init(&t, stderr);
+	ul_cyaml_err_add(&t, "net", "set", errnum, descr);
+	return errnum;
+}
+
+/*
+ * `net set --net N --lnd-timeout T`: lnetctl writes the LND's module
+ * parameter itself and reports a refusal as D2 "set: - lnd_timeout:"
+ * followed by the empty "net: - set:" entry every net set failure adds.
+ */
+static int lnd_timeout_set(const struct ul_ctl_args *a)
+{
+	char descr[UL_CTL_STR_MAX];
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_cyaml_errs t;
+	int rc;
+
+	rc = ulnetctl_call(UL_CTL_OP_NET_SET, a, ULNETCTL_CTL_TIMEOUT_MS,
+			   &reply, &err);
+	if (rc == 0) {
+		rc = reply.rc;
+		snprintf(descr, sizeof(descr), "%s", reply.err_msg);
+		ul_ctl_reply_fini(&reply);
+	} else {
+		snprintf(descr, sizeof(descr), "%s", err.msg);
+	}
+	if (rc == 0)
+		return 0;
+	ul_cyaml_errs_init(&t, stderr);
+	ul_cyaml_err_add(&t, "set", "lnd_timeout", rc,
+			 descr[0] ? descr : strerror(-rc));
+	ul_cyaml_err_add(&t, "net", "set", rc, "");
+	return rc;
+}
+
 static int net_set(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "nid", required_argument, NULL, 'n' },
 		{ "all", no_argument, NULL, 'a' },
-		{ "health", required_argument, NULL, 't' },
-		{ "conns-per-peer", required_argument, NULL, 'm' },
 		{ "net", required_argument, NULL, 'i' },
 		{ "lnd-timeout", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
+		{ "conns-per-peer", required_argument, NULL, 'm' },
+		{ "nid", required_argument, NULL, 'n' },
+		{ "health", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	const char *nidstr = NULL;
 	char descr[160];
 	uint32_t net;
 	int opt, rc = 0;
@@ -378,44 +447,19 @@ static int net_set(int argc, char **argv)
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":n:at:m:i:l:h", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "ai:l:m:n:t:", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
-		case 'n':
-			if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
-				rc = ulnetctl_set_failed("");
-				goto out;
-			}
-			a->has |= UL_CTL_ARG_NID;
-			break;
 		case 'a':
 			a->flags |= UL_CTL_ARGF_ALL;
 			break;
-		case 't':
-			if (int_arg(optarg, &v)) {
-				a->health = (int32_t)v;
-				a->has |= UL_CTL_ARG_HEALTH;
-			}
-			break;
-		case 'm':
-			if (!int_arg(optarg, &v) || v > 127) {
-				ulnetctl_set_failed("invalid conns-per-peer "
-						    "value (valid range "
-						    "0-127)");
-				rc = -1;
-				goto out;
-			}
-			if (v >= 0) {
-				a->conns_per_peer = (int32_t)v;
-				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
-			}
-			break;
 		case 'i':
-			if (ulnet_net_parse(optarg, &net, NULL, 0)) {
+			if (ulnet_net_parse(optarg, &net, NULL, 0) ||
+			    net == ULNET_NET_ANY) {
 				snprintf(descr, sizeof(descr),
 					 "\"Invalid network type: %s\"",
 					 optarg);
-				rc = ulnetctl_set_failed(descr);
+				rc = net_set_failed(-EINVAL, descr);
 				goto out;
 			}
 			snprintf(a->net, sizeof(a->net), "%s", optarg);
@@ -428,33 +472,70 @@ static int net_set(int argc, char **argv)
 					 "\"Invalid LND timeout value '%s', "
 					 "must be >= 0\"",
 					 optarg);
-				rc = ulnetctl_set_failed(descr);
+				rc = net_set_failed(-EINVAL, descr);
 				goto out;
 			}
 			a->lnd_timeout = (int32_t)v;
 			a->has |= UL_CTL_ARG_LND_TIMEOUT;
 			break;
+		case 'm':
+			if (!int_arg(optarg, &v) || v > 127) {
+				rc = net_set_failed(-1,
+						    "invalid conns-per-peer "
+						    "value (valid range "
+						    "0-127)");
+				goto out;
+			}
+			/* Negative: a no-op (lnetctl.md §6.4). */
+			if (v >= 0) {
+				a->conns_per_peer = (int32_t)v;
+				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+			}
+			break;
+		case 'n':
+			nidstr = optarg;
+			break;
+		case 't':
+			/* Unparsable, or -1 (lnetctl's "unset"): ignored. */
+			if (int_arg(optarg, &v) && v != -1 && v >= INT32_MIN &&
+			    v <= INT32_MAX) {
+				a->health = (int32_t)v;
+				a->has |= UL_CTL_ARG_HEALTH;
+			}
+			break;
 		default:
-			rc = ulnetctl_set_failed(
-				"\"Invalid option or missing argument\"");
+			rc = net_set_failed(-EINVAL, "\"Invalid option or "
+						     "missing argument\"");
 			goto out;
 		}
 	}
-	if ((a->has & UL_CTL_ARG_NID) && (a->flags & UL_CTL_ARGF_ALL)) {
-		rc = ulnetctl_set_failed("");
-		goto out;
-	}
 	if ((a->has & UL_CTL_ARG_LND_TIMEOUT) && !(a->has & UL_CTL_ARG_NET)) {
-		rc = ulnetctl_set_failed("\"Specified --lnd-timeout without "
-					 "--net option\"");
+		rc = net_set_failed(-EINVAL, "\"Specified --lnd-timeout "
+					     "without --net option\"");
 		goto out;
 	}
-	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_CONNS_PER_PEER |
-			UL_CTL_ARG_LND_TIMEOUT)))
+	/* lnetctl's order of checks: --all with --nid, then the timeout. */
+	if (nidstr && (a->flags & UL_CTL_ARGF_ALL)) {
+		rc = net_set_failed(-EINVAL, "");
 		goto out;
+	}
+	if (a->has & UL_CTL_ARG_LND_TIMEOUT) {
+		a->has &= ~(UL_CTL_ARG_HEALTH | UL_CTL_ARG_CONNS_PER_PEER);
+		rc = lnd_timeout_set(a);
+		goto out;
+	}
+	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_CONNS_PER_PEER)))
+		goto out;
+	if (nidstr) {
+		if (ulnet_nid_parse(nidstr, &a->nid, NULL, 0)) {
+			rc = net_set_failed(-EINVAL, "");
+			goto out;
+		}
+		a->has |= UL_CTL_ARG_NID;
+	}
 	rc = ulnetctl_do(UL_CTL_OP_NET_SET, a, "set", "net", -1);
 	if (rc)
-		ulnetctl_set_failed("");
+		rc = net_set_failed(-EINVAL, "");
 out:
 	free(a);
 	return rc;

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# ulnetctl lnet configure / unconfigure, cpt-of-nid, debug recovery and
+# debug peer against a live ulnetd (reference/lnetctl.md §5, §14): what
+# unconfigure removes, the errors of the commands that need LNet while it
+# is down, configure's idempotence, configure --all re-applying the
+# daemon's --config file (and failing on a broken one with lnetctl's
+# D1 text and 256+errno status), the CPT of NIDs, the recovery queues.
+# NIDs: 127.1.1.0/24 and 127.1.6.0/24.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/daemon.bash"
+
+u=$ULNETCTL
+conf='net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.1.1@tcp
+  - net type: tcp1
+    local NI(s):
+      - nid: 127.1.6.1@tcp1'
+cli_daemon l "$conf" --cpts 2
+
+# d1 OP OBJECT ERRNO DESCR: lnetctl's D1 error YAML.
+d1() {
+	printf -- '---\n%s:\n-     %s:\n      errno: %s\n      descr: ! "%s"\n...' \
+		"$1" "$2" "$3" "$4"
+}
+
+# d2 OP ENTITY ERRNO DESCR: one cYAML error entry.
+d2() {
+	printf '%s:\n    - %s:\n          errno: %s\n          descr: %s' \
+		"$1" "$2" "$3" "$4"
+}
+
+# check NAME FILE REGEX: FILE has a line matching REGEX.
+check() {
+	if grep -Eq "$3" "$2"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1: no line matches '$3' in:"
+		cat "$2"
+		failed=$((failed + 1))
+	fi
+}
+
+# --- cpt-of-nid (engine B) --------------------------------------------
+# 1 the sum of the NID's 8 bytes mod 2 CPTs: tcp = 0x00020000,
+# tcp1 = 0x00020001, lo = 0x00090000, gni = 0x000d0000.
+expect cpt 0 @lnet/cpt_of_nid.yaml "" -- $u cpt-of-nid 127.1.1.1@tcp \
+	127.1.1.2@tcp 127.1.6.7@tcp1 127.1.6.8@tcp1 0@lo 10@gni
+# 2 no NID: the help and -EINVAL; -h: the help and 1; a bad NID: LNet's
+# refusal of the whole request.
+expect cpt_none 234 @lnet/cpt_help.txt "" -- $u cpt-of-nid
+expect cpt_help 1 @lnet/cpt_help.txt "" -- $u cpt-of-nid -h
+expect cpt_bad 234 "" "$(d1 show cpt-of-nid -22 'invalid NID')" -- \
+	$u cpt-of-nid 127.1.1.1@tcp foo
+
+# --- debug recovery / debug peer ----------------------------------------
+# 3 empty queues print nothing; neither flag: 234, nothing printed; an
+# unknown option does nothing.
+expect rec_local_empty 0 "" "" -- $u debug recovery --local
+expect rec_peer_empty 0 "" "" -- $u debug recovery -p
+expect rec_none 234 "" "" -- $u debug recovery
+expect rec_unknown 0 "" "*" -- $u debug recovery -x
+# 4 a peer NI below full health is on the peer recovery queue; the last
+# of -l / -p wins.
+expect peer_add 0 "" "" -- $u peer add --prim_nid 127.1.1.50@tcp \
+	--nid 127.1.1.51@tcp,127.1.6.52@tcp1
+expect peer_health 0 "" "" -- $u peer set --nid 127.1.1.51@tcp --health 300
+expect peer_health2 0 "" "" -- $u peer set --nid 127.1.6.52@tcp1 --health 0
+expect rec_peer 0 @lnet/recovery_peer.yaml "" -- $u debug recovery -l --peer
+expect rec_local 0 "" "" -- $u debug recovery -p -l
+# 5 debug peer: the peer's state goes to the daemon's log.
+expect dbg_peer 0 "" "" -- $u debug peer --nid 127.1.1.51@tcp
+check dbg_peer_log "$TMP/l.log" \
+	'peer 127.1.1.50@tcp: ni 127.1.1.51@tcp health 300'
+expect dbg_peer_none 234 "" "$(d2 debug peer -22 '--nid must be specified')" \
+	-- $u debug peer
+expect dbg_peer_bad 234 "" \
+	"$(d2 debug peer -22 '"badly formatted primary NID: foo"')" -- \
+	$u debug peer --nid foo
+expect dbg_peer_unknown 254 "" "$(d2 debug peer -2 'peer not found')" -- \
+	$u debug peer --nid 127.1.1.99@tcp
+
+# --- lnet unconfigure ---------------------------------------------------
+# 6 with a net, a peer, a route and a UDSP rule configured.
+expect net_add 0 "" "" -- $u net add --nid 127.1.1.2@tcp
+expect route_add 0 "" "" -- $u route add --net tcp7 --gateway 127.1.1.60@tcp
+expect udsp_add 0 "" "" -- $u udsp add --src tcp --priority 1
+expect unconfigure 0 "" "" -- $u lnet unconfigure
+# 7 the commands that need LNet now fail (lnetctl.md §5).
+expect down_net_show 234 "" "$(d1 show net -100 'LNet stack down')" -- \
+	$u net show
+expect down_net_add 234 "" "$(d1 add net -108 'cannot add LNet NI')" -- \
+	$u net add --nid 127.1.1.3@tcp
+expect down_net_del 234 "" "$(d1 del net -100 'Network is down')" -- \
+	$u net del --net tcp
+expect down_peer_show 234 "" "$(d1 show peer -100 'Network is down')" -- \
+	$u peer show
+expect down_cpt 234 "" "$(d1 show cpt-of-nid -100 'Network is down')" -- \
+	$u cpt-of-nid 127.1.1.1@tcp
+expect down_dbg_peer 156 "" "$(d2 debug peer -100 'Network is down')" -- \
+	$u debug peer --nid 127.1.1.50@tcp
+# 8 unconfiguring again succeeds; an unknown option does nothing.
+expect unconfigure_again 0 "" "" -- $u lnet unconfigure
+expect configure_unknown 0 "" "*" -- $u lnet configure --bogus
+expect still_down 234 "" "$(d1 show net -100 'LNet stack down')" -- \
+	$u net show
+
+# --- lnet configure -----------------------------------------------------
+# 9 plain configure: only 0@lo; nothing that was configured came back.
+expect configure 0 "" "" -- $u lnet configure
+expect lo_only 0 @lnet/show_lo.yaml "" -- $u net show
+expect no_peers 0 "" "" -- $u peer show
+expect no_routes 0 "" "" -- $u route show
+expect no_udsp 0 "" "" -- $u udsp show
+expect no_recovery 0 "" "" -- $u debug recovery --peer
+# 10 configure again (even --all): already up, nothing changes.
+expect configure_again 0 "" "" -- $u lnet configure
+expect configure_all_up 0 "" "" -- $u lnet configure --all
+expect lo_only_again 0 @lnet/show_lo.yaml "" -- $u net show
+# 11 configure --all after unconfigure: the daemon's --config again.
+expect unconfigure2 0 "" "" -- $u lnet unconfigure
+expect configure_all 0 "" "" -- $u lnet configure -a --large
+expect conf_nets 0 @lnet/show_conf.yaml "" -- $u net show
+# 12 a --config file that no longer applies: D1 "configure: - lnet:",
+# status 256+errno, and LNet stays down with nothing half applied.
+printf '%s\n      - nid: 127.1.6.1@tcp1\n' "$conf" >"$TMP/l.yaml"
+expect unconfigure3 0 "" "" -- $u lnet unconfigure
+expect configure_dup 239 "" "$(d1 configure lnet -17 \
+	'LNet configure error: line 8: NI 127.1.6.1@tcp1: cannot add LNet NI: NID exists')" \
+	-- $u lnet configure --all
+expect dup_down 234 "" "$(d1 show net -100 'LNet stack down')" -- \
+	$u net show
+rm -f "$TMP/l.yaml"
+expect configure_missing 254 "" "*" -- $u lnet configure --all
+check configure_missing_err "$TMP/err" \
+	'descr: ! "LNet configure error: cannot open .*l.yaml.: No such file'
+printf '%s\n' "$conf" >"$TMP/l.yaml"
+expect configure_all_back 0 "" "" -- $u lnet configure --all
+expect conf_nets_back 0 @lnet/show_conf.yaml "" -- $u net show
+# 13 help.
+expect configure_help 1 "*" "" -- $u lnet configure -h
+check configure_help_all "$TMP/out" '^	--all: '
+check configure_help_large "$TMP/out" '^	--large: '
+
+finish

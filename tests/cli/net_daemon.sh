@@ -1,0 +1,217 @@
+#!/usr/bin/env bash
+# ulnetctl net add / del / set against a live ulnetd (reference/lnetctl.md
+# §6.1, §6.2, §6.4, §14.1): every option with its short letter or an
+# abbreviation, the server's errors (D1) and lnetctl's own (D2, stdout
+# texts), exit codes, the quirks (unknown option: help and exit 0; the
+# net's tunables fixed by its first NI; net set --conns-per-peer only
+# without --nid and with ToS 0), and net show -v 0/1/2 after each change.
+# NIDs: 127.1.1.0/24 and 127.1.6.0/24; NIs given by interface use lo
+# (127.0.0.1), one at a time, as every NI binds its address.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/daemon.bash"
+
+u=$ULNETCTL
+cli_daemon n 'net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.1.1@tcp' --cpts 2
+
+# check NAME REGEX: the last command's stdout has a line matching REGEX.
+check() {
+	if grep -Eq "$2" "$TMP/out"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1: no line matches '$2' in:"
+		cat "$TMP/out"
+		failed=$((failed + 1))
+	fi
+}
+
+# d1 OP ERRNO DESCR: lnetctl's D1 error YAML for "OP: - net:".
+d1() {
+	printf -- '---\n%s:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...' \
+		"$1" "$2" "$3"
+}
+
+# d2 OP ENTITY ERRNO DESCR: one cYAML error entry.
+d2() {
+	printf '%s:\n    - %s:\n          errno: %s\n          descr: %s' \
+		"$1" "$2" "$3" "$4"
+}
+
+# --- help -----------------------------------------------------------
+# 1 every option of net add / del / set is in its help, as "\t--opt: ".
+expect add_help 1 "*" "" -- $u net add -h
+for o in net if nid ip2net peer-timeout peer-credits peer-buffer-credits \
+	credits cpt conns-per-peer tos skip-mr-route-setup auth-key \
+	traffic-class; do
+	check "add_help_$o" "^	--$o: "
+done
+expect del_help 1 "*" "" -- $u net del --help
+for o in net if nid; do check "del_help_$o" "^	--$o: "; done
+expect set_help 1 "*" "" -- $u net set -h
+for o in nid all health conns-per-peer net lnd-timeout; do
+	check "set_help_$o" "^	--$o: "
+done
+
+# --- net add: good input --------------------------------------------
+# 2 two NIs by NID on the configured net: the net keeps its tunables
+# (the first NI's), whatever this request says.
+expect add_nids 0 "" "" -- $u net add --nid 127.1.1.2@tcp,127.1.1.3@tcp \
+	--peer-credits 4
+# 3 a new net with every tunable (short letters), --cpt for the NIs
+# without their own, the kfi-only options ignored, -k accepted;
+# peer_credits 300 is lowered to credits 200.
+expect add_tunables 0 "" "" -- $u net add --nid 127.1.6.1@tcp1 -t 60 \
+	-c 300 -b 4 -r 200 -m 3 --tos 5 -s '[1]' -k -a 7 -T tc1
+# 4 a second NI on it (abbreviated options): the net's tunables stay;
+# conns_per_peer, tos and CPT are the NI's own; an unparsable --cpt is
+# ignored; a negative --conns-per-peer too.
+expect add_second 0 "" "" -- $u net add --nid 127.1.6.2@tcp1 --peer-cr 2 \
+	--cpt '[0' --conns -4
+# 5 an NI by interface with its own CPT list.
+expect add_if 0 "" "" -- $u net add --net tcp5 --if 'lo[0]'
+expect show_v0 0 @net/show_v0.yaml "" -- $u net show
+expect show_v1 0 @net/show_v1.yaml "" -- $u net show -v --net tcp1
+expect show_v2 0 @net/show_v2.yaml "" -- $u net show --net tcp5 -v 2
+
+# --- net add: server errors (D1 add/net, exit 234) ---------------------
+# 6 the errors table of lnetctl.md §6.1.
+expect add_exists 234 "" "$(d1 add -17 'cannot add LNet NI')" -- \
+	$u net add --nid 127.1.1.2@tcp
+expect add_if_exists 234 "" "$(d1 add -17 'cannot add LNet NI')" -- \
+	$u net add --net tcp5 --if lo
+expect add_bad_net 234 "" "$(d1 add -2 'cannot parse net')" -- \
+	$u net add --net foo --if lo
+expect add_lo 234 "" "$(d1 add -19 'setting @lo not allowed')" -- \
+	$u net add --net lo --if lo
+expect add_lo_nid 234 "" "$(d1 add -19 'setting @lo not allowed')" -- \
+	$u net add --nid 0@lo
+expect add_no_if 234 "" "$(d1 add -19 'cannot add LNet NI')" -- \
+	$u net add --net tcp6 --if nosuch0
+expect add_cpt 234 "" "$(d1 add -34 'invalid CPT value')" -- \
+	$u net add --net tcp6 --if lo --cpt '[0,2]'
+expect add_if_cpt 234 "" "$(d1 add -34 'invalid CPT value')" -- \
+	$u net add --net tcp6 --if 'lo[3]'
+# 7 a net reached through a route cannot get a local NI.
+expect route_add 0 "" "" -- $u route add --net tcp7 --gateway 127.1.1.60@tcp
+expect add_routed 234 "" "$(d1 add -87 'cannot add LNet NI')" -- \
+	$u net add --nid 127.1.6.9@tcp7
+expect route_del 0 "" "" -- $u route del --net tcp7 --gateway 127.1.1.60@tcp
+
+# --- net add: lnetctl's own checks ------------------------------------
+# 8 D2 "ni: - add:" and the stdout texts; nothing configured.
+cpp_err=$(d2 ni add -1 'invalid conns-per-peer value (valid range 0-127)')
+expect add_cpp_big 255 "" "$cpp_err" -- $u net add --nid 127.1.6.5@tcp1 -m 128
+expect add_cpp_bad 255 "" "$cpp_err" -- $u net add --nid 127.1.6.5@tcp1 -m x
+expect add_tos_big 234 "" "$(d2 ni add -1 'Invalid ToS argument')" -- \
+	$u net add --nid 127.1.6.5@tcp1 --tos 256
+expect add_tos_low 234 "" "$(d2 ni add -1 'Invalid ToS argument')" -- \
+	$u net add --nid 127.1.6.5@tcp1 --tos -2
+expect add_tclass 234 "" "$(d2 ni add -1 'Invalid traffic-class argument')" \
+	-- $u net add --nid 127.1.6.5@tcp1 --traffic-class ''
+expect add_no_net 234 "missing mandatory parameters in NI config: 'network'" \
+	"" -- $u net add --if lo
+expect add_no_if_opt 234 "creating a local NI needs at least one interface" \
+	"" -- $u net add --net tcp6
+expect add_net_nid 234 "--net is invalid with --nid option" "" -- \
+	$u net add --nid 127.1.6.5@tcp1 --net tcp1
+expect add_bad_nids 234 "" "$(d2 ni add -1 'bad NID list')" -- \
+	$u net add --nid 127.1.6.5@tcp1,foo
+expect add_bad_ifs 234 "" "$(d2 ni add -1 'bad interface list')" -- \
+	$u net add --net tcp6 --if 'lo[0'
+# 9 an unknown option: the help, exit 0, nothing added.
+expect add_unknown 0 "*" "*" -- $u net add --nid 127.1.6.5@tcp1 --bogus
+check add_unknown_help '^net add: '
+# 10 --ip2net: a rule no local address matches.
+expect add_ip2net_none 234 "" "$(d1 add -2 'cannot setup ip2nets')" -- \
+	$u net add --ip2net 'tcp6 10.255.255.254'
+expect show_unchanged 0 @net/show_v0.yaml "" -- $u net show
+
+# --- net del ----------------------------------------------------------
+# 11 the errors table of lnetctl.md §6.2.
+expect del_no_net 234 "" "$(d1 del -22 'cannot del network')" -- \
+	$u net del --net tcp9
+expect del_lo 234 "" "$(d1 del -19 'setting @lo not allowed')" -- \
+	$u net del --net lo
+expect del_if_no_net 234 "" "$(d1 del -19 "LNet net doesn't exist")" -- \
+	$u net del --net tcp9 --if lo
+expect del_if_missing 234 "" "$(d1 del -19 'cannot del LNet NI')" -- \
+	$u net del --net tcp --if lo
+expect del_nid_missing 234 "" "$(d1 del -2 'cannot del LNet NI')" -- \
+	$u net del --nid 127.1.1.9@tcp
+expect del_bad_nids 234 "" "$(d2 ni del -1 'bad NID list')" -- \
+	$u net del --nid foo
+expect del_no_opt 234 "missing mandatory parameters in NI config: 'network'" \
+	"" -- $u net del
+expect del_net_nid 234 "--net is invalid with --nid option" "" -- \
+	$u net del --nid 127.1.1.3@tcp --net tcp
+expect del_unknown 0 "*" "*" -- $u net del --net tcp --bogus
+check del_unknown_help '^net del: '
+# 12 by NID, by interface (the net's last NI: the net goes), a whole net.
+expect del_nid 0 "" "" -- $u net del --nid 127.1.1.3@tcp
+expect del_if 0 "" "" -- $u net del --net tcp5 --if lo
+expect del_net 0 "" "" -- $u net del --net tcp1
+expect show_after_del 0 @net/show_after_del.yaml "" -- $u net show
+# 13 --ip2net, now that lo is free: the matching rule's net is added.
+expect add_ip2net 0 "" "" -- $u net add --ip2net 'tcp5(lo) 127.0.0.*'
+expect show_ip2net 0 @net/show_ip2net.yaml "" -- $u net show --net tcp5
+expect del_ip2net 0 "" "" -- $u net del --net tcp5
+
+# --- net set ----------------------------------------------------------
+# 14 health: one NI; status down at 0, up again at 1000; the local
+# recovery queue lists the NIs below 1000.
+expect set_health 0 "" "" -- $u net set --nid 127.1.1.2@tcp --health 500
+expect show_health 0 "*" "" -- $u net show -v 2
+check show_health_500 '^                  health value: 500$'
+expect recovery 0 @net/recovery_local.yaml "" -- $u debug recovery --local
+expect set_health_0 0 "" "" -- $u net set -n 127.1.1.2@tcp -t 0
+expect show_down 0 @net/show_down.yaml "" -- $u net show
+expect set_health_all 0 "" "" -- $u net set --all --health 1000
+expect show_up 0 @net/show_up.yaml "" -- $u net show
+expect recovery_empty 0 "" "" -- $u debug recovery -l
+# 15 no --nid nor --all: every NI; an unknown NID is silently accepted.
+expect set_health_none 0 "" "" -- $u net set --health 700
+expect recovery_both 0 @net/recovery_both.yaml "" -- $u debug recovery -l
+expect set_health_unknown 0 "" "" -- $u net set --nid 127.1.1.99@tcp -t 1000
+expect set_health_back 0 "" "" -- $u net set --health 1000
+# 16 conns-per-peer: ignored with --nid; with --all every NI takes it
+# and its ToS becomes 0; negative is a no-op.
+expect set_cpp_nid 0 "" "" -- $u net set --nid 127.1.1.2@tcp -m 6
+expect set_cpp_all 0 "" "" -- $u net set --all --conns-per-peer 4
+expect set_cpp_neg 0 "" "" -- $u net set --all -m -3
+# 17 the LND timeout of socklnd's nets.
+expect set_timeout 0 "" "" -- $u net set --net tcp --lnd-timeout 7
+expect show_set 0 @net/show_set.yaml "" -- $u net show -v
+# 18 the errors of lnetctl.md §6.4.
+expect set_cpp_big 255 "" \
+	"$(d2 net set -1 'invalid conns-per-peer value (valid range 0-127)')" \
+	-- $u net set --all -m 128
+expect set_all_nid 234 "" "$(d2 net set -22 '')" -- \
+	$u net set --all --nid 127.1.1.2@tcp --health 3
+expect set_bad_nid 234 "" "$(d2 net set -22 '')" -- \
+	$u net set --nid foo --health 3
+expect set_bad_net 234 "" "$(d2 net set -22 '"Invalid network type: foo"')" \
+	-- $u net set --net foo -l 3
+expect set_timeout_neg 234 "" \
+	"$(d2 net set -22 "\"Invalid LND timeout value '-1', must be >= 0\"")" \
+	-- $u net set --net tcp --lnd-timeout -1
+expect set_timeout_no_net 234 "" \
+	"$(d2 net set -22 '"Specified --lnd-timeout without --net option"')" \
+	-- $u net set -l 3
+lo_err="$(d2 set lnd_timeout -22 '"Failed to set LND timeout for net lo"')
+$(d2 net set -22 '')"
+expect set_timeout_lo 234 "" "$lo_err" -- $u net set -i lo -l 3
+# (getopt's own diagnostic comes first on stderr.)
+expect set_unknown 234 "" "*" -- $u net set --bogus
+if tail -n 4 "$TMP/err" | diff -q - <(d2 net set -22 \
+	'"Invalid option or missing argument"'; echo) >/dev/null; then
+	passed=$((passed + 1))
+else
+	echo "FAIL set_unknown_err:"
+	cat "$TMP/err"
+	failed=$((failed + 1))
+fi
+expect show_set_again 0 @net/show_set.yaml "" -- $u net show -v
+
+finish
