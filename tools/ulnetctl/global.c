@@ -25,7 +25,7 @@ struct param {
 	const char *parse;
 	const char *what;
 	const char *entity;
-	long long min; /* lnetctl's own check, before asking LNet */
+	long long min; /* lnetctl's own checks, before asking LNet */
 	const char *min_msg;
 	long long max;
 	const char *max_msg;
@@ -55,10 +55,12 @@ static const struct param params[] = {
 	{ "recovery_limit", "recovery_limit", "recovery limit",
 	  "recovery_limit", 0, "\"Must be greater than or equal to 0\"", 0,
 	  NULL },
-	{ "max_recovery_ping_interval", "max_recovery_ping_interval",
+	{ "max_recovery_ping_interval", "maximum recovery interval",
 	  "maximum recovery ping interval", "maximum recovery ping interval", 1,
 	  "\"must be strictly positive\"", 0, NULL },
-	{ "routing", "routing", NULL, "routing", 0, NULL, 0, NULL },
+	/* lnetctl's routing parse error spans two lines, as here */
+	{ "routing", "routing value.\nmust be 0 for disable or 1 for enable",
+	  NULL, "routing", 0, NULL, 0, NULL },
 	{ "tiny_buffers", "tiny_buffers", "buffers", "buf", 0, NULL, 0, NULL },
 	{ "small_buffers", "small_buffers", "buffers", "buf", 0, NULL, 0,
 	  NULL },
@@ -85,14 +87,17 @@ static int d2(const char *op, const char *entity, int errnum, const char *descr)
 	return errnum;
 }
 
-/* An integer as lnetctl's strtol(..., 0) check takes it. */
+/*
+ * An integer as lnetctl's strtol(..., 0) check takes it: nothing may
+ * follow it, but an empty word passes as 0.
+ */
 static int parse_value(const char *s, long long *out)
 {
 	char *end;
 
 	errno = 0;
 	*out = strtoll(s, &end, 0);
-	return errno || end == s || *end ? -EINVAL : 0;
+	return errno || *end ? -EINVAL : 0;
 }
 
 static int is_buffers(const struct param *p)
@@ -122,7 +127,7 @@ static int refused(const struct param *p, long long v, int rc, const char *msg)
 	}
 	/* LNet refused the write: -ENODATA (61) as lnetctl reports it. */
 	snprintf(descr, sizeof(descr), "\"cannot configure %s: %s\"", p->what,
-		 strerror(EINVAL));
+		 strerror(-rc));
 	return d2("add", p->entity, -ENODATA, descr);
 }
 
@@ -138,23 +143,37 @@ static int set_param(int argc, char **argv)
 
 	if (!p)
 		return -EINVAL;
-	if (argc != 2) {
+	/* lnetctl reads the first value and ignores any more (§9) */
+	if (argc < 2) {
 		ulnetctl_print_help(ulnetctl_set_cmds, "set", argv[0]);
 		return ULNETCTL_RC_BAD_PARAM;
 	}
-	if (parse_value(argv[1], &v) || v < INT32_MIN || v > INT32_MAX) {
+	if (parse_value(argv[1], &v) ||
+	    (strcmp(p->name, "routing") == 0 && v != 0 && v != 1)) {
+		if (strcmp(p->name, "routing") == 0) {
+			/*
+			 * lnetctl's text has a newline, which the cYAML
+			 * printer writes as it is (ul_cyaml_err_add() would
+			 * make it a blank): printed here.
+			 */
+			fprintf(stderr,
+				"parser:\n    - set:\n          errno: -1\n"
+				"          descr: cannot parse %s\n",
+				p->parse);
+			return -1;
+		}
 		snprintf(descr, sizeof(descr), "cannot parse %s value",
 			 p->parse);
 		return d2("parser", "set", -1, descr);
 	}
-	if (strcmp(p->name, "routing") == 0 && v != 0 && v != 1) {
-		snprintf(descr, sizeof(descr), "cannot parse %s value",
-			 p->parse);
-		return d2("parser", "set", -1, descr);
-	}
+	/* lnetctl hands the value on as an int */
+	v = (int32_t)(uint32_t)(uint64_t)v;
 	if ((p->min_msg && v < p->min) || (p->max_msg && v > p->max))
 		return d2("add", p->entity, -EINVAL,
 			  v < p->min ? p->min_msg : p->max_msg);
+	if (is_buffers(p) && v < -1)
+		return d2("add", "buf", -ERANGE,
+			  "\"tiny, small and large must be >= 0\"");
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;

@@ -26,6 +26,25 @@ static void d2(const char *op, int errnum, const char *descr)
 	ul_cyaml_err_add(&t, op, "udsp", errnum, descr);
 }
 
+/*
+ * The index of del and show: as lnetctl, a C-style number from -1 ("every
+ * rule") up; on error lnetctl's stdout text and -EINVAL.
+ */
+static int parse_any_idx(const char *s, int *out)
+{
+	long long v;
+	char *end;
+
+	errno = 0;
+	v = strtoll(s, &end, 0);
+	if (errno || *end || v < -1 || v > INT32_MAX) {
+		printf("Invalid index \"%s\"\n", s);
+		return ULNETCTL_RC_BAD_PARAM;
+	}
+	*out = (int)v;
+	return 0;
+}
+
 static int udsp_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -34,7 +53,6 @@ static int udsp_add(int argc, char **argv)
 		{ "rte", required_argument, NULL, 'r' },
 		{ "priority", required_argument, NULL, 'p' },
 		{ "idx", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *src = NULL, *dst = NULL, *rte = NULL;
@@ -50,7 +68,7 @@ static int udsp_add(int argc, char **argv)
 	size_t len;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "s:d:r:p:i:h", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "s:d:r:p:i:", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 's':
@@ -134,7 +152,6 @@ static int udsp_del(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "idx", required_argument, NULL, 'i' },
 		{ "all", no_argument, NULL, 'a' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a;
@@ -144,13 +161,12 @@ static int udsp_del(int argc, char **argv)
 	int opt, idx = -1, rc;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "i:ah", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "ai:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'i':
-			if (ul_udsp_parse_idx(optarg, &idx, &err)) {
-				printf("%s\n", err.msg);
-				return ULNETCTL_RC_BAD_PARAM;
-			}
+			rc = parse_any_idx(optarg, &idx);
+			if (rc)
+				return rc;
 			has_idx = true;
 			break;
 		case 'a':
@@ -169,8 +185,8 @@ static int udsp_del(int argc, char **argv)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
-	if (all) {
-		a->flags = UL_CTL_ARGF_ALL;
+	if (all || idx < 0) {
+		a->flags = UL_CTL_ARGF_ALL; /* --idx -1 is --all (udsp.md §7) */
 	} else {
 		a->has = UL_CTL_ARG_IDX;
 		a->idx = idx;
@@ -200,7 +216,6 @@ static int udsp_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "idx", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
@@ -211,14 +226,22 @@ static int udsp_show(int argc, char **argv)
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "i:h", opts, NULL)) != -1) {
-		if (opt == 'i' && ul_udsp_parse_idx(optarg, &idx, &err) == 0) {
+	while ((opt = getopt_long(argc, argv, "i:", opts, NULL)) != -1) {
+		if (opt != 'i') {
+			/* lnetctl.md §1.2 quirk: lnetctl prints net show's
+			 * help here, and exits 0 */
+			ulnetctl_print_help(ulnetctl_net_cmds, "net", "show");
+			free(a);
+			return 0;
+		}
+		rc = parse_any_idx(optarg, &idx);
+		if (rc) {
+			free(a);
+			return rc;
+		}
+		if (idx >= 0) {
 			a->has = UL_CTL_ARG_IDX;
 			a->idx = idx;
-		} else if (opt == 'i') {
-			printf("%s\n", err.msg);
-			free(a);
-			return ULNETCTL_RC_BAD_PARAM;
 		}
 	}
 	rc = ulnetctl_call(UL_CTL_OP_UDSP_SHOW, a, ULNETCTL_CTL_TIMEOUT_MS,
