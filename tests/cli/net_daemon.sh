@@ -214,4 +214,11 @@ else
 fi
 expect show_set_again 0 @net/show_set.yaml "" -- $u net show -v
 
+# --- the NI limit ---------------------------------------------------------
+# 19 past lnet_interfaces_max the request fails (its earlier NIs stay).
+expect set_max 0 "" "" -- $u set max_interfaces 16
+expect add_too_many 234 "" \
+	"$(d1 add -28 'too many NIs, check lnet_interfaces_max')" -- \
+	$u net add --nid "$(seq -s, -f '127.1.6.%g@tcp2' 10 30)"
+
 finish

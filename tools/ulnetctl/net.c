@@ -269,13 +269,13 @@ static int net_add(int argc, char **argv)
 			a->tos = (int32_t)v;
 			a->has |= UL_CTL_ARG_TOS;
 			break;
-		case 'k':
-			break; /* no routing helper to skip (lnetctl-differences) */
+		case 'k': /* no routing helper to skip (lnetctl-differences) */
 		case 'a':
 			/*
-			 * kfi only: lnetctl sends it for a kfi net alone and
-			 * ignores it for any other; ulnet has no kfi LND, so
-			 * it is always ignored (a kfi net fails anyway).
+			 * --auth-key is kfi only: lnetctl sends it for a kfi
+			 * net alone and ignores it for any other; ulnet has
+			 * no kfi LND, so it is always ignored (a kfi net
+			 * fails anyway).
 			 */
 			break;
 		case 'T':
