@@ -447,7 +447,8 @@ static int net_set(int argc, char **argv)
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "ai:l:m:n:t:", opts, NULL)) !=
+	/* Quiet getopt: lnetctl prints only its own D2 entry here. */
+	while ((opt = getopt_long(argc, argv, ":ai:l:m:n:t:", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'a':
