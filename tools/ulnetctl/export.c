@@ -3,8 +3,9 @@
  * instance's configuration as one YAML document, sections in lnetctl's
  * order (net, route, peer, routing and buffers, global, udsp), each
  * omitted when empty. With --backup only what `import` needs to rebuild
- * the node, so that export, import, export gives the same bytes. Always
- * exits 0; a section that cannot be read is reported and skipped.
+ * the node, so that export, import, export gives the same bytes. Exits 0
+ * also when a section cannot be read (it is reported and skipped); only
+ * a FILE that cannot be created fails (-1, as lnetctl).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -73,6 +74,7 @@ int ulnetctl_export(int argc, char **argv)
 	};
 	struct ul_ctl_args *a;
 	bool is_backup = false;
+	const char *path = NULL;
 	FILE *out = stdout;
 	int opt;
 
@@ -82,18 +84,26 @@ int ulnetctl_export(int argc, char **argv)
 			is_backup = true;
 			continue;
 		}
-		printf("export FILE\nexport > FILE\n"
+		printf("export > FILE.yaml : export configuration\n"
 		       "\t--backup: export only what's necessary for "
 		       "reconfig\n"
 		       "\t--help: display this help\n");
 		return 0;
 	}
-	if (optind < argc) {
-		out = fopen(argv[optind], "w");
+	/*
+	 * lnetctl takes the word after "export" (after "--backup" with it;
+	 * getopt has moved the options first) as the file.
+	 */
+	if (is_backup && argc >= 3)
+		path = argv[2];
+	else if (!is_backup && argc >= 2)
+		path = argv[1];
+	if (path) {
+		out = fopen(path, "w");
 		if (!out) {
-			fprintf(stderr, "cannot open '%s': %s\n", argv[optind],
+			fprintf(stderr, "cannot open '%s': %s\n", path,
 				strerror(errno));
-			return 0;
+			return -1;
 		}
 	}
 	a = calloc(1, sizeof(*a));

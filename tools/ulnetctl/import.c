@@ -22,6 +22,7 @@
 #include "ctl/conf.h"
 #include "ctl/conf_apply.h"
 #include "ctl/cyaml_err.h"
+#include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
 #include "ctl/ytree.h"
 #include "nid/expr.h"
@@ -34,6 +35,14 @@ enum import_mode { IMPORT_ADD, IMPORT_DEL, IMPORT_SHOW, IMPORT_EXEC };
 
 struct import {
 	enum import_mode mode;
+	/*
+	 * --old-api: lnetctl's legacy whole-file path. Every item is
+	 * attempted; failures go into one D2 tree instead of ending the
+	 * import with D1.
+	 */
+	bool old_api;
+	int old_rc; /* the last failure under --old-api, else 0 */
+	struct ul_cyaml_errs errs;
 	struct ul_ctl_args *a; /* scratch request */
 	const struct ul_conf *conf;
 };
@@ -52,10 +61,51 @@ static void cpt_text(const struct ul_expr *e, char *buf, size_t len)
 	snprintf(buf, len, tmp[0] == '[' ? "%s" : "[%s]", tmp);
 }
 
-static int send_op(uint16_t op, struct ul_ctl_args *a, const char *d1_op,
+/*
+ * A failure of one item: D1 and the end of the import, or under
+ * --old-api a D2 entry and on to the next item.
+ */
+static int import_fail(struct import *im, const char *op, const char *object,
+		       int rc, const char *descr)
+{
+	if (!im->old_api)
+		return ulnetctl_d1(op, object, rc, descr);
+	ul_cyaml_err_add(&im->errs, op, object, rc,
+			 descr && *descr ? descr : strerror(-rc));
+	im->old_rc = -EINVAL;
+	return 0;
+}
+
+/*
+ * One request; its failure as import_fail(). is_quiet: lnetctl's netlink
+ * import prints nothing when a global setter refuses a value (§16 Quirk)
+ * and only fails.
+ */
+static int send_req(struct import *im, uint16_t op, const char *d1_op,
+		    const char *object, bool is_quiet)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	int rc;
+
+	if (!im->old_api && !is_quiet)
+		return ulnetctl_do(op, im->a, d1_op, object, -1);
+	rc = ulnetctl_call(op, im->a, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (rc)
+		return import_fail(im, d1_op, object, rc, err.msg);
+	rc = reply.rc;
+	if (rc && im->old_api)
+		rc = import_fail(im, d1_op, object, rc, reply.err_msg);
+	else if (rc)
+		rc = -EINVAL;
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+static int send_op(struct import *im, uint16_t op, const char *d1_op,
 		   const char *object)
 {
-	return ulnetctl_do(op, a, d1_op, object, -1);
+	return send_req(im, op, d1_op, object, false);
 }
 
 static void put_tunables(struct ul_ctl_args *a,
@@ -132,7 +182,7 @@ static int net_request(struct import *im, const struct ul_conf_net *cn,
 		a->has |= UL_CTL_ARG_NET;
 	}
 	if (im->mode == IMPORT_DEL)
-		return send_op(UL_CTL_OP_NET_DEL, a, "del", "net");
+		return send_op(im, UL_CTL_OP_NET_DEL, "del", "net");
 	if (!nr)
 		return 0; /* a group naming no NI creates nothing (§6.1) */
 	put_tunables(a, tun);
@@ -141,7 +191,7 @@ static int net_request(struct import *im, const struct ul_conf_net *cn,
 		cpt_text(cpt, a->cpt, sizeof(a->cpt));
 		a->has |= UL_CTL_ARG_CPT;
 	}
-	return send_op(UL_CTL_OP_NET_ADD, a, "add", "net");
+	return send_op(im, UL_CTL_OP_NET_ADD, "add", "net");
 }
 
 static int import_nets(struct import *im)
@@ -208,9 +258,8 @@ static int import_ip2nets(struct import *im)
 
 	rc = ul_conf_host_ifaddrs(&ifs, &nifs);
 	if (rc)
-		return ulnetctl_d1("add", "import", rc,
-				   "cannot read "
-				   "interfaces");
+		return import_fail(im, "add", "import", rc,
+				   "cannot read interfaces");
 	for (i = 0; i < c->nr_ip2nets && !rc; i++) {
 		const struct ul_conf_net *r = &c->ip2nets[i];
 		struct ul_ctl_args *a = im->a;
@@ -225,17 +274,17 @@ static int import_ip2nets(struct import *im)
 		a->has |= UL_CTL_ARG_IFS | UL_CTL_ARG_NET;
 		ulnet_net_format(r->net, a->net, sizeof(a->net));
 		if (im->mode == IMPORT_DEL) {
-			rc = send_op(UL_CTL_OP_NET_DEL, a, "del", "net");
+			rc = send_op(im, UL_CTL_OP_NET_DEL, "del", "net");
 		} else {
 			put_tunables(a, &r->tunables);
 			put_lnd(a, &r->lnd_tunables);
-			rc = send_op(UL_CTL_OP_NET_ADD, a, "add", "net");
+			rc = send_op(im, UL_CTL_OP_NET_ADD, "add", "net");
 		}
 		applied++;
 	}
 	free(ifs);
 	if (!rc && c->nr_ip2nets && !applied)
-		rc = ulnetctl_d1("add", "import", -EINVAL,
+		rc = import_fail(im, "add", "import", -EINVAL,
 				 "No ip2nets rules applied");
 	return rc;
 }
@@ -256,7 +305,7 @@ static int import_routes(struct import *im)
 		a->nnids = 1;
 		a->has = UL_CTL_ARG_NET | UL_CTL_ARG_NIDS;
 		if (im->mode == IMPORT_DEL) {
-			rc = send_op(UL_CTL_OP_ROUTE_DEL, a, "del", "route");
+			rc = send_op(im, UL_CTL_OP_ROUTE_DEL, "del", "route");
 		} else {
 			if (cr->flags & UL_CONF_ROUTE_HAS_HOP) {
 				a->hop = cr->hop;
@@ -266,7 +315,7 @@ static int import_routes(struct import *im)
 				a->priority = (int32_t)cr->priority;
 				a->has |= UL_CTL_ARG_PRIORITY;
 			}
-			rc = send_op(UL_CTL_OP_ROUTE_ADD, a, "add", "route");
+			rc = send_op(im, UL_CTL_OP_ROUTE_ADD, "add", "route");
 		}
 		if (rc)
 			return rc;
@@ -291,27 +340,37 @@ static int import_peers(struct import *im)
 			a->nids[a->nnids++] = cp->nis[k];
 		if (a->nnids)
 			a->has |= UL_CTL_ARG_NIDS;
+		/* The legacy parser reads the word and then drops it. */
 		if ((cp->flags & UL_CONF_PEER_HAS_MULTI_RAIL) &&
-		    !cp->is_multi_rail)
+		    !cp->is_multi_rail && !im->old_api)
 			a->flags |= UL_CTL_ARGF_NON_MR;
 		rc = im->mode == IMPORT_DEL
-			     ? send_op(UL_CTL_OP_PEER_DEL, a, "del", "peer")
-			     : send_op(UL_CTL_OP_PEER_ADD, a, "add", "peer");
+			     ? send_op(im, UL_CTL_OP_PEER_DEL, "del", "peer")
+			     : send_op(im, UL_CTL_OP_PEER_ADD, "add", "peer");
 		if (rc)
 			return rc;
 	}
 	return 0;
 }
 
-static int set_value(struct import *im, const char *name, long long v)
+/*
+ * `set <name> <v>`. A refusal: D1 "import" (a global key: nothing, as
+ * lnetctl), or under --old-api lnetctl's legacy D2 entity (entity; NULL:
+ * the name itself, as "add: - retry_count:").
+ */
+static int set_value(struct import *im, const char *name, long long v,
+		     const char *entity)
 {
 	struct ul_ctl_args *a = im->a;
+	const char *op = im->mode == IMPORT_DEL ? "del" : "add";
 
 	args_reset(im);
 	snprintf(a->name, sizeof(a->name), "%s", name);
 	a->value = v;
 	a->has = UL_CTL_ARG_NAME | UL_CTL_ARG_VALUE;
-	return send_op(UL_CTL_OP_SET, a, "add", "import");
+	if (!im->old_api)
+		return send_req(im, UL_CTL_OP_SET, "add", "import", !entity);
+	return send_req(im, UL_CTL_OP_SET, op, entity ? entity : name, false);
 }
 
 static int import_routing(struct import *im)
@@ -327,7 +386,7 @@ static int import_routing(struct import *im)
 	int i, rc;
 
 	if (c->flags & UL_CONF_HAS_ROUTING) {
-		rc = set_value(im, "routing", c->routing_enable);
+		rc = set_value(im, "routing", c->routing_enable, "routing");
 		if (rc)
 			return rc;
 	}
@@ -335,7 +394,8 @@ static int import_routing(struct import *im)
 		return 0;
 	for (i = 0; i < 3; i++) {
 		/* A pool the section leaves out goes back to its default. */
-		rc = set_value(im, pools[i], (c->flags & has[i]) ? vals[i] : 0);
+		rc = set_value(im, pools[i], (c->flags & has[i]) ? vals[i] : 0,
+			       "buf");
 		if (rc)
 			return rc;
 	}
@@ -364,7 +424,7 @@ static int import_global(struct import *im)
 			else
 				continue;
 		}
-		rc = set_value(im, ul_conf_global_name(key), v);
+		rc = set_value(im, ul_conf_global_name(key), v, NULL);
 		if (rc)
 			return rc;
 	}
@@ -392,7 +452,7 @@ static int import_udsp(struct import *im)
 		if (im->mode == IMPORT_DEL) {
 			a->has = UL_CTL_ARG_IDX;
 			a->idx = (int32_t)cu->idx;
-			rc = send_op(UL_CTL_OP_UDSP_DEL, a, "del", "udsp");
+			rc = send_op(im, UL_CTL_OP_UDSP_DEL, "del", "udsp");
 			continue;
 		}
 		rc = ul_udsp_rule_from_strings(
@@ -400,7 +460,9 @@ static int import_udsp(struct import *im)
 			cu->flags & UL_CONF_UDSP_HAS_PRIORITY, cu->priority,
 			(int)cu->idx, &rule, &err);
 		if (rc)
-			return ulnetctl_d1("add", "import", rc, err.msg);
+			return import_fail(im, "add",
+					   im->old_api ? "udsp" : "import", rc,
+					   err.msg);
 		len = ul_udsp_block_size(rule);
 		block = malloc(len);
 		rc = block ? ul_udsp_block_encode(rule, block, len, &err)
@@ -409,9 +471,11 @@ static int import_udsp(struct import *im)
 			a->has = UL_CTL_ARG_UDSP_BLOCK;
 			a->udsp_block = block;
 			a->udsp_len = len;
-			rc = send_op(UL_CTL_OP_UDSP_ADD, a, "add", "udsp");
+			rc = send_op(im, UL_CTL_OP_UDSP_ADD, "add", "udsp");
 		} else {
-			rc = ulnetctl_d1("add", "import", rc, err.msg);
+			rc = import_fail(im, "add",
+					 im->old_api ? "udsp" : "import", rc,
+					 err.msg);
 		}
 		free(block);
 		ul_udsp_rule_free(rule);
@@ -419,26 +483,90 @@ static int import_udsp(struct import *im)
 	return rc;
 }
 
-/* --show: what the instance has for each item of the file. */
-static int import_show(struct import *im)
+/* --show of one net: `net show --net NET -v 4` (with its udsp info). */
+static int show_net(uint32_t net)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_ctl_req req;
+	int rc;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_NET_SHOW;
+	req.net_show.has_net = true;
+	req.net_show.verbose = 4;
+	ulnet_net_format(net, req.net_show.net, sizeof(req.net_show.net));
+	rc = ulnetctl_ctl_call(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (rc)
+		return ulnetctl_d1("show", "net", rc, err.msg);
+	rc = reply.rc ? ulnetctl_d1("show", "net", reply.rc, reply.err_msg)
+		      : ul_show_yaml_net(stdout, &reply, 4);
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+/* --show of one peer: `peer show --nid PRIMARY`. */
+static int show_peer(struct ulnet_nid nid)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_ctl_req req;
+	int rc;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PEER_SHOW;
+	req.peer_show.has_nid = true;
+	req.peer_show.nid = nid;
+	rc = ulnetctl_ctl_call(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (rc)
+		return ulnetctl_d1("show", "peer", rc, err.msg);
+	rc = reply.rc ? ulnetctl_d1("show", "peer", reply.rc, reply.err_msg)
+		      : ul_show_yaml_peer(stdout, &reply, 0);
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+/*
+ * --show (§16): each item of a section asked for as a query. A net block
+ * or an ip2nets rule prints its net, a route or a peer itself; the other
+ * sections print nothing, as in lnetctl.
+ */
+static int import_show(struct import *im, enum ul_conf_section sec)
 {
 	const struct ul_conf *c = im->conf;
 	struct ul_ctl_args *a = im->a;
 	size_t i;
 	int rc = 0;
 
-	for (i = 0; i < c->nr_routes && !rc; i++) {
-		args_reset(im);
-		ulnet_net_format(c->routes[i].net, a->net, sizeof(a->net));
-		a->nids[0] = c->routes[i].gateway;
-		a->nnids = 1;
-		a->has = UL_CTL_ARG_NET | UL_CTL_ARG_NIDS;
-		a->verbose = 1;
-		rc = ulnetctl_do(UL_CTL_OP_ROUTE_SHOW, a, "show", "route", 0);
-	}
-	if (!rc && c->nr_peers) {
-		args_reset(im);
-		rc = ulnetctl_do(UL_CTL_OP_PEER_LIST, a, "show", "peer", 0);
+	switch (sec) {
+	case UL_CONF_SEC_NET:
+		for (i = 0; i < c->nr_nets && !rc; i++)
+			rc = show_net(c->nets[i].net);
+		break;
+	case UL_CONF_SEC_IP2NETS:
+		for (i = 0; i < c->nr_ip2nets && !rc; i++)
+			rc = show_net(c->ip2nets[i].net);
+		break;
+	case UL_CONF_SEC_ROUTE:
+		for (i = 0; i < c->nr_routes && !rc; i++) {
+			args_reset(im);
+			ulnet_net_format(c->routes[i].net, a->net,
+					 sizeof(a->net));
+			a->nids[0] = c->routes[i].gateway;
+			a->nnids = 1;
+			a->has = UL_CTL_ARG_NET | UL_CTL_ARG_NIDS |
+				 UL_CTL_ARG_VERBOSE;
+			a->verbose = 1;
+			rc = ulnetctl_do(UL_CTL_OP_ROUTE_SHOW, a, "show",
+					 "route", UL_DOC_A);
+		}
+		break;
+	case UL_CONF_SEC_PEER:
+		for (i = 0; i < c->nr_peers && !rc; i++)
+			rc = show_peer(c->peers[i].primary_nid);
+		break;
+	default:
+		break;
 	}
 	return rc;
 }
@@ -450,9 +578,11 @@ static int apply(struct import *im)
 	bool done_routing = false, done_global = false;
 	int rc = 0;
 
-	if (im->mode == IMPORT_SHOW)
-		return import_show(im);
 	for (i = 0; i < c->nr_order && !rc; i++) {
+		if (im->mode == IMPORT_SHOW) {
+			rc = import_show(im, c->order[i]);
+			continue;
+		}
 		switch (c->order[i]) {
 		case UL_CONF_SEC_NET:
 			rc = import_nets(im);
@@ -544,6 +674,57 @@ static int exec_sections(const char *text, size_t len)
 	return rc;
 }
 
+/*
+ * A file ul_conf_parse() refuses. lnetctl's kernel refuses a bad
+ * Multi-Rail word inside the peer request: that one is the peer's D1
+ * with LNet's text; the rest name the line, the field and the reason.
+ * --old-api: the legacy parser's D2 "yaml: - builder:".
+ */
+static int parse_failed(struct import *im, int rc, const char *msg)
+{
+	static const char mr[] = "invalid MR flag param";
+	size_t n = strlen(msg);
+
+	if (im->old_api) {
+		ul_cyaml_err_add(&im->errs, "yaml", "builder", -1, msg);
+		return -EINVAL;
+	}
+	if (n >= sizeof(mr) - 1 && strcmp(msg + n - (sizeof(mr) - 1), mr) == 0)
+		return ulnetctl_d1("add", "peer", rc, mr);
+	return ulnetctl_d1("add", "import", rc, msg);
+}
+
+/*
+ * A conf warning on stderr. An unknown key under "tunables" or "lnd
+ * tunables" in lnetctl's words, the rest as "ulnetctl import: line N:
+ * <path>: <what>" (what lnetctl would pass on to LNet or skip without a
+ * word, and ulnet does not apply).
+ */
+static void print_warning(const struct ul_conf_warning *w)
+{
+	static const char *const secs[] = { "tunables", "lnd tunables" };
+	char want[64];
+	const char *key;
+	size_t i, n = strlen(w->text), k;
+
+	for (i = 0; i < 2; i++) {
+		k = (size_t)snprintf(want, sizeof(want),
+				     ": unrecognized key for '%s'; ignored",
+				     secs[i]);
+		if (n < k || strcmp(w->text + n - k, want) != 0)
+			continue;
+		/* "<path>.<key>: ..." */
+		key = memrchr(w->text, '.', n - k);
+		if (!key)
+			break;
+		key++;
+		fprintf(stderr, "Ignoring unrecognized key '%.*s' for '%s'\n",
+			(int)(w->text + n - k - key), key, secs[i]);
+		return;
+	}
+	fprintf(stderr, "ulnetctl import: line %u: %s\n", w->line, w->text);
+}
+
 static int read_all(FILE *f, char **out, size_t *len)
 {
 	size_t cap = 4096, n = 0, got;
@@ -578,11 +759,12 @@ int ulnetctl_import(int argc, char **argv)
 		{ "del", no_argument, NULL, 'd' },
 		{ "show", no_argument, NULL, 's' },
 		{ "exec", no_argument, NULL, 'e' },
+		{ "old-api", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	struct import im = { IMPORT_ADD, NULL, NULL };
-	struct ul_cyaml_errs t;
+	struct import im = { 0 };
+	bool is_opt = false;
 	struct ul_err err = { 0 };
 	const char *path = NULL;
 	struct ul_conf conf;
@@ -592,7 +774,9 @@ int ulnetctl_import(int argc, char **argv)
 	int opt, rc;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "adseh", opts, NULL)) != -1) {
+	im.mode = IMPORT_ADD;
+	while ((opt = getopt_long(argc, argv, "adseoh", opts, NULL)) != -1) {
+		is_opt = true;
 		switch (opt) {
 		case 'a':
 			im.mode = IMPORT_ADD;
@@ -606,27 +790,43 @@ int ulnetctl_import(int argc, char **argv)
 		case 'e':
 			im.mode = IMPORT_EXEC;
 			break;
-		default:
-			printf("import FILE\nimport < FILE\n"
-			       "\t--add: add configuration (default)\n"
+		case 'o':
+			im.old_api = true;
+			break;
+		case 'h':
+			printf("import FILE\n"
+			       "import < FILE : import a file\n"
+			       "\t--add: add configuration\n"
 			       "\t--del: delete configuration\n"
 			       "\t--show: show configuration\n"
-			       "\t--exec: run the ping and discover sections\n"
-			       "\t--help: display this help\n");
+			       "\t--exec: execute command\n"
+			       "\t--old-api: do not use netlink (for tests)\n"
+			       "\t--help: display this help\n"
+			       "If no command option is given then --add"
+			       " is assumed by default\n");
+			return 0;
+		default:
+			/* lnetctl: getopt's complaint only, nothing done. */
 			return 0;
 		}
 	}
-	/* lnetctl: a file only as the sole argument or next to one option */
-	if (optind == argc - 1 && argc <= 3)
-		path = argv[optind];
-	ul_cyaml_errs_init(&t, stderr);
+	/*
+	 * lnetctl: the file is the sole argument, or the third word next to
+	 * options (getopt has moved the options first); else stdin.
+	 */
+	if (is_opt && argc == 3)
+		path = argv[2];
+	else if (!is_opt && argc == 2)
+		path = argv[1];
+	ul_cyaml_errs_init(&im.errs, stderr);
 	if (path) {
 		f = fopen(path, "r");
 		if (!f) {
 			rc = -errno;
 			snprintf(descr, sizeof(descr), "cannot open '%s': %s",
 				 path, strerror(-rc));
-			ul_cyaml_err_add(&t, "yaml", "builder", -1, descr);
+			ul_cyaml_err_add(&im.errs, "yaml", "builder", -1,
+					 descr);
 			return rc;
 		}
 	}
@@ -634,7 +834,8 @@ int ulnetctl_import(int argc, char **argv)
 	if (f != stdin)
 		fclose(f);
 	if (rc) {
-		ul_cyaml_err_add(&t, "yaml", "builder", -1, strerror(-rc));
+		ul_cyaml_err_add(&im.errs, "yaml", "builder", -1,
+				 strerror(-rc));
 		return rc;
 	}
 	if (im.mode == IMPORT_EXEC) {
@@ -646,16 +847,20 @@ int ulnetctl_import(int argc, char **argv)
 	rc = ul_conf_parse(text, len, &conf, &err);
 	free(text);
 	if (rc) {
-		rc = ulnetctl_d1("add", "import", rc, err.msg);
+		rc = parse_failed(&im, rc, err.msg);
 		ul_conf_fini(&conf);
 		return rc;
 	}
 	for (i = 0; i < conf.nr_warnings; i++)
-		fprintf(stderr, "ulnetctl import: line %u: %s\n",
-			conf.warnings[i].line, conf.warnings[i].text);
+		print_warning(&conf.warnings[i]);
+	if (conf.nr_warnings_dropped)
+		fprintf(stderr, "ulnetctl import: %zu more warnings\n",
+			conf.nr_warnings_dropped);
 	im.conf = &conf;
 	im.a = calloc(1, sizeof(*im.a));
 	rc = im.a ? apply(&im) : -ENOMEM;
+	if (!rc)
+		rc = im.old_rc;
 	free(im.a);
 	ul_conf_fini(&conf);
 	return rc;
