@@ -146,4 +146,48 @@ expect old_api_state 0 @io/old_api_state.yaml "" -- "$ULNETCTL" export -b
 expect_stdin old_api_del 234 "" @io/old_api_del.err "$(cat "$TMP/old.yaml")" \
 	-- "$ULNETCTL" import --old-api --del "$TMP/old.yaml"
 expect old_api_empty 0 @io/empty.yaml "" -- "$ULNETCTL" export --backup
+
+# §17.2 resolution before anything is sent: a missing interface, ip2nets
+# rules that match nothing, a second rule for a net already configured.
+printf 'net:\n    - net type: tcp\n      local NI(s):\n        - interfaces:\n              0: nosuch0\n' \
+	>"$TMP/noif.yaml"
+expect no_interface 234 "" @io/no_interface.err -- "$ULNETCTL" import "$TMP/noif.yaml"
+expect no_interface_del 234 "" @io/no_interface_del.err -- \
+	"$ULNETCTL" import --del "$TMP/noif.yaml"
+printf 'ip2nets:\n    - net-spec: tcp4\n      interfaces:\n          0: lo\n      ip-range:\n          0: 10.*.*.*\n' \
+	>"$TMP/ip_none.yaml"
+expect ip2nets_none 234 "" @io/ip2nets_none.err -- "$ULNETCTL" import "$TMP/ip_none.yaml"
+cat >"$TMP/ip_dup.yaml" <<'EOF'
+ip2nets:
+    - net-spec: tcp4
+      interfaces:
+          0: lo
+      ip-range:
+          0: 127.*.*.*
+    - net-spec: tcp4
+      interfaces:
+          0: lo
+      tunables:
+          peer_credits: 4
+EOF
+expect ip2nets_dup 0 "" "" -- "$ULNETCTL" import "$TMP/ip_dup.yaml"
+"$ULNETCTL" net show --net tcp4 -v >"$TMP/out" 2>&1 || true
+if [ "$(grep -c -- '-     nid:' "$TMP/out")" = 1 ] &&
+	grep -q 'peer_credits: 8' "$TMP/out"; then
+	passed=$((passed + 1))
+else
+	echo "FAIL ip2nets_dup_one_ni:"; cat "$TMP/out"; failed=$((failed + 1))
+fi
+expect ip2nets_del 0 "" "" -- "$ULNETCTL" import --del "$TMP/ip_dup.yaml"
+# UDSP (§17.3 Quirk): the last priority carries over; priority 0 is
+# refused without a word.
+printf 'udsp:\n    - idx: 0\n      src: tcp\n      action:\n          priority: 3\n    - idx: 1\n      dst: tcp1\n' \
+	>"$TMP/u1.yaml"
+expect udsp_carry 0 "" "" -- "$ULNETCTL" import "$TMP/u1.yaml"
+expect udsp_carry_show 0 @io/udsp_carry.yaml "" -- "$ULNETCTL" udsp show
+printf 'udsp:\n    - idx: 0\n      src: tcp2\n      action:\n          priority: 0\n' \
+	>"$TMP/u0.yaml"
+expect udsp_prio0 234 "" "" -- "$ULNETCTL" import "$TMP/u0.yaml"
+expect udsp_del 0 "" "" -- "$ULNETCTL" import --del "$TMP/u1.yaml"
+expect final_empty 0 @io/empty.yaml "" -- "$ULNETCTL" export --backup
 finish

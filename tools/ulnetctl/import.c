@@ -11,6 +11,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <net/if.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -45,7 +46,17 @@ struct import {
 	struct ul_cyaml_errs errs;
 	struct ul_ctl_args *a; /* scratch request */
 	const struct ul_conf *conf;
+	/* The host's up IPv4 interfaces, read at the first need. */
+	struct ul_conf_ifaddr *ifs;
+	size_t nr_ifs;
+	bool has_ifs;
 };
+
+/* The operation key of an import's own D1 errors (lnetctl: the flags). */
+static const char *import_op(const struct import *im)
+{
+	return im->mode == IMPORT_DEL ? "del" : "add";
+}
 
 static void args_reset(struct import *im)
 {
@@ -166,6 +177,84 @@ static void put_nis(struct ul_ctl_args *a, const struct ul_conf_ni *nis,
 	}
 }
 
+/*
+ * The failure of a net block's resolution: as import_fail(), but under
+ * --old-api 1, so that the caller skips the block and goes on.
+ */
+static int block_fail(struct import *im, int rc, const char *descr)
+{
+	return import_fail(im, import_op(im), "import", rc, descr) ?: 1;
+}
+
+/* 0, or block_fail()'s. */
+static int host_ifs(struct import *im)
+{
+	int rc;
+
+	if (im->has_ifs)
+		return 0;
+	rc = ul_conf_host_ifaddrs(&im->ifs, &im->nr_ifs);
+	if (rc)
+		return block_fail(im, rc, "cannot read interfaces");
+	im->has_ifs = true;
+	return 0;
+}
+
+static bool host_has(const struct import *im, const char *ifname)
+{
+	size_t i;
+
+	for (i = 0; i < im->nr_ifs; i++)
+		if (strcmp(im->ifs[i].ifname, ifname) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * §17.2: an interface a net block names must be up with an address here
+ * (lnetctl checks before it sends, with these texts); a block naming no
+ * NI at all takes the first such interface other than lo.
+ */
+static int check_ifs(struct import *im, const struct ul_conf_ni *nis, size_t nr)
+{
+	char msg[UL_CONF_IFNAME_SIZE + 48];
+	size_t i;
+	int rc;
+
+	for (i = 0; i < nr; i++) {
+		if (nis[i].by != UL_CONF_NI_BY_IFACE)
+			continue;
+		rc = host_ifs(im);
+		if (rc || host_has(im, nis[i].ifname))
+			return rc;
+		snprintf(msg, sizeof(msg),
+			 if_nametoindex(nis[i].ifname)
+				 ? "Matched interface '%s' is not UP"
+				 : "No interface matching '%s'",
+			 nis[i].ifname);
+		return block_fail(im, -ENOMSG, msg);
+	}
+	return 0;
+}
+
+static int first_if(struct import *im, struct ul_ctl_args *a)
+{
+	size_t i;
+	int rc = host_ifs(im);
+
+	if (rc)
+		return rc;
+	for (i = 0; i < im->nr_ifs; i++) {
+		if (strcmp(im->ifs[i].ifname, "lo") == 0)
+			continue;
+		snprintf(a->ifs[0], UL_CTL_IFNAME_MAX, "%s", im->ifs[i].ifname);
+		a->nifs = 1;
+		a->has |= UL_CTL_ARG_IFS;
+		return 0;
+	}
+	return block_fail(im, -ENOMSG, "No UP interfaces were found");
+}
+
 /* One net add (or del) for some NIs of a net block. */
 static int net_request(struct import *im, const struct ul_conf_net *cn,
 		       const struct ul_conf_ni *nis, size_t nr,
@@ -174,9 +263,20 @@ static int net_request(struct import *im, const struct ul_conf_net *cn,
 		       const struct ul_expr *cpt)
 {
 	struct ul_ctl_args *a = im->a;
+	int rc;
 
+	rc = check_ifs(im, nis, nr);
+	if (rc)
+		return rc > 0 ? 0 : rc;
 	args_reset(im);
 	put_nis(a, nis, nr);
+	/* A block without "local NI(s)" nor "interfaces" (§17.2). */
+	if (!nr && nis == cn->nis && !cn->nr_groups) {
+		rc = first_if(im, a);
+		if (rc)
+			return rc > 0 ? 0 : rc;
+		nr = 1;
+	}
 	if (!a->nnids) {
 		ulnet_net_format(cn->net, a->net, sizeof(a->net));
 		a->has |= UL_CTL_ARG_NET;
@@ -229,16 +329,11 @@ static int import_nets(struct import *im)
 	return 0;
 }
 
-static bool rule_takes(const struct ul_conf_net *r,
-		       const struct ul_conf_ifaddr *ifa)
+static bool in_ranges(const struct ul_conf_net *r,
+		      const struct ul_conf_ifaddr *ifa)
 {
-	bool named = r->nr_nis == 0;
 	size_t k;
 
-	for (k = 0; k < r->nr_nis; k++)
-		named |= strcmp(r->nis[k].ifname, ifa->ifname) == 0;
-	if (!named)
-		return false;
 	if (!r->nr_ranges)
 		return true;
 	for (k = 0; k < r->nr_ranges; k++)
@@ -248,28 +343,98 @@ static bool rule_takes(const struct ul_conf_net *r,
 	return false;
 }
 
-/* ip2nets (§17.2): matched against this host's interfaces here. */
+static bool has_if(const struct ul_ctl_args *a, const char *ifname)
+{
+	size_t n = strlen(ifname);
+	uint32_t i;
+
+	for (i = 0; i < a->nifs; i++)
+		if (strncmp(a->ifs[i], ifname, n) == 0 &&
+		    (a->ifs[i][n] == '\0' || a->ifs[i][n] == '['))
+			return true;
+	return false;
+}
+
+/*
+ * The interfaces of an ip2nets rule (§17.2) into a: without names every
+ * up interface with an address in a range; with names each of them, and
+ * each must be up and (with ranges) in a range, else the rule does not
+ * apply. false: it does not.
+ */
+static bool rule_ifs(const struct import *im, const struct ul_conf_net *r,
+		     struct ul_ctl_args *a)
+{
+	char cpt[UL_CTL_NAME_MAX];
+	size_t i, k;
+	bool found;
+
+	if (!r->nr_nis && !r->nr_ranges) {
+		for (k = 0; k < im->nr_ifs; k++) {
+			if (strcmp(im->ifs[k].ifname, "lo") == 0)
+				continue;
+			snprintf(a->ifs[0], UL_CTL_IFNAME_MAX, "%s",
+				 im->ifs[k].ifname);
+			a->nifs = 1;
+			return true;
+		}
+		return false;
+	}
+	if (!r->nr_nis) {
+		for (k = 0; k < im->nr_ifs && a->nifs < UL_CTL_ARGS_IFS_MAX;
+		     k++)
+			if (in_ranges(r, &im->ifs[k]) &&
+			    !has_if(a, im->ifs[k].ifname))
+				snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX,
+					 "%s", im->ifs[k].ifname);
+		return a->nifs > 0;
+	}
+	for (i = 0; i < r->nr_nis; i++) {
+		found = false;
+		for (k = 0; k < im->nr_ifs && !found; k++)
+			found = strcmp(im->ifs[k].ifname, r->nis[i].ifname) ==
+					0 &&
+				in_ranges(r, &im->ifs[k]);
+		if (!found)
+			return false;
+		if (has_if(a, r->nis[i].ifname) ||
+		    a->nifs == UL_CTL_ARGS_IFS_MAX)
+			continue;
+		cpt[0] = '\0';
+		if (r->nis[i].cpt)
+			cpt_text(r->nis[i].cpt, cpt, sizeof(cpt));
+		snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX, "%s%s",
+			 r->nis[i].ifname, cpt);
+	}
+	return true;
+}
+
+/*
+ * ip2nets (§17.2): each rule matched against this host's interfaces here;
+ * a rule for a net an earlier rule configured is skipped, and a section
+ * of which no rule applied fails.
+ */
 static int import_ip2nets(struct import *im)
 {
 	const struct ul_conf *c = im->conf;
-	struct ul_conf_ifaddr *ifs = NULL;
-	size_t nifs = 0, i, k, applied = 0;
+	size_t i, k, applied = 0;
+	uint32_t *done;
 	int rc;
 
-	rc = ul_conf_host_ifaddrs(&ifs, &nifs);
+	rc = host_ifs(im);
 	if (rc)
-		return import_fail(im, "add", "import", rc,
-				   "cannot read interfaces");
+		return rc > 0 ? 0 : rc;
+	done = calloc(c->nr_ip2nets + 1, sizeof(*done));
+	if (!done)
+		return import_fail(im, import_op(im), "import", -ENOMEM, NULL);
 	for (i = 0; i < c->nr_ip2nets && !rc; i++) {
 		const struct ul_conf_net *r = &c->ip2nets[i];
 		struct ul_ctl_args *a = im->a;
+		bool is_dup = false;
 
+		for (k = 0; k < applied && !is_dup; k++)
+			is_dup = done[k] == r->net;
 		args_reset(im);
-		for (k = 0; k < nifs && a->nifs < UL_CTL_ARGS_IFS_MAX; k++)
-			if (rule_takes(r, &ifs[k]))
-				snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX,
-					 "%s", ifs[k].ifname);
-		if (!a->nifs)
+		if (is_dup || !rule_ifs(im, r, a))
 			continue;
 		a->has |= UL_CTL_ARG_IFS | UL_CTL_ARG_NET;
 		ulnet_net_format(r->net, a->net, sizeof(a->net));
@@ -278,13 +443,17 @@ static int import_ip2nets(struct import *im)
 		} else {
 			put_tunables(a, &r->tunables);
 			put_lnd(a, &r->lnd_tunables);
+			if (r->cpt) {
+				cpt_text(r->cpt, a->cpt, sizeof(a->cpt));
+				a->has |= UL_CTL_ARG_CPT;
+			}
 			rc = send_op(im, UL_CTL_OP_NET_ADD, "add", "net");
 		}
-		applied++;
+		done[applied++] = r->net;
 	}
-	free(ifs);
+	free(done);
 	if (!rc && c->nr_ip2nets && !applied)
-		rc = import_fail(im, "add", "import", -EINVAL,
+		rc = import_fail(im, import_op(im), "import", -EINVAL,
 				 "No ip2nets rules applied");
 	return rc;
 }
@@ -438,6 +607,8 @@ static int import_udsp(struct import *im)
 	struct ul_udsp_rule *rule;
 	uint8_t *block;
 	size_t i, len;
+	bool has_prio = false;
+	unsigned int prio = 0;
 	int rc = 0;
 
 	for (i = 0; i < c->nr_udsps && !rc; i++) {
@@ -455,10 +626,23 @@ static int import_udsp(struct import *im)
 			rc = send_op(im, UL_CTL_OP_UDSP_DEL, "del", "udsp");
 			continue;
 		}
+		if (cu->flags & UL_CONF_UDSP_HAS_PRIORITY) {
+			has_prio = true;
+			prio = cu->priority;
+		}
+		/*
+		 * §17.3 Quirk of lnetctl's netlink import: the last priority
+		 * seen carries over to the rules after it, and a priority of
+		 * 0 makes no action at all, which LNet refuses without a word.
+		 */
+		if (!im->old_api && has_prio && !prio)
+			return -EINVAL;
 		rc = ul_udsp_rule_from_strings(
 			cu->src, cu->dst, cu->rte,
-			cu->flags & UL_CONF_UDSP_HAS_PRIORITY, cu->priority,
-			(int)cu->idx, &rule, &err);
+			im->old_api ? cu->flags & UL_CONF_UDSP_HAS_PRIORITY
+				    : has_prio,
+			im->old_api ? cu->priority : prio, (int)cu->idx, &rule,
+			&err);
 		if (rc)
 			return import_fail(im, "add",
 					   im->old_api ? "udsp" : "import", rc,
@@ -861,6 +1045,7 @@ int ulnetctl_import(int argc, char **argv)
 	rc = im.a ? apply(&im) : -ENOMEM;
 	if (!rc)
 		rc = im.old_rc;
+	free(im.ifs);
 	free(im.a);
 	ul_conf_fini(&conf);
 	return rc;
