@@ -78,6 +78,13 @@ printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: 127.1.5.40
 expect import_one 0 "" "" -- "$ULNETCTL" import "$TMP/one.yaml"
 printf 'ping:\n    nids:\n        0: 127.1.5.40@tcp\n' >"$TMP/exec.yaml"
 expect import_exec_ping 0 "" "" -- "$ULNETCTL" import --exec "$TMP/exec.yaml"
+# A flow list, a timeout in ms, a discover section; results not printed.
+printf 'ping:\n    timeout: 2000\n    nids: [127.1.5.40@tcp]\ndiscover:\n    nids:\n        0: 127.1.5.40@tcp\n' \
+	>"$TMP/exec2.yaml"
+expect import_exec_discover 0 "" "" -- "$ULNETCTL" import -e "$TMP/exec2.yaml"
+# A target nobody answers for: the failure is printed, exit 234.
+printf 'ping:\n    timeout: 500\n    nids:\n        0: 127.1.5.99@tcp\n' >"$TMP/exec3.yaml"
+expect import_exec_fail 234 "" @io/exec_fail.err -- "$ULNETCTL" import -e "$TMP/exec3.yaml"
 expect import_help 0 @io/import_help.txt "" -- "$ULNETCTL" import -h
 expect export_help 0 @io/export_help.txt \
 	"export: unrecognized option '--foo'" -- "$ULNETCTL" export --foo

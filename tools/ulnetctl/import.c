@@ -10,13 +10,11 @@
  * behaviour), so that `export --backup` round-trips per-NI values.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <net/if.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/udsp.h"
 #include "core/udsp_block.h"
@@ -802,11 +800,75 @@ static int apply(struct import *im)
 	return rc;
 }
 
-/* --exec: the ping and discover sections (§16), results not printed. */
+/* The value of key in mapping n, or NULL. */
+static const struct ul_ynode *ymap_get(const struct ul_ynode *n,
+				       const char *key)
+{
+	size_t k;
+
+	for (k = 0; n && n->type == UL_YNODE_MAP && k + 1 < n->nr; k += 2)
+		if (n->kids[k]->str && strcmp(n->kids[k]->str, key) == 0)
+			return n->kids[k + 1];
+	return NULL;
+}
+
+/* One ping or discover of --exec; a failure is the D1 "manage:" entry. */
+static int exec_one(bool is_ping, const char *text, const struct ul_ynode *sec)
+{
+	const struct ul_ynode *src = ymap_get(sec, "source");
+	const struct ul_ynode *tmo = ymap_get(sec, "timeout");
+	const char *what = is_ping ? "ping" : "discover";
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ulnet_nid nid;
+	struct ul_ctl_req req;
+	uint32_t wait = ULNETCTL_CTL_TIMEOUT_MS;
+	char descr[UL_CTL_STR_MAX + 64];
+	int rc;
+
+	if (!text || ulnet_nid_parse(text, &nid, NULL, 0)) {
+		snprintf(descr, sizeof(descr), "cannot parse NID '%s'",
+			 text ? text : "");
+		return ulnetctl_d1("manage", what, -EINVAL, descr);
+	}
+	memset(&req, 0, sizeof(req));
+	if (is_ping) {
+		req.op = UL_CTL_OP_PING;
+		req.ping.target = nid;
+		if (src && src->str &&
+		    !ulnet_nid_parse(src->str, &req.ping.src, NULL, 0))
+			req.ping.has_src = true;
+		/* The section's timeout is in milliseconds (§16). */
+		if (tmo && tmo->str && atoi(tmo->str) > 0) {
+			req.ping.has_timeout = true;
+			req.ping.timeout_ms = (uint32_t)atoi(tmo->str);
+			wait += req.ping.timeout_ms;
+		}
+		rc = ulnetctl_ctl_call(&req, wait, &reply, &err);
+	} else {
+		req.args.nid = nid;
+		req.args.has = UL_CTL_ARG_NID;
+		rc = ulnetctl_call(UL_CTL_OP_DISCOVER, &req.args, wait, &reply,
+				   &err);
+	}
+	if (rc)
+		return ulnetctl_d1("manage", what, rc, err.msg);
+	/* Results are not printed (§16 --exec); a failure is. */
+	rc = reply.rc ? ulnetctl_d1("manage", what, reply.rc, reply.err_msg)
+		      : 0;
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+/*
+ * --exec: the ping and discover sections (§16), in document order; their
+ * "nids" a mapping (0: nid) or a list.
+ */
 static int exec_sections(const char *text, size_t len)
 {
 	static const struct ul_ytree_limits lim = { UL_CONF_MAX_BYTES, 64, 4096,
 						    256 * 1024 };
+	const struct ul_ynode *nids, *n;
 	struct ul_ynode *root = NULL;
 	struct ul_err err = { 0 };
 	size_t i, k;
@@ -814,44 +876,21 @@ static int exec_sections(const char *text, size_t len)
 
 	rc = ul_ytree_parse(text, len, &lim, &root, &err);
 	if (rc)
-		return ulnetctl_d1("add", "import", rc, err.msg);
+		return ulnetctl_d1("manage", "import", rc, err.msg);
 	for (i = 0;
 	     root && root->type == UL_YNODE_MAP && i + 1 < root->nr && !rc;
 	     i += 2) {
 		const char *sec = root->kids[i]->str;
-		const struct ul_ynode *v = root->kids[i + 1], *nids = NULL;
-		bool is_ping = strcmp(sec, "ping") == 0;
+		bool is_ping = sec && strcmp(sec, "ping") == 0;
 
-		if (!is_ping && strcmp(sec, "discover") != 0)
+		if (!sec || (!is_ping && strcmp(sec, "discover") != 0))
 			continue;
-		for (k = 0; v->type == UL_YNODE_MAP && k + 1 < v->nr; k += 2)
-			if (strcmp(v->kids[k]->str, "nids") == 0)
-				nids = v->kids[k + 1];
+		nids = ymap_get(root->kids[i + 1], "nids");
 		for (k = 0; nids && k < nids->nr && !rc; k++) {
-			const struct ul_ynode *n = nids->type == UL_YNODE_MAP
-							   ? nids->kids[++k]
-							   : nids->kids[k];
-			char *argv[] = { is_ping ? "ping" : "discover",
-					 n->str ? n->str : "", NULL };
-			int keep, null;
-
-			/* Results are not printed (§16 --exec). */
-			fflush(stdout);
-			keep = dup(STDOUT_FILENO);
-			null = open("/dev/null", O_WRONLY | O_CLOEXEC);
-			if (keep < 0 || null < 0 ||
-			    dup2(null, STDOUT_FILENO) < 0) {
-				rc = -errno;
-			} else {
-				rc = is_ping ? ulnetctl_ping(2, argv)
-					     : ulnetctl_discover(2, argv);
-				fflush(stdout);
-				dup2(keep, STDOUT_FILENO);
-			}
-			if (keep >= 0)
-				close(keep);
-			if (null >= 0)
-				close(null);
+			if (nids->type == UL_YNODE_MAP && ++k >= nids->nr)
+				break;
+			n = nids->kids[k];
+			rc = exec_one(is_ping, n->str, root->kids[i + 1]);
 		}
 	}
 	ul_ytree_free(root);
