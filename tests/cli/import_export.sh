@@ -2,7 +2,9 @@
 # import and export against live ulnetd (reference/lnetctl.md §15-§17):
 #  1. the complete lnet.conf of §17.4 (this host's stand-ins, see the
 #     file) imports into an empty node, and `export --backup` prints the
-#     §15 layout (expected/io/backup.yaml);
+#     §15 layout (expected/io/backup.yaml), the tcp NIs on the union of
+#     their CPTs as lnetctl's netlink import binds them (--old-api: each
+#     its own);
 #  2. that backup imported into a fresh node exports byte-identically;
 #  3. import --del removes the nets, routes, peers and UDSP rules again;
 #  4. bad files fail as lnetctl's do: an unopenable file (D2 yaml/builder,
@@ -45,6 +47,13 @@ printf 'routing:\n    enable: 0\n' >"$TMP/routing0.yaml"
 expect import_del_routing0 0 "" "" -- "$ULNETCTL" import -d "$TMP/routing0.yaml"
 expect after_routing0 0 @io/after_routing0.yaml "" -- "$ULNETCTL" export --backup
 cli_stop b
+
+# --old-api keeps each NI's own CPT (§17.4: [0] and [1]; the netlink
+# import above binds both to the union [0,1]).
+cli_daemon e "" --cpts 2
+expect import_old_api 0 "" "*" -- "$ULNETCTL" import --old-api "$conf"
+expect export_old_api 0 @io/backup_old_api.yaml "" -- "$ULNETCTL" export --backup
+cli_stop e
 
 cli_daemon c "" --cpts 2
 expect missing_file 254 "" "*" -- "$ULNETCTL" import "$TMP/none.yaml"

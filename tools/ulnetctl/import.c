@@ -5,9 +5,11 @@
  * first failure, as lnetctl does over netlink. What the file says that a
  * user-space node does not apply is printed on stderr, one line each.
  *
- * Departure (docs/lnetctl-differences.md): each "local NI(s)" group is
- * sent with its own tunables, LND tunables and CPT (lnetctl's --old-api
- * behaviour), so that `export --backup` round-trips per-NI values.
+ * A net block goes as lnetctl's netlink import sends it: its NIs in one
+ * request with the last tunables seen and the union of its CPT lists;
+ * --old-api keeps each "local NI(s)" item's own values, as lnetctl's
+ * legacy path does, and attempts every item, errors gathered in one D2
+ * tree.
  */
 #include <errno.h>
 #include <net/if.h>
@@ -257,8 +259,7 @@ static int first_if(struct import *im, struct ul_ctl_args *a)
 static int net_request(struct import *im, const struct ul_conf_net *cn,
 		       const struct ul_conf_ni *nis, size_t nr,
 		       const struct ul_conf_tunables *tun,
-		       const struct ul_conf_lnd_tunables *lnd,
-		       const struct ul_expr *cpt)
+		       const struct ul_conf_lnd_tunables *lnd, const char *cpt)
 {
 	struct ul_ctl_args *a = im->a;
 	int rc;
@@ -286,25 +287,166 @@ static int net_request(struct import *im, const struct ul_conf_net *cn,
 	put_tunables(a, tun);
 	put_lnd(a, lnd);
 	if (cpt) {
-		cpt_text(cpt, a->cpt, sizeof(a->cpt));
+		snprintf(a->cpt, sizeof(a->cpt), "%s", cpt);
 		a->has |= UL_CTL_ARG_CPT;
 	}
 	return send_op(im, UL_CTL_OP_NET_ADD, "add", "net");
 }
 
+/* "[...]" of e, or NULL for none. */
+static const char *cpt_or_null(const struct ul_expr *e, char *buf, size_t len)
+{
+	if (!e)
+		return NULL;
+	cpt_text(e, buf, len);
+	return buf;
+}
+
+/* Later tunables win, field by field (lnetctl reads them as they come). */
+static void merge_tunables(struct ul_conf_tunables *to,
+			   const struct ul_conf_tunables *t)
+{
+	if (t->flags & UL_CONF_TUN_HAS_PEER_TIMEOUT)
+		to->peer_timeout = t->peer_timeout;
+	if (t->flags & UL_CONF_TUN_HAS_PEER_CREDITS)
+		to->peer_credits = t->peer_credits;
+	if (t->flags & UL_CONF_TUN_HAS_PEER_BUFFER_CREDITS)
+		to->peer_buffer_credits = t->peer_buffer_credits;
+	if (t->flags & UL_CONF_TUN_HAS_CREDITS)
+		to->credits = t->credits;
+	to->flags |= t->flags;
+}
+
+static void merge_lnd(struct ul_conf_lnd_tunables *to,
+		      const struct ul_conf_lnd_tunables *l)
+{
+	if (l->flags & UL_CONF_LND_HAS_CONNS_PER_PEER)
+		to->conns_per_peer = l->conns_per_peer;
+	if (l->flags & UL_CONF_LND_HAS_TOS)
+		to->tos = l->tos;
+	to->flags |= l->flags &
+		     (UL_CONF_LND_HAS_CONNS_PER_PEER | UL_CONF_LND_HAS_TOS);
+}
+
+/* The CPT numbers an expression names, added to a 256-bit set. */
+#define IMPORT_CPT_MAX 256
+
+static void merge_cpt(uint8_t *set, bool *has, const struct ul_expr *e)
+{
+	uint32_t v;
+
+	if (!e)
+		return;
+	*has = true;
+	for (v = 0; v < IMPORT_CPT_MAX; v++)
+		if (ul_expr_match(e, v))
+			set[v / 8] |= (uint8_t)(1U << (v % 8));
+}
+
+static void cpt_set_text(const uint8_t *set, char *buf, size_t len)
+{
+	size_t off = 0;
+	uint32_t v;
+
+	buf[0] = '\0';
+	for (v = 0; v < IMPORT_CPT_MAX && off + 1 < len; v++)
+		if (set[v / 8] & (1U << (v % 8)))
+			off += (size_t)snprintf(buf + off, len - off, "%s%u",
+						off ? "," : "[", v);
+	if (off && off + 1 < len)
+		snprintf(buf + off, len - off, "]");
+}
+
+/*
+ * lnetctl's netlink import of one net block (§17.2 step 4): one request
+ * with every NI of the block, the block's last-seen tunables and LND
+ * tunables and the union of all its CPT lists (NIs by NID and NIs by
+ * interface go as two requests, as `net add` takes either).
+ */
+static int net_block(struct import *im, const struct ul_conf_net *cn)
+{
+	struct ul_conf_lnd_tunables lnd = { 0 };
+	struct ul_conf_tunables tun = { 0 };
+	uint8_t set[IMPORT_CPT_MAX / 8] = { 0 };
+	char cpt[UL_CTL_NAME_MAX];
+	struct ul_conf_ni *by_if, *by_nid;
+	size_t g, k, nif = 0, nnid = 0, total = cn->nr_nis;
+	bool has_cpt = false;
+	int rc = 0;
+
+	for (g = 0; g < cn->nr_groups; g++)
+		total += cn->groups[g].nr_nis;
+	if (!total)
+		/* No NI anywhere: the first up interface (or nothing). */
+		return net_request(im, cn, cn->nis, 0, &cn->tunables,
+				   &cn->lnd_tunables,
+				   cpt_or_null(cn->cpt, cpt, sizeof(cpt)));
+	by_if = calloc(total, sizeof(*by_if));
+	by_nid = calloc(total, sizeof(*by_nid));
+	if (!by_if || !by_nid) {
+		rc = import_fail(im, import_op(im), "import", -ENOMEM, NULL);
+		goto out;
+	}
+	merge_tunables(&tun, &cn->tunables);
+	merge_lnd(&lnd, &cn->lnd_tunables);
+	merge_cpt(set, &has_cpt, cn->cpt);
+	for (k = 0; k < cn->nr_nis; k++)
+		if (cn->nis[k].by == UL_CONF_NI_BY_NID)
+			by_nid[nnid++] = cn->nis[k];
+		else
+			by_if[nif++] = cn->nis[k];
+	for (g = 0; g < cn->nr_groups; g++) {
+		const struct ul_conf_ni_group *grp = &cn->groups[g];
+
+		if (grp->flags & UL_CONF_GROUP_HAS_TUNABLES)
+			merge_tunables(&tun, &grp->tunables);
+		if (grp->flags & UL_CONF_GROUP_HAS_LND_TUNABLES)
+			merge_lnd(&lnd, &grp->lnd_tunables);
+		merge_cpt(set, &has_cpt, grp->cpt);
+		for (k = 0; k < grp->nr_nis; k++)
+			if (grp->nis[k].by == UL_CONF_NI_BY_NID)
+				by_nid[nnid++] = grp->nis[k];
+			else
+				by_if[nif++] = grp->nis[k];
+	}
+	cpt_set_text(set, cpt, sizeof(cpt));
+	if (nnid)
+		rc = net_request(im, cn, by_nid, nnid, &tun, &lnd,
+				 has_cpt && cpt[0] ? cpt : NULL);
+	if (!rc && nif)
+		rc = net_request(im, cn, by_if, nif, &tun, &lnd,
+				 has_cpt && cpt[0] ? cpt : NULL);
+out:
+	free(by_if);
+	free(by_nid);
+	return rc;
+}
+
 static int import_nets(struct import *im)
 {
 	const struct ul_conf *c = im->conf;
+	char cpt[UL_CTL_NAME_MAX];
 	size_t i, g;
 	int rc;
 
 	for (i = 0; i < c->nr_nets; i++) {
 		const struct ul_conf_net *cn = &c->nets[i];
 
+		if (!im->old_api) {
+			rc = net_block(im, cn);
+			if (rc)
+				return rc;
+			continue;
+		}
+		/*
+		 * --old-api: each "local NI(s)" item with its own tunables
+		 * and CPT, the block's for an item without them.
+		 */
 		if (cn->nr_nis || !cn->nr_groups) {
 			rc = net_request(im, cn, cn->nis, cn->nr_nis,
 					 &cn->tunables, &cn->lnd_tunables,
-					 cn->cpt);
+					 cpt_or_null(cn->cpt, cpt,
+						     sizeof(cpt)));
 			if (rc)
 				return rc;
 		}
@@ -319,7 +461,8 @@ static int import_nets(struct import *im)
 				(grp->flags & UL_CONF_GROUP_HAS_LND_TUNABLES)
 					? &grp->lnd_tunables
 					: &cn->lnd_tunables,
-				grp->cpt ? grp->cpt : cn->cpt);
+				cpt_or_null(grp->cpt ? grp->cpt : cn->cpt, cpt,
+					    sizeof(cpt)));
 			if (rc)
 				return rc;
 		}
