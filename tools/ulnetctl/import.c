@@ -967,6 +967,7 @@ static int exec_one(bool is_ping, const char *text, const struct ul_ynode *sec)
 	struct ul_ctl_req req;
 	uint32_t wait = ULNETCTL_CTL_TIMEOUT_MS;
 	char descr[UL_CTL_STR_MAX + 64];
+	long ms;
 	int rc;
 
 	if (!text || ulnet_nid_parse(text, &nid, NULL, 0)) {
@@ -982,9 +983,10 @@ static int exec_one(bool is_ping, const char *text, const struct ul_ynode *sec)
 		    !ulnet_nid_parse(src->str, &req.ping.src, NULL, 0))
 			req.ping.has_src = true;
 		/* The section's timeout is in milliseconds (§16). */
-		if (tmo && tmo->str && atoi(tmo->str) > 0) {
+		ms = tmo && tmo->str ? strtol(tmo->str, NULL, 10) : 0;
+		if (ms > 0 && ms <= UINT32_MAX / 2) {
 			req.ping.has_timeout = true;
-			req.ping.timeout_ms = (uint32_t)atoi(tmo->str);
+			req.ping.timeout_ms = (uint32_t)ms;
 			wait += req.ping.timeout_ms;
 		}
 		rc = ulnetctl_ctl_call(&req, wait, &reply, &err);
