@@ -411,6 +411,11 @@ int ul_loop_run_once(struct ul_loop *loop, int timeout_ms)
 		       sleep_timeout_ms(loop, timeout_ms));
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+	/*
+	 * The sleep may have lasted seconds: callbacks that arm timers
+	 * relative to "now" must see the time after it, not before.
+	 */
+	ul_loop_update_time(loop);
 	/* 5. I/O */
 	dispatch(loop, n);
 	return 0;

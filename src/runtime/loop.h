@@ -11,7 +11,8 @@
  *      deliver deferred events): bounded work each;
  *   4. epoll_wait until the next timer (0 if a hook asked for another
  *      turn with ul_loop_wake_self());
- *   5. I/O callbacks for the ready descriptors.
+ *   5. heap.now_ns refreshed after the sleep, then I/O callbacks for the
+ *      ready descriptors (a timer they arm is relative to the wake-up).
  *
  * Everything but ul_loop_post(), ul_loop_stop() and ul_loop_is_loop_thread()
  * belongs to the loop thread (or to the creating thread before the loop

@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "runtime/loop.h"
+#include "util/clock.h"
 
 /* Long enough never to fire in a working loop. */
 #define SAFETY_NS (30ull * 1000000000ull)
@@ -99,6 +100,67 @@ static void pipe_cb(struct ul_io *io, uint32_t events)
 		free(p->victim);
 		p->victim = NULL;
 	}
+}
+
+struct late_writer {
+	int fd;
+	uint64_t written_ns; /* the clock just before the write */
+};
+
+static void *late_writer_main(void *arg)
+{
+	struct late_writer *w = arg;
+	char c = 'x';
+
+	usleep(50 * 1000);
+	w->written_ns = ul_clock_monotonic_ns();
+	if (write(w->fd, &c, 1) != 1)
+		w->written_ns = 0;
+	return NULL;
+}
+
+struct now_io {
+	struct ul_io io;
+	uint64_t seen_ns; /* the loop's "now" inside the callback */
+};
+
+static void now_cb(struct ul_io *io, uint32_t events)
+{
+	struct now_io *n = ul_container_of(io, struct now_io, io);
+
+	(void)events;
+	n->seen_ns = ul_loop_timers(io->loop)->now_ns;
+}
+
+/*
+ * A callback after a long sleep sees the time it woke at: a timer it arms
+ * "5 s from now" must not be 5 s from before the sleep (the control
+ * socket's client timeout once closed every connection after an idle
+ * spell longer than itself).
+ */
+static void loop_now_is_refreshed_after_the_sleep(void **state)
+{
+	struct ul_loop *loop;
+	struct pipe_io p;
+	struct now_io n = { 0 };
+	struct late_writer w;
+	pthread_t th;
+
+	(void)state;
+	assert_int_equal(ul_loop_create(&loop), 0);
+	pipe_open(&p);
+	assert_int_equal(ul_io_start(loop, &n.io, p.fds[0], EPOLLIN, now_cb),
+			 0);
+	w.fd = p.fds[1];
+	w.written_ns = 0;
+	assert_int_equal(pthread_create(&th, NULL, late_writer_main, &w), 0);
+	assert_int_equal(ul_loop_run_once(loop, -1), 0);
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_true(w.written_ns != 0);
+	assert_true(n.seen_ns >= w.written_ns);
+	ul_io_stop(&n.io);
+	pipe_close(&p);
+	ul_loop_destroy(loop);
 }
 
 static void loop_calls_back_readable_pipe(void **state)
@@ -585,6 +647,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(loop_calls_back_readable_pipe),
+		cmocka_unit_test(loop_now_is_refreshed_after_the_sleep),
 		cmocka_unit_test(loop_reports_writable_then_modify),
 		cmocka_unit_test(loop_stop_inside_callback_returns_run),
 		cmocka_unit_test(loop_io_stop_in_callback_silences_reported_io),
