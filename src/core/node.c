@@ -86,6 +86,26 @@ static const struct ul_lnd *find_lnd(const struct ul_node *n, uint32_t type)
 	return NULL;
 }
 
+int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type,
+			    uint32_t sec)
+{
+	const struct ul_lnd *lnd = find_lnd(n, lnd_type);
+
+	if (!lnd || !lnd->ops->set_timeout)
+		return -EOPNOTSUPP;
+	lnd->ops->set_timeout(lnd->ctx, sec);
+	return 0;
+}
+
+int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type)
+{
+	const struct ul_lnd *lnd = find_lnd(n, lnd_type);
+
+	if (!lnd || !lnd->ops->get_timeout)
+		return -EOPNOTSUPP;
+	return (int)lnd->ops->get_timeout(lnd->ctx);
+}
+
 /* Start one NI with its LND. */
 static int ni_start(struct ul_node *n, struct ul_ni *ni, struct ul_err *err)
 {

@@ -59,6 +59,16 @@ struct ul_core *ul_node_core(struct ul_node *n);
 int ul_node_register_lnd(struct ul_node *n, const struct ul_lnd *lnd);
 
 /*
+ * Set the LND-wide timeout (seconds) of the LND serving lnd_type, through
+ * its optional set_timeout op. 0, or -EOPNOTSUPP when that LND has none
+ * or no LND serves the type.
+ */
+int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type,
+			    uint32_t sec);
+/* That LND's timeout in force (seconds), or -EOPNOTSUPP. */
+int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type);
+
+/*
  * Start every NI already in core (configuration), post the ping target
  * and push target on the reserved portal. An NI whose LND is missing or
  * fails to start fails the call: everything started is stopped again.

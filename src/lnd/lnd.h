@@ -89,6 +89,13 @@ struct ul_lnd_ops {
 	 * monitor). An LND may close connections on down.
 	 */
 	void (*link_change)(struct ul_lnd_ni *lni, bool is_up);
+	/*
+	 * Optional: the LND-wide timeout in seconds (`net set --lnd-timeout`;
+	 * the caller turns 0 into LNet's lnd_timeout). ctx is ul_lnd.ctx.
+	 */
+	void (*set_timeout)(void *ctx, uint32_t sec);
+	/* Optional, with set_timeout: the timeout in force, in seconds. */
+	uint32_t (*get_timeout)(void *ctx);
 };
 
 /* An LND registered with a node for one LND type. */

@@ -14,8 +14,10 @@
  * and delivers completions.
  */
 #include <errno.h>
+#include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -42,6 +44,18 @@ void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
 uint64_t sock_now(const struct sock_ni *ni)
 {
 	return ul_loop_timers(ni->s->loop)->now_ns;
+}
+
+/*
+ * Read at each use: `net set --conns-per-peer` changes the core NI's
+ * value while the NI runs, and new connections follow it (lnetctl.md
+ * §6.4); connections already open stay.
+ */
+unsigned int sock_ni_conns_per_peer(const struct sock_ni *ni)
+{
+	int cpp = ni->lni->ni->conns_per_peer;
+
+	return cpp > 0 ? (unsigned int)cpp : ni->s->opts.conns_per_peer;
 }
 
 /* health.md §10: how socklnd classifies the errno a tx failed with. */
@@ -153,6 +167,8 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
 	ul_list_init(&s->flush);
 	ul_list_init(&s->done);
 	ul_list_init(&s->zombies);
+	ul_list_init(&s->listeners);
+	s->timeout_sec = opts->sock_timeout_sec;
 	rc = ul_loop_hook_add(loop, on_before_sleep, s);
 	if (rc < 0) {
 		free(s);
@@ -250,6 +266,7 @@ void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs)
 static uint32_t peer_needed_type(const struct sock_peer *peer)
 {
 	const struct ul_socklnd_opts *o = &peer->ni->s->opts;
+	unsigned int cpp = sock_ni_conns_per_peer(peer->ni);
 	unsigned int n_in, n_out;
 
 	if (!o->typed_conns)
@@ -260,11 +277,11 @@ static uint32_t peer_needed_type(const struct sock_peer *peer)
 		return UL_WIRE_CONN_CONTROL;
 	n_in = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_IN);
 	n_out = sock_peer_count_type(peer, UL_WIRE_CONN_BULK_OUT);
-	if (n_in < o->conns_per_peer && n_in <= n_out)
+	if (n_in < cpp && n_in <= n_out)
 		return UL_WIRE_CONN_BULK_IN;
-	if (n_out < o->conns_per_peer)
+	if (n_out < cpp)
 		return UL_WIRE_CONN_BULK_OUT;
-	if (n_in < o->conns_per_peer)
+	if (n_in < cpp)
 		return UL_WIRE_CONN_BULK_IN;
 	return UL_WIRE_CONN_NONE;
 }
@@ -316,7 +333,7 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns)
 static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 {
 	struct ul_socklnd *s = peer->ni->s;
-	uint64_t timeout_ns = s->opts.sock_timeout_sec * SOCK_NS_PER_SEC;
+	uint64_t timeout_ns = s->timeout_sec * SOCK_NS_PER_SEC;
 	uint64_t ka_ns = s->opts.keepalive_sec * SOCK_NS_PER_SEC;
 	struct sock_conn *conn, *ctmp;
 	struct sock_tx *st, *ttmp;
@@ -338,7 +355,7 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 			       "socklnd %s: %s conn to %s: no send progress "
 			       "for %us, closing",
 			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
-			       peer->nidstr, s->opts.sock_timeout_sec);
+			       peer->nidstr, s->timeout_sec);
 			sock_conn_close(conn, -ETIMEDOUT,
 					UL_HSTATUS_NETWORK_TIMEOUT);
 			continue;
@@ -349,7 +366,7 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 			       "socklnd %s: %s conn to %s: receive stalled "
 			       "inside a message for %us, closing",
 			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
-			       peer->nidstr, s->opts.sock_timeout_sec);
+			       peer->nidstr, s->timeout_sec);
 			sock_conn_close(conn, -ETIMEDOUT,
 					UL_HSTATUS_NETWORK_TIMEOUT);
 			continue;
@@ -432,8 +449,6 @@ static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	ni->nid = *nid;
 	ni->ip = nid->nid_addr[0];
 	ni->incarnation = realtime_ns();
-	ni->listen_fd[0] = -1;
-	ni->listen_fd[1] = -1;
 	ul_list_init(&ni->peers);
 	ul_list_init(&ni->passive);
 	ul_timer_init(&ni->tick, on_ni_tick);
@@ -544,12 +559,17 @@ static void sock_link_change(struct ul_lnd_ni *lni, bool is_up)
 	sock_deliver(ni->s);
 }
 
+static void sock_set_timeout(void *ctx, uint32_t sec);
+static uint32_t sock_get_timeout(void *ctx);
+
 const struct ul_lnd_ops ul_socklnd_ops = {
 	.name = "socklnd",
 	.startup = sock_startup,
 	.shutdown = sock_shutdown,
 	.send = sock_send,
 	.link_change = sock_link_change,
+	.set_timeout = sock_set_timeout,
+	.get_timeout = sock_get_timeout,
 };
 
 /* ---- Introspection ---------------------------------------------------- */
@@ -580,8 +600,14 @@ int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
 	if (!peer)
 		return 0;
 	ul_list_for_each_entry(conn, &peer->conns, link) {
-		if ((size_t)n < cap)
+		if ((size_t)n < cap) {
+			socklen_t len = sizeof(out[n].tos);
+
 			out[n] = conn->stats;
+			if (getsockopt(conn->fd, IPPROTO_IP, IP_TOS,
+				       &out[n].tos, &len) < 0)
+				out[n].tos = -1;
+		}
 		n++;
 	}
 	return n;
@@ -618,7 +644,22 @@ int ul_socklnd_listen_port(const struct ul_socklnd *s,
 {
 	const struct sock_ni *ni = ni_find(s, ni_nid);
 
-	if (!ni || ni->listen_fd[0] < 0)
-		return -ENOENT;
-	return ni->listen_port;
+	return ni ? sock_acceptor_port(ni) : -ENOENT;
+}
+
+static void sock_set_timeout(void *ctx, uint32_t sec)
+{
+	struct ul_socklnd *s = ctx;
+
+	s->timeout_sec = sec;
+}
+
+static uint32_t sock_get_timeout(void *ctx)
+{
+	return ((const struct ul_socklnd *)ctx)->timeout_sec;
+}
+
+unsigned int ul_socklnd_timeout(const struct ul_socklnd *s)
+{
+	return s->timeout_sec;
 }

@@ -79,6 +79,7 @@ struct ul_socklnd_conn_info {
 	uint64_t tx_noops; /* NOOPs written */
 	uint64_t rx_noops; /* NOOPs received */
 	size_t txq_len;	   /* messages queued, not yet fully written */
+	int tos;	   /* IP_TOS of the socket now */
 };
 
 /*
@@ -92,6 +93,12 @@ int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
 /* Established connections of every NI, and handshakes in progress. */
 size_t ul_socklnd_nconns(const struct ul_socklnd *s);
 size_t ul_socklnd_nhandshakes(const struct ul_socklnd *s);
+/*
+ * The stall timeout of established connections, in seconds: the
+ * sock_timeout_sec option, then what `net set --lnd-timeout` sets through
+ * the LND's set_timeout op.
+ */
+unsigned int ul_socklnd_timeout(const struct ul_socklnd *s);
 /* The listening port of the NI ni_nid (after startup), or -ENOENT. */
 int ul_socklnd_listen_port(const struct ul_socklnd *s,
 			   const struct ulnet_nid *ni_nid);

@@ -4,8 +4,10 @@
  * request, hello, then races (§4.5), duplicates and incarnation (§4.4),
  * and our reply with the inverse type or NONE.
  *
- * Each NI listens on its own address, not INADDR_ANY, so that several
- * nodes share a machine on different addresses with the same port.
+ * Listeners are per address, not INADDR_ANY, so that several nodes share
+ * a machine on different addresses with the same port; the NIs of one
+ * address (two nets on one interface) share its listener, and the
+ * acceptor request's NID picks the NI, as LNet's one acceptor does.
  *
  * Departure from the kernel (§4.7): with accept=all, a connector whose
  * source port is above 1023 is trusted with the src_nid and src_pid of
@@ -36,23 +38,43 @@ static void fmt_addr(char *buf, size_t len, uint32_t ip, uint16_t port)
 		 (ip >> 8) & 0xff, ip & 0xff, port);
 }
 
-static void on_accept(struct sock_ni *ni, int lfd)
+/* The NI a new connection on l waits on until its acceptor request. */
+static struct sock_ni *listener_first_ni(const struct sock_listener *l)
 {
-	struct ul_socklnd *s = ni->s;
+	struct sock_ni *ni;
+
+	ul_list_for_each_entry(ni, &l->s->nis, link)
+		if (!ni->is_stopping &&
+		    (ni->listener[0] == l || ni->listener[1] == l))
+			return ni;
+	return NULL;
+}
+
+static void on_accept(struct ul_io *io, uint32_t events)
+{
+	struct sock_listener *l = ul_container_of(io, struct sock_listener, io);
+	struct ul_socklnd *s = l->s;
 	char addr[32];
 
+	(void)events;
 	for (int i = 0; i < SOCK_ACCEPT_BATCH; i++) {
 		struct sockaddr_in sa;
 		socklen_t salen = sizeof(sa);
 		struct sock_conn *conn;
+		struct sock_ni *ni;
 		uint16_t port;
 		int fd;
 
 		memset(&sa, 0, sizeof(sa));
-		fd = accept4(lfd, (struct sockaddr *)&sa, &salen,
+		fd = accept4(l->fd, (struct sockaddr *)&sa, &salen,
 			     SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0)
 			return; /* EAGAIN, or an error the next poll repeats */
+		ni = listener_first_ni(l);
+		if (!ni) {
+			close(fd); /* its last NI is stopping */
+			continue;
+		}
 		port = ntohs(sa.sin_port);
 		fmt_addr(addr, sizeof(addr), ntohl(sa.sin_addr.s_addr), port);
 		if (s->opts.accept == ULNET_ACCEPT_SECURE &&
@@ -98,61 +120,75 @@ static void on_accept(struct sock_ni *ni, int lfd)
 	}
 }
 
-static void on_listen0(struct ul_io *io, uint32_t events)
+/* *out: the listener on ip:port, shared if another NI opened it. */
+static int listener_get(struct ul_socklnd *s, uint32_t ip, uint16_t port,
+			struct sock_listener **out, struct ul_err *err)
 {
-	struct sock_ni *ni = ul_container_of(io, struct sock_ni, listen_io[0]);
-
-	(void)events;
-	on_accept(ni, io->fd);
-}
-
-static void on_listen1(struct ul_io *io, uint32_t events)
-{
-	struct sock_ni *ni = ul_container_of(io, struct sock_ni, listen_io[1]);
-
-	(void)events;
-	on_accept(ni, io->fd);
-}
-
-static int listen_on(struct sock_ni *ni, int idx, uint16_t port,
-		     struct ul_err *err)
-{
+	struct sock_listener *l;
 	struct sockaddr_in sa;
 	socklen_t salen = sizeof(sa);
-	int on = 1, rc;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	char addr[32];
+	int on = 1, rc;
 
-	fmt_addr(addr, sizeof(addr), ni->ip, port);
-	if (fd < 0)
-		return ul_err_set(err, -errno, "socklnd: socket: %s",
-				  strerror(errno));
-	(void)setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	ul_list_for_each_entry(l, &s->listeners, link)
+		if (l->ip == ip && l->port == port) {
+			l->refs++;
+			*out = l;
+			return 0;
+		}
+	fmt_addr(addr, sizeof(addr), ip, port);
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return ul_err_set(err, -ENOMEM, "socklnd: out of memory");
+	l->s = s;
+	l->ip = ip;
+	l->port = port;
+	l->refs = 1;
+	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (l->fd < 0) {
+		rc = ul_err_set(err, -errno, "socklnd: socket: %s",
+				strerror(errno));
+		free(l);
+		return rc;
+	}
+	(void)setsockopt(l->fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(ni->ip);
+	sa.sin_addr.s_addr = htonl(ip);
 	sa.sin_port = htons(port);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
-	    listen(fd, SOMAXCONN) < 0) {
+	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
+	    listen(l->fd, SOMAXCONN) < 0) {
 		rc = -errno;
 		ul_err_set(err, rc, "socklnd: cannot listen on %s: %s", addr,
 			   strerror(-rc));
 		goto err_close;
 	}
-	if (getsockname(fd, (struct sockaddr *)&sa, &salen) == 0 && idx == 0)
-		ni->listen_port = ntohs(sa.sin_port);
-	rc = ul_io_start(ni->s->loop, &ni->listen_io[idx], fd, EPOLLIN,
-			 idx ? on_listen1 : on_listen0);
+	l->bound_port = port;
+	if (getsockname(l->fd, (struct sockaddr *)&sa, &salen) == 0)
+		l->bound_port = ntohs(sa.sin_port);
+	rc = ul_io_start(s->loop, &l->io, l->fd, EPOLLIN, on_accept);
 	if (rc < 0) {
 		ul_err_set(err, rc, "socklnd: cannot watch %s", addr);
 		goto err_close;
 	}
-	ni->listen_fd[idx] = fd;
+	ul_list_add_tail(&s->listeners, &l->link);
+	*out = l;
 	return 0;
 
 err_close:
-	close(fd);
+	close(l->fd);
+	free(l);
 	return rc;
+}
+
+static void listener_put(struct sock_listener *l)
+{
+	if (--l->refs > 0)
+		return;
+	ul_io_stop(&l->io);
+	close(l->fd);
+	ul_list_del(&l->link);
+	free(l);
 }
 
 int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err)
@@ -162,10 +198,12 @@ int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err)
 
 	if (o->accept == ULNET_ACCEPT_NONE)
 		return 0;
-	rc = listen_on(ni, 0, o->accept_port, err);
+	rc = listener_get(ni->s, ni->ip, o->accept_port, &ni->listener[0],
+			  err);
 	if (rc < 0 || o->accept_port_bulk == o->accept_port)
 		return rc;
-	rc = listen_on(ni, 1, o->accept_port_bulk, err);
+	rc = listener_get(ni->s, ni->ip, o->accept_port_bulk,
+			  &ni->listener[1], err);
 	if (rc < 0)
 		sock_acceptor_stop(ni);
 	return rc;
@@ -174,12 +212,16 @@ int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err)
 void sock_acceptor_stop(struct sock_ni *ni)
 {
 	for (int i = 0; i < 2; i++) {
-		if (ni->listen_fd[i] < 0)
+		if (!ni->listener[i])
 			continue;
-		ul_io_stop(&ni->listen_io[i]);
-		close(ni->listen_fd[i]);
-		ni->listen_fd[i] = -1;
+		listener_put(ni->listener[i]);
+		ni->listener[i] = NULL;
 	}
+}
+
+int sock_acceptor_port(const struct sock_ni *ni)
+{
+	return ni->listener[0] ? ni->listener[0]->bound_port : -ENOENT;
 }
 
 /* ---- Passive handshake ------------------------------------------------ */
@@ -214,10 +256,26 @@ static void passive_refuse(struct sock_conn *conn, const struct ulnet_nid *dst,
 	passive_end(conn, "refused (NONE)", why);
 }
 
+/*
+ * The running NI with this NID that listens where conn came in (its local
+ * address), or NULL: the NI a passive connection is for.
+ */
+static struct sock_ni *acr_target(const struct sock_conn *conn,
+				  const struct ulnet_nid *nid)
+{
+	struct sock_ni *ni;
+
+	ul_list_for_each_entry(ni, &conn->ni->s->nis, link)
+		if (!ni->is_stopping && ulnet_nid_same(&ni->nid, nid) &&
+		    ni->ip == conn->ni->ip)
+			return ni;
+	return NULL;
+}
+
 /* §10.1: 0 to go on with the hello, 1 to wait, -1 when closed. */
 static int passive_recv_acr(struct sock_conn *conn)
 {
-	struct sock_ni *ni = conn->ni;
+	struct sock_ni *ni = conn->ni, *target;
 	enum ul_wire_acr_verdict verdict;
 	struct ul_wire_acr acr;
 	struct ul_err e = { 0 };
@@ -263,10 +321,17 @@ static int passive_recv_acr(struct sock_conn *conn)
 		passive_close(conn, e.msg);
 		return -1;
 	}
-	if (!ulnet_nid_same(&acr.nid, &ni->nid)) {
-		passive_close(conn, "the requested NID is not this NI's");
+	target = acr_target(conn, &acr.nid);
+	if (!target) {
+		passive_close(conn, "the requested NID is not an NI here");
 		return -1;
 	}
+	if (target != ni) {
+		ul_list_del(&conn->link);
+		ul_list_add_tail(&target->passive, &conn->link);
+		conn->ni = target;
+	}
+	sock_socket_set_tos(target, conn->fd);
 	conn->hs_in_len = 0;
 	if (!sock_conn_set_state(conn, SOCK_CONN_RECV_PHELLO)) {
 		passive_close(conn, "state");
@@ -288,7 +353,7 @@ static bool same_ips_count_full(const struct sock_conn *conn,
 		if (c->ctype == ctype && c->local_ip == conn->local_ip &&
 		    c->peer_ip == conn->peer_ip)
 			n++;
-	return n >= conn->ni->s->opts.conns_per_peer;
+	return n >= sock_ni_conns_per_peer(conn->ni);
 }
 
 /* §10.2, then races, duplicates and incarnation. */

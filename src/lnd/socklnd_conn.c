@@ -21,6 +21,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "core/ni.h"
 #include "lnd/socklnd_int.h"
 
 const char *sock_ctype_name(uint32_t ctype)
@@ -89,6 +90,14 @@ void sock_socket_setup(struct sock_ni *ni, int fd)
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPIDLE, &idle, sizeof(idle));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPINTVL, &intvl, sizeof(intvl));
 	(void)setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &cnt, sizeof(cnt));
+}
+
+void sock_socket_set_tos(const struct sock_ni *ni, int fd)
+{
+	int tos = ni->lni->ni->tos;
+
+	if (tos >= 0)
+		(void)setsockopt(fd, IPPROTO_IP, IP_TOS, &tos, sizeof(tos));
 }
 
 /* Our V3 hello (§4.2 step 3 or 6): returns its length or -errno. */
@@ -389,7 +398,7 @@ int sock_conn_connect(struct sock_peer *peer, uint32_t ctype)
 				     : s->opts.accept_port_bulk);
 	rc = active_socket(ni, &dst, &fd);
 	conn = sock_conn_alloc(ni, fd, false,
-			       s->opts.sock_timeout_sec * SOCK_NS_PER_SEC);
+			       s->timeout_sec * SOCK_NS_PER_SEC);
 	if (!conn) {
 		if (fd >= 0)
 			close(fd);
@@ -401,6 +410,7 @@ int sock_conn_connect(struct sock_peer *peer, uint32_t ctype)
 	ul_list_add_tail(&peer->connecting, &conn->link);
 	if (rc == 0) {
 		sock_socket_setup(ni, fd);
+		sock_socket_set_tos(ni, fd);
 		rc = ul_io_start(s->loop, &conn->io, fd, EPOLLOUT,
 				 sock_conn_on_io);
 	}

@@ -48,6 +48,22 @@ struct sock_ni;
 struct sock_peer;
 struct sock_conn;
 
+/*
+ * A listening socket on one address and port, shared by every NI on that
+ * address (two nets on one interface, as LNet's single acceptor serves
+ * them all): the acceptor request names the NI a connection is for.
+ */
+struct sock_listener {
+	struct ul_list link; /* on ul_socklnd.listeners */
+	struct ul_socklnd *s;
+	uint32_t ip;	     /* host order */
+	uint16_t port;	     /* as asked: 0 means an ephemeral port */
+	uint16_t bound_port; /* as bound */
+	int fd;
+	struct ul_io io;
+	int refs; /* NIs using it */
+};
+
 struct ul_socklnd {
 	struct ul_loop *loop;
 	struct ul_socklnd_opts opts;
@@ -55,6 +71,9 @@ struct ul_socklnd {
 	struct ul_list flush;	 /* conns with output to try: flush_link */
 	struct ul_list done;	 /* struct sock_tx to complete: link */
 	struct ul_list zombies;	 /* closed conns to free: link */
+	struct ul_list listeners; /* struct sock_listener.link */
+	/* Stall timeout of established conns (net set --lnd-timeout). */
+	unsigned int timeout_sec;
 	uint8_t skip_buf[65536]; /* sink for skipped payload bytes */
 	/*
 	 * Read-ahead buffer of the connection being read (socklnd_rx.c).
@@ -67,7 +86,11 @@ struct ul_socklnd {
 	bool is_privileged; /* src ports 1023..512 */
 };
 
-/* One NI: its listeners, peers and passive handshakes. */
+/*
+ * One NI: its listeners, peers and passive handshakes. A passive
+ * connection sits on the first NI of its listener until its acceptor
+ * request names the NI it is for, then moves there.
+ */
 struct sock_ni {
 	struct ul_list link; /* on ul_socklnd.nis */
 	struct ul_socklnd *s;
@@ -75,9 +98,8 @@ struct sock_ni {
 	struct ulnet_nid nid;
 	uint32_t ip;	      /* host order, the NID's address */
 	uint64_t incarnation; /* CLOCK_REALTIME ns at startup (§4.4) */
-	int listen_fd[2];     /* accept_port, accept_port_bulk; -1 */
-	struct ul_io listen_io[2];
-	uint16_t listen_port;	/* bound port of listen_fd[0] */
+	/* accept_port and accept_port_bulk (NULL, or the same one twice) */
+	struct sock_listener *listener[2];
 	struct ul_list peers;	/* struct sock_peer.link */
 	struct ul_list passive; /* handshaking struct sock_conn.link */
 	struct ul_timer tick;
@@ -205,11 +227,15 @@ void sock_list_take(struct ul_list *from, struct ul_list *to);
 void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs);
 enum ul_hstatus sock_hstatus_of_errno(int err);
 uint64_t sock_now(const struct sock_ni *ni);
+/* BULK_IN and BULK_OUT conns each: the NI's conns_per_peer, else opts'. */
+unsigned int sock_ni_conns_per_peer(const struct sock_ni *ni);
 
 /* socklnd_acceptor.c */
 int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err);
 void sock_acceptor_stop(struct sock_ni *ni);
 void sock_passive_on_io(struct sock_conn *conn, uint32_t events);
+/* The port the NI's CONTROL listener is bound to, or -ENOENT. */
+int sock_acceptor_port(const struct sock_ni *ni);
 
 /* socklnd_conn.c */
 int sock_conn_connect(struct sock_peer *peer, uint32_t ctype);
@@ -218,6 +244,8 @@ void sock_conn_established(struct sock_conn *conn,
 			   const struct ul_wire_hello *hello);
 bool sock_conn_set_state(struct sock_conn *conn, enum sock_conn_state st);
 void sock_socket_setup(struct sock_ni *ni, int fd);
+/* The NI's ToS (net add --tos) on fd; -1 leaves the system's. */
+void sock_socket_set_tos(const struct sock_ni *ni, int fd);
 int sock_hello_build(struct sock_ni *ni, const struct ulnet_nid *dst,
 		     uint32_t ctype, uint8_t *buf, size_t cap);
 void sock_conn_on_io(struct ul_io *io, uint32_t events);

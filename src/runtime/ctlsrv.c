@@ -372,12 +372,16 @@ static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
 		out->has_lnd_tunables = true;
 		out->conns_per_peer =
 			ni->conns_per_peer > 0 ? ni->conns_per_peer : 1;
+		/* The LND's own value; an LND without one: what was set. */
 		out->lnd_timeout =
-			srv->lnd_timeout > 0 ? srv->lnd_timeout
-			: srv->lnd_timeout == 0
-				? (int32_t)ul_tunables_lnd_timeout(
-					  &ul_node_core(srv->node)->tun)
-				: SOCKLND_TIMEOUT_SEC;
+			ul_node_lnd_timeout(srv->node, ni->nid.nid_type);
+		if (out->lnd_timeout < 0)
+			out->lnd_timeout =
+				srv->lnd_timeout > 0 ? srv->lnd_timeout
+				: srv->lnd_timeout == 0
+					? (int32_t)ul_tunables_lnd_timeout(
+						  &ul_node_core(srv->node)->tun)
+					: SOCKLND_TIMEOUT_SEC;
 		out->tos = ni->tos;
 	}
 	out->has_cpt = true;

@@ -39,7 +39,7 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 {
 	struct ul_core *core = ul_node_core(srv->node);
 	size_t i;
-	int id;
+	int id, rc;
 
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NAME) || !(a->has & UL_CTL_ARG_VALUE))
@@ -53,7 +53,11 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	if (i == NSETTABLE)
 		return ul_err_set(err, -ENOENT, "no such parameter '%s'",
 				  a->name);
-	return ul_tunables_set(&core->tun, (enum ul_tunable)id, a->value, err);
+	rc = ul_tunables_set(&core->tun, (enum ul_tunable)id, a->value, err);
+	/* A socklnd timeout of 0 follows LNet's lnd_timeout. */
+	if (!rc && srv->lnd_timeout == 0)
+		ul_ctlsrv_lnd_timeout_apply(srv);
+	return rc;
 }
 
 int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,

@@ -81,6 +81,12 @@ int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err);
+/*
+ * Give socklnd the timeout srv->lnd_timeout stands for (0: LNet's
+ * lnd_timeout now, which follows transaction_timeout and retry_count);
+ * nothing while it is the LND's default.
+ */
+void ul_ctlsrv_lnd_timeout_apply(struct ul_ctlsrv *srv);
 int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_peer.c */

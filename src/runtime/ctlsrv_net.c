@@ -252,6 +252,18 @@ static void set_health(struct ul_ni *ni, int v)
 		ni->status = UL_NI_STATUS_UP;
 }
 
+void ul_ctlsrv_lnd_timeout_apply(struct ul_ctlsrv *srv)
+{
+	uint32_t sec;
+
+	if (srv->lnd_timeout < 0)
+		return;
+	sec = srv->lnd_timeout > 0
+		      ? (uint32_t)srv->lnd_timeout
+		      : ul_tunables_lnd_timeout(&ul_node_core(srv->node)->tun);
+	(void)ul_node_lnd_set_timeout(srv->node, ULNET_LND_SOCK, sec);
+}
+
 int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -276,6 +288,7 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 				"net %s\"",
 				ulnet_lnd_name(ulnet_net_type(net_id)));
 		srv->lnd_timeout = a->lnd_timeout;
+		ul_ctlsrv_lnd_timeout_apply(srv);
 		return 0;
 	}
 	ul_list_for_each_entry(net, &core->nets, core_link)

@@ -126,6 +126,12 @@ check add_unknown_help '^net add: '
 # 10 --ip2net: a rule no local address matches.
 expect add_ip2net_none 234 "" "$(d1 add -2 'cannot setup ip2nets')" -- \
 	$u net add --ip2net 'tcp6 10.255.255.254'
+# a rule that matches lo, then again: the NI exists, and LNet says so in
+# the ip2nets words with its errno.
+expect add_ip2net_lo 0 "" "" -- $u net add --ip2net 'tcp6(lo) 127.0.0.1'
+expect add_ip2net_exists 234 "" "$(d1 add -17 'cannot setup ip2nets')" -- \
+	$u net add --ip2net 'tcp6(lo) 127.0.0.1'
+expect del_ip2net_lo 0 "" "" -- $u net del --net tcp6
 expect show_unchanged 0 @net/show_v0.yaml "" -- $u net show
 
 # --- net del ----------------------------------------------------------
@@ -183,6 +189,14 @@ expect set_cpp_neg 0 "" "" -- $u net set --all -m -3
 # 17 the LND timeout of socklnd's nets.
 expect set_timeout 0 "" "" -- $u net set --net tcp --lnd-timeout 7
 expect show_set 0 @net/show_set.yaml "" -- $u net show -v
+# 0: socklnd follows LNet's lnd_timeout, (transaction_timeout - 1) /
+# (retry_count + 1), also when those change later: (31 - 1) / 3 = 10.
+expect set_timeout_0 0 "" "" -- $u net set --net tcp --lnd-timeout 0
+expect set_tt 0 "" "" -- $u set transaction_timeout 31
+expect show_follows 0 "*" "" -- $u net show -v
+check timeout_follows '^                  timeout: 10$'
+expect set_tt_back 0 "" "" -- $u set transaction_timeout 150
+expect set_timeout_back 0 "" "" -- $u net set --net tcp --lnd-timeout 7
 # 18 the errors of lnetctl.md §6.4.
 expect set_cpp_big 255 "" \
 	"$(d2 net set -1 'invalid conns-per-peer value (valid range 0-127)')" \

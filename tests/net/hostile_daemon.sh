@@ -92,7 +92,7 @@ fds0=$(nfds)
 # 2. Fast bad clients: 200, 20 of each kind.
 declare -A before
 reasons=('bad acceptor magic' 'hello without acceptor request'
-	'unknown acceptor version' "the requested NID is not this NI's"
+	'unknown acceptor version' 'the requested NID is not an NI here'
 	'nips 1000 > 16' 'payload_length 4294967280 > LNET_MTU'
 	'payload_length 1048577 > LNET_MTU' 'bad type 0x12345678'
 	'bad type 77,')

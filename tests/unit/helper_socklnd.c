@@ -195,6 +195,7 @@ int sw_ni_start(struct sw_world *w, int i, int k)
 	}
 	m->w = w;
 	sw_nid(w, k, &m->ni.nid);
+	m->ni.nid.nid_num = m->net_num;
 	m->lni.ni = &m->ni;
 	m->lni.up = &sw_upcalls;
 	m->lni.lnd = &w->lnd;

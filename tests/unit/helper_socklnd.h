@@ -55,6 +55,7 @@ struct sw_ni {
 	int nrx_done;
 	int parse_rc;  /* returned by parse for the next messages */
 	int drop_next; /* messages still to drop (mlen 0) */
+	uint16_t net_num; /* sw_ni_start() puts the NI on tcp<net_num> */
 };
 
 struct sw_world {

@@ -132,6 +132,104 @@ static void socklnd_handshake_opens_typed_conns(void **state)
 	assert_true(sw_log_has(w, "CONTROL conn to"));
 }
 
+/* NIs 0 and 1 each ask for conns_per_peer 3: CONTROL and 3 of each bulk. */
+static void socklnd_conns_per_peer_is_per_ni(void **state)
+{
+	struct sw_world *w = *state;
+	struct conns_want a = { 0, 2, 7 }, b = { 1, 1, 7 };
+	int one = 1, counts[4], npassive;
+
+	w->nis[0].ni.conns_per_peer = 3;
+	w->nis[1].ni.conns_per_peer = 3;
+	start2(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(sw_run_until(w, pred_conns, &a));
+	assert_true(sw_run_until(w, pred_conns, &b));
+	sw_run_for(w, 50);
+	count_types(w, 0, 2, counts, &npassive);
+	assert_int_equal(counts[UL_WIRE_CONN_CONTROL], 1);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_IN], 3);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_OUT], 3);
+	count_types(w, 1, 1, counts, &npassive);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_IN], 3);
+	assert_int_equal(counts[UL_WIRE_CONN_BULK_OUT], 3);
+	assert_int_equal(npassive, 7);
+}
+
+/* Each side's connections carry its own NI's ToS (net add --tos). */
+static void socklnd_tos_is_per_ni(void **state)
+{
+	struct sw_world *w = *state;
+	struct conns_want a = { 0, 2, 3 }, b = { 1, 1, 3 };
+	struct ul_socklnd_conn_info info[4];
+	struct ulnet_nid peer;
+	int one = 1, n;
+
+	w->nis[0].ni.tos = 0x20;
+	w->nis[1].ni.tos = 0x48;
+	start2(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(sw_run_until(w, pred_conns, &a));
+	assert_true(sw_run_until(w, pred_conns, &b));
+	sw_nid(w, 2, &peer);
+	n = ul_socklnd_conns(w->s, &w->nis[0].ni.nid, &peer, info, 4);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(info[i].tos, 0x20);
+	sw_nid(w, 1, &peer);
+	n = ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &peer, info, 4);
+	assert_int_equal(n, 3);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(info[i].tos, 0x48);
+}
+
+static bool pred_rx_on(struct sw_world *w, void *arg)
+{
+	int *want = arg; /* {ni, n} */
+
+	return w->nis[want[0]].nparse >= want[1];
+}
+
+/*
+ * Two nets on one address (tcp and tcp1 on one interface) share its
+ * listener; the acceptor request's NID picks the NI, and the listener
+ * outlives the NI that opened it.
+ */
+static void socklnd_two_nets_share_an_address(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid ni0;
+	int on2[2] = { 2, 1 }, on2b[2] = { 2, 2 }, one = 1, two = 2;
+
+	assert_int_equal(sw_world_start(w), 0);
+	w->nis[2].net_num = 1;
+	w->nis[1].net_num = 1;
+	assert_int_equal(sw_ni_start(w, 0, 1), 0); /* 127.b.1.1@tcp */
+	assert_int_equal(sw_ni_start(w, 2, 1), 0); /* 127.b.1.1@tcp1 */
+	assert_int_equal(sw_ni_start(w, 1, 2), 0); /* 127.b.2.1@tcp1 */
+	ni0 = w->nis[0].ni.nid;
+	assert_int_equal(ul_socklnd_listen_port(w->s, &ni0),
+			 ul_socklnd_listen_port(w->s, &w->nis[2].ni.nid));
+	assert_int_equal(sw_send_put(w, 1, &w->nis[2].ni.nid, 0, 100), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(sw_run_until(w, pred_rx_on, on2));
+	assert_int_equal(w->nis[0].nparse, 0);
+	assert_true(sw_rx_ok(w, 2, 0, 100));
+	assert_int_equal(w->tx_status[0], 0);
+
+	/* The first NI goes; new connections still reach tcp1. */
+	sw_ni_stop(w, 0);
+	sw_ni_stop(w, 1);
+	assert_int_equal(sw_ni_start(w, 1, 2), 0);
+	assert_int_equal(sw_send_put(w, 1, &w->nis[2].ni.nid, 1, 200), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &two));
+	assert_true(sw_run_until(w, pred_rx_on, on2b));
+	assert_true(sw_rx_ok(w, 2, 1, 200));
+	assert_int_equal(w->tx_status[1], 0);
+}
+
 static bool pred_rx_done(struct sw_world *w, void *arg)
 {
 	int *want = arg; /* {ni, n} */
@@ -455,8 +553,11 @@ static void socklnd_send_stall_closes_conn(void **state)
 	struct ulnet_nid peer;
 	int lfd, n = 16, ntimeout = 0;
 
-	w->opts.sock_timeout_sec = 1;
 	start2(w);
+	/* The default 50 s, then what `net set --lnd-timeout 1` sets. */
+	assert_int_equal(ul_socklnd_timeout(w->s), 50);
+	ul_socklnd_ops.set_timeout(w->s, 1);
+	assert_int_equal(ul_socklnd_timeout(w->s), 1);
 	lfd = sw_raw_listen(w, 3);
 	assert_true(lfd >= 0);
 	sw_nid(w, 3, &peer);
@@ -472,7 +573,7 @@ static void socklnd_send_stall_closes_conn(void **state)
 			ntimeout++;
 		}
 	assert_true(ntimeout > 0);
-	assert_true(sw_log_has(w, "no send progress"));
+	assert_true(sw_log_has(w, "no send progress for 1s"));
 }
 
 int main(void)
@@ -505,6 +606,12 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_tx_deadline_while_connecting, setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_conns_per_peer_is_per_ni,
+						setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_tos_is_per_ni, setup,
+						teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_two_nets_share_an_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_send_stall_closes_conn,
 						setup, teardown),
 	};

@@ -8,6 +8,7 @@
 #ifndef ULNETCTL_CTL_H
 #define ULNETCTL_CTL_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ctl/proto.h"
@@ -55,6 +56,13 @@ int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
  * host's interfaces, one net add per matching net.
  */
 int ulnetctl_net_add_ip2net(const char *rules, struct ul_ctl_args *a);
+/*
+ * Expand a NID range list (§4.3) as lnetctl does, IPv4 host names
+ * resolved first ("myhost@tcp"): ul_nidrange_expand()'s results and
+ * errors (peer.c).
+ */
+int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
+			    size_t *count, struct ul_err *err);
 /* A fault op; failures print "failed to <what>: <why>" (fault.c). */
 int ulnetctl_fault_call(uint16_t op, const struct ul_ctl_args *a,
 			const char *what);

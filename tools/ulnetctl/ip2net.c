@@ -104,6 +104,27 @@ static bool rule_takes(const struct rule *r, const struct ul_conf_ifaddr *ifa)
 	return false;
 }
 
+/*
+ * One matching net's add. LNet reports every refusal of an ip2nets rule
+ * (the NI exists, the interface is down, ...) as "cannot setup ip2nets"
+ * with its errno; a socket failure keeps its own words.
+ */
+static int ip2net_add(const struct ul_ctl_args *a)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	int rc;
+
+	rc = ulnetctl_call(UL_CTL_OP_NET_ADD, a, ULNETCTL_CTL_TIMEOUT_MS,
+			   &reply, &err);
+	if (rc)
+		return ulnetctl_d1("add", "net", rc, err.msg);
+	if (reply.rc)
+		rc = ulnetctl_d1("add", "net", reply.rc, "cannot setup ip2nets");
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
 int ulnetctl_net_add_ip2net(const char *rules, struct ul_ctl_args *a)
 {
 	struct ul_conf_ifaddr *ifs = NULL;
@@ -148,7 +169,7 @@ int ulnetctl_net_add_ip2net(const char *rules, struct ul_ctl_args *a)
 			continue;
 		snprintf(a->net, sizeof(a->net), "%s", r[i].net);
 		a->has |= UL_CTL_ARG_NET | UL_CTL_ARG_IFS;
-		rc = ulnetctl_do(UL_CTL_OP_NET_ADD, a, "add", "net", -1);
+		rc = ip2net_add(a);
 		sent++;
 	}
 	if (!rc && !sent)

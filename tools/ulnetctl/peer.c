@@ -106,13 +106,6 @@ static char *item_resolved(char *out, const char *item, size_t len)
 	return out;
 }
 
-/*
- * Expand a NID range list (§4.3) as lnetctl does, host names resolved
- * first ("myhost@tcp"). ul_nidrange_expand()'s results and errors.
- * route.c uses it too (its prototype belongs in ctl.h).
- */
-int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
-			    size_t *count, struct ul_err *err);
 int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
 			    size_t *count, struct ul_err *err)
 {

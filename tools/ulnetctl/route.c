@@ -17,10 +17,6 @@
 #include "cmd.h"
 #include "ctl.h"
 
-/* peer.c: a NID range list expanded, host names resolved (§4.3). */
-int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
-			    size_t *count, struct ul_err *err);
-
 /* lnetctl's stdout line for missing options, with status 234. */
 static int missing(bool has_net, bool has_gw)
 {
