@@ -17,16 +17,6 @@ cli_daemon f 'net:
     local NI(s):
       - nid: 127.1.4.1@tcp' --cpts 2
 
-check() { # name regex: a stdout line matches
-	if grep -Eq "$2" "$TMP/out"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$2' in:"
-		cat "$TMP/out"
-		failed=$((failed + 1))
-	fi
-}
-
 expect show_none 0 "" "" -- $u fault drop show
 expect show_none_delay 0 "" "" -- $u fault delay show
 

@@ -20,23 +20,6 @@ conf() { # n
 cli_daemon g2 "$(conf 2)" --cpts 2
 cli_daemon g1 "$(conf 1)" --cpts 2
 
-# d2 OP ENTITY ERRNO DESCR: lnetctl's cYAML error tree (lnetctl.md §2.5).
-d2() {
-	printf '%s:\n    - %s:\n          errno: %s\n          descr: %s' \
-		"$1" "$2" "$3" "$4"
-}
-
-# check NAME REGEX: the last command's stdout has a line matching REGEX.
-check() {
-	if grep -Eq "$2" "$TMP/out"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$2' in:"
-		cat "$TMP/out"
-		failed=$((failed + 1))
-	fi
-}
-
 # --- global show: defaults, extra words ignored ---------------------------
 expect global_default 0 @global/show_default.yaml "" -- $u global show
 expect global_extra_words 0 @global/show_default.yaml "" -- \

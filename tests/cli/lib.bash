@@ -12,6 +12,32 @@ trap 'rm -rf "$TMP"' EXIT
 passed=0
 failed=0
 
+# check NAME REGEX [FILE]: FILE (default: the last command's stdout) has a
+# line matching the extended REGEX.
+check() {
+	local file=${3:-$TMP/out}
+
+	if grep -Eq "$2" "$file"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL $1: no line matches '$2' in:"
+		cat "$file"
+		failed=$((failed + 1))
+	fi
+}
+
+# d1 OP OBJECT ERRNO DESCR: lnetctl's D1 error YAML ("OP: - OBJECT:").
+d1() {
+	printf -- '---\n%s:\n-     %s:\n      errno: %s\n      descr: ! "%s"\n...' \
+		"$1" "$2" "$3" "$4"
+}
+
+# d2 OP ENTITY ERRNO DESCR: one cYAML (D2) error entry.
+d2() {
+	printf '%s:\n    - %s:\n          errno: %s\n          descr: %s' \
+		"$1" "$2" "$3" "$4"
+}
+
 # expect NAME STATUS STDOUT STDERR -- COMMAND...
 # STDOUT and STDERR are the exact texts (a trailing newline is implied
 # when the text is not empty); "@file" means the contents of

@@ -19,29 +19,6 @@ conf='net:
       - nid: 127.1.6.1@tcp1'
 cli_daemon l "$conf" --cpts 2
 
-# d1 OP OBJECT ERRNO DESCR: lnetctl's D1 error YAML.
-d1() {
-	printf -- '---\n%s:\n-     %s:\n      errno: %s\n      descr: ! "%s"\n...' \
-		"$1" "$2" "$3" "$4"
-}
-
-# d2 OP ENTITY ERRNO DESCR: one cYAML error entry.
-d2() {
-	printf '%s:\n    - %s:\n          errno: %s\n          descr: %s' \
-		"$1" "$2" "$3" "$4"
-}
-
-# check NAME FILE REGEX: FILE has a line matching REGEX.
-check() {
-	if grep -Eq "$3" "$2"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$3' in:"
-		cat "$2"
-		failed=$((failed + 1))
-	fi
-}
-
 # --- cpt-of-nid (engine B) --------------------------------------------
 # 1 the sum of the NID's 8 bytes mod 2 CPTs: tcp = 0x00020000,
 # tcp1 = 0x00020001, lo = 0x00090000, gni = 0x000d0000.
@@ -71,8 +48,8 @@ expect rec_peer 0 @lnet/recovery_peer.yaml "" -- $u debug recovery -l --peer
 expect rec_local 0 "" "" -- $u debug recovery -p -l
 # 5 debug peer: the peer's state goes to the daemon's log.
 expect dbg_peer 0 "" "" -- $u debug peer --nid 127.1.1.51@tcp
-check dbg_peer_log "$TMP/l.log" \
-	'peer 127.1.1.50@tcp: ni 127.1.1.51@tcp health 300'
+check dbg_peer_log 'peer 127.1.1.50@tcp: ni 127.1.1.51@tcp health 300' \
+	"$TMP/l.log"
 expect dbg_peer_none 234 "" "$(d2 debug peer -22 '--nid must be specified')" \
 	-- $u debug peer
 expect dbg_peer_bad 234 "" \
@@ -133,14 +110,15 @@ expect dup_down 234 "" "$(d1 show net -100 'LNet stack down')" -- \
 	$u net show
 rm -f "$TMP/l.yaml"
 expect configure_missing 254 "" "*" -- $u lnet configure --all
-check configure_missing_err "$TMP/err" \
-	'descr: ! "LNet configure error: cannot open .*l.yaml.: No such file'
+check configure_missing_err \
+	'descr: ! "LNet configure error: cannot open .*l.yaml.: No such file' \
+	"$TMP/err"
 printf '%s\n' "$conf" >"$TMP/l.yaml"
 expect configure_all_back 0 "" "" -- $u lnet configure --all
 expect conf_nets_back 0 @lnet/show_conf.yaml "" -- $u net show
 # 13 help.
 expect configure_help 1 "*" "" -- $u lnet configure -h
-check configure_help_all "$TMP/out" '^	--all: '
-check configure_help_large "$TMP/out" '^	--large: '
+check configure_help_all '^	--all: ' "$TMP/out"
+check configure_help_large '^	--large: ' "$TMP/out"
 
 finish

@@ -16,29 +16,6 @@ cli_daemon n 'net:
     local NI(s):
       - nid: 127.1.1.1@tcp' --cpts 2
 
-# check NAME REGEX: the last command's stdout has a line matching REGEX.
-check() {
-	if grep -Eq "$2" "$TMP/out"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$2' in:"
-		cat "$TMP/out"
-		failed=$((failed + 1))
-	fi
-}
-
-# d1 OP ERRNO DESCR: lnetctl's D1 error YAML for "OP: - net:".
-d1() {
-	printf -- '---\n%s:\n-     net:\n      errno: %s\n      descr: ! "%s"\n...' \
-		"$1" "$2" "$3"
-}
-
-# d2 OP ENTITY ERRNO DESCR: one cYAML error entry.
-d2() {
-	printf '%s:\n    - %s:\n          errno: %s\n          descr: %s' \
-		"$1" "$2" "$3" "$4"
-}
-
 # --- help -----------------------------------------------------------
 # 1 every option of net add / del / set is in its help, as "\t--opt: ".
 expect add_help 1 "*" "" -- $u net add -h
@@ -77,25 +54,25 @@ expect show_v2 0 @net/show_v2.yaml "" -- $u net show --net tcp5 -v 2
 
 # --- net add: server errors (D1 add/net, exit 234) ---------------------
 # 6 the errors table of lnetctl.md §6.1.
-expect add_exists 234 "" "$(d1 add -17 'cannot add LNet NI')" -- \
+expect add_exists 234 "" "$(d1 add net -17 'cannot add LNet NI')" -- \
 	$u net add --nid 127.1.1.2@tcp
-expect add_if_exists 234 "" "$(d1 add -17 'cannot add LNet NI')" -- \
+expect add_if_exists 234 "" "$(d1 add net -17 'cannot add LNet NI')" -- \
 	$u net add --net tcp5 --if lo
-expect add_bad_net 234 "" "$(d1 add -2 'cannot parse net')" -- \
+expect add_bad_net 234 "" "$(d1 add net -2 'cannot parse net')" -- \
 	$u net add --net foo --if lo
-expect add_lo 234 "" "$(d1 add -19 'setting @lo not allowed')" -- \
+expect add_lo 234 "" "$(d1 add net -19 'setting @lo not allowed')" -- \
 	$u net add --net lo --if lo
-expect add_lo_nid 234 "" "$(d1 add -19 'setting @lo not allowed')" -- \
+expect add_lo_nid 234 "" "$(d1 add net -19 'setting @lo not allowed')" -- \
 	$u net add --nid 0@lo
-expect add_no_if 234 "" "$(d1 add -19 'cannot add LNet NI')" -- \
+expect add_no_if 234 "" "$(d1 add net -19 'cannot add LNet NI')" -- \
 	$u net add --net tcp6 --if nosuch0
-expect add_cpt 234 "" "$(d1 add -34 'invalid CPT value')" -- \
+expect add_cpt 234 "" "$(d1 add net -34 'invalid CPT value')" -- \
 	$u net add --net tcp6 --if lo --cpt '[0,2]'
-expect add_if_cpt 234 "" "$(d1 add -34 'invalid CPT value')" -- \
+expect add_if_cpt 234 "" "$(d1 add net -34 'invalid CPT value')" -- \
 	$u net add --net tcp6 --if 'lo[3]'
 # 7 a net reached through a route cannot get a local NI.
 expect route_add 0 "" "" -- $u route add --net tcp7 --gateway 127.1.1.60@tcp
-expect add_routed 234 "" "$(d1 add -87 'cannot add LNet NI')" -- \
+expect add_routed 234 "" "$(d1 add net -87 'cannot add LNet NI')" -- \
 	$u net add --nid 127.1.6.9@tcp7
 expect route_del 0 "" "" -- $u route del --net tcp7 --gateway 127.1.1.60@tcp
 
@@ -124,27 +101,27 @@ expect add_bad_ifs 234 "" "$(d2 ni add -1 'bad interface list')" -- \
 expect add_unknown 0 "*" "*" -- $u net add --nid 127.1.6.5@tcp1 --bogus
 check add_unknown_help '^net add: '
 # 10 --ip2net: a rule no local address matches.
-expect add_ip2net_none 234 "" "$(d1 add -2 'cannot setup ip2nets')" -- \
+expect add_ip2net_none 234 "" "$(d1 add net -2 'cannot setup ip2nets')" -- \
 	$u net add --ip2net 'tcp6 10.255.255.254'
 # a rule that matches lo, then again: the NI exists, and LNet says so in
 # the ip2nets words with its errno.
 expect add_ip2net_lo 0 "" "" -- $u net add --ip2net 'tcp6(lo) 127.0.0.1'
-expect add_ip2net_exists 234 "" "$(d1 add -17 'cannot setup ip2nets')" -- \
+expect add_ip2net_exists 234 "" "$(d1 add net -17 'cannot setup ip2nets')" -- \
 	$u net add --ip2net 'tcp6(lo) 127.0.0.1'
 expect del_ip2net_lo 0 "" "" -- $u net del --net tcp6
 expect show_unchanged 0 @net/show_v0.yaml "" -- $u net show
 
 # --- net del ----------------------------------------------------------
 # 11 the errors table of lnetctl.md §6.2.
-expect del_no_net 234 "" "$(d1 del -22 'cannot del network')" -- \
+expect del_no_net 234 "" "$(d1 del net -22 'cannot del network')" -- \
 	$u net del --net tcp9
-expect del_lo 234 "" "$(d1 del -19 'setting @lo not allowed')" -- \
+expect del_lo 234 "" "$(d1 del net -19 'setting @lo not allowed')" -- \
 	$u net del --net lo
-expect del_if_no_net 234 "" "$(d1 del -19 "LNet net doesn't exist")" -- \
+expect del_if_no_net 234 "" "$(d1 del net -19 "LNet net doesn't exist")" -- \
 	$u net del --net tcp9 --if lo
-expect del_if_missing 234 "" "$(d1 del -19 'cannot del LNet NI')" -- \
+expect del_if_missing 234 "" "$(d1 del net -19 'cannot del LNet NI')" -- \
 	$u net del --net tcp --if lo
-expect del_nid_missing 234 "" "$(d1 del -2 'cannot del LNet NI')" -- \
+expect del_nid_missing 234 "" "$(d1 del net -2 'cannot del LNet NI')" -- \
 	$u net del --nid 127.1.1.9@tcp
 expect del_bad_nids 234 "" "$(d2 ni del -1 'bad NID list')" -- \
 	$u net del --nid foo
@@ -228,7 +205,7 @@ expect show_set_again 0 @net/show_set.yaml "" -- $u net show -v
 # 19 past lnet_interfaces_max the request fails (its earlier NIs stay).
 expect set_max 0 "" "" -- $u set max_interfaces 16
 expect add_too_many 234 "" \
-	"$(d1 add -28 'too many NIs, check lnet_interfaces_max')" -- \
+	"$(d1 add net -28 'too many NIs, check lnet_interfaces_max')" -- \
 	$u net add --nid "$(seq -s, -f '127.1.6.%g@tcp2' 10 30)"
 
 finish

@@ -18,17 +18,6 @@ cli_daemon p 'net:
     local NI(s):
       - nid: 127.1.3.1@tcp1' --cpts 2
 
-# check NAME REGEX: the last command's stdout has a line matching REGEX.
-check() {
-	if grep -Eq "$2" "$TMP/out"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$2' in:"
-		cat "$TMP/out"
-		failed=$((failed + 1))
-	fi
-}
-
 # --- empty table, help ------------------------------------------------
 # 1 peer list with no peer prints nothing (not lnetctl's emitter error).
 expect list_empty 0 "" "" -- $u peer list

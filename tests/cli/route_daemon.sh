@@ -19,17 +19,6 @@ cli_daemon r 'net:
     local NI(s):
       - nid: 127.1.3.1@tcp1' --cpts 2
 
-# check NAME REGEX: the last command's stdout has a line matching REGEX.
-check() {
-	if grep -Eq "$2" "$TMP/out"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$2' in:"
-		cat "$TMP/out"
-		failed=$((failed + 1))
-	fi
-}
-
 # The items of an engine-A sequence sorted: routes to one net are kept
 # in a random order (as LNet inserts them), the rest is fixed.
 items_sorted() {

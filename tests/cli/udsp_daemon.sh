@@ -18,21 +18,6 @@ cli_daemon u 'net:
     local NI(s):
       - nid: 127.1.4.11@tcp1' --cpts 2
 
-d2() { # op errno descr
-	printf '%s:\n    - udsp:\n          errno: %s\n          descr: %s' \
-		"$1" "$2" "$3"
-}
-
-check() { # name regex: a stdout line matches
-	if grep -Eq "$2" "$TMP/out"; then
-		passed=$((passed + 1))
-	else
-		echo "FAIL $1: no line matches '$2' in:"
-		cat "$TMP/out"
-		failed=$((failed + 1))
-	fi
-}
-
 expect show_none 0 "" "" -- $u udsp show
 
 # --- add, insertion, show ----------------------------------------------------
@@ -68,10 +53,10 @@ check add_bad_opt '^udsp add: '
 expect add_help 1 "*" "" -- $u udsp add -h
 check add_help '^	--src: '
 expect add_src_rte 234 "" \
-	"$(d2 add -22 '"src and rte cannot be combined"')" -- \
+	"$(d2 add udsp -22 '"src and rte cannot be combined"')" -- \
 	$u udsp add --src tcp --rte 127.1.4.40@tcp1
 expect add_all_three 234 "" \
-	"$(d2 add -22 '"The combination of src, dst and rte is not supported"')" \
+	"$(d2 add udsp -22 '"The combination of src, dst and rte is not supported"')" \
 	-- $u udsp add --src tcp --dst tcp1 --rte 127.1.4.40@tcp1
 expect add_bad_src 234 "" "*" -- $u udsp add --src 'bad[net'
 grep -q 'descr: "failed to parse src parameter' "$TMP/err" &&
@@ -85,7 +70,7 @@ expect add_neg_idx 234 'Invalid index "-1"' "" -- \
 	$u udsp add --src tcp --idx -1
 # Quirk: a refused add exits with the positive errno.
 expect add_dup 114 "" \
-	"$(d2 add 114 '"cannot add udsp: Operation already in progress"')" -- \
+	"$(d2 add udsp 114 '"cannot add udsp: Operation already in progress"')" -- \
 	$u udsp add --src tcp --priority 1
 expect show_unchanged 0 @udsp/show_all.yaml "" -- $u udsp show
 
@@ -97,7 +82,7 @@ expect del_bad_idx 234 'Invalid index "1x"' "" -- $u udsp del --idx 1x
 expect del_bad_opt 0 "*" "*" -- $u udsp del --bogus
 check del_bad_opt '^udsp del: '
 expect del_unknown 255 "" \
-	"$(d2 add -1 '"cannot del udsp: No such file or directory"')" -- \
+	"$(d2 add udsp -1 '"cannot del udsp: No such file or directory"')" -- \
 	$u udsp del --idx 9
 # deleting 1 moves the later rules up
 expect del_idx1 0 "" "" -- $u udsp del --idx 1
@@ -110,7 +95,7 @@ expect add_again 0 "" "" -- $u udsp add -s tcp -p 2
 expect del_all 0 "" "" -- $u udsp del -a
 expect show_empty2 0 "" "" -- $u udsp show
 expect del_empty 255 "" \
-	"$(d2 add -1 '"cannot del udsp: No such file or directory"')" -- \
+	"$(d2 add udsp -1 '"cannot del udsp: No such file or directory"')" -- \
 	$u udsp del --idx 0
 
 # --- no daemon -----------------------------------------------------------------
