@@ -169,6 +169,26 @@ static bool int_arg(const char *s, long *out)
 	return !errno && end != s && !*end;
 }
 
+/* lnetctl's refusal of a --conns-per-peer value (add and set alike). */
+#define CPP_INVALID "invalid conns-per-peer value (valid range 0-127)"
+
+/*
+ * --conns-per-peer: false for a value lnetctl refuses (unparsable, above
+ * 127); a negative one is accepted and changes nothing (lnetctl.md §6.4).
+ */
+static bool cpp_arg(const char *s, struct ul_ctl_args *a)
+{
+	long v;
+
+	if (!int_arg(s, &v) || v > 127)
+		return false;
+	if (v >= 0) {
+		a->conns_per_peer = (int32_t)v;
+		a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+	}
+	return true;
+}
+
 static int net_add(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -249,15 +269,9 @@ static int net_add(int argc, char **argv)
 			cpt = NULL;
 			break;
 		case 'm':
-			if (!int_arg(optarg, &v) || v > 127) {
-				rc = ni_add_failed(-1, "invalid conns-per-peer "
-						       "value (valid range "
-						       "0-127)");
+			if (!cpp_arg(optarg, a)) {
+				rc = ni_add_failed(-1, CPP_INVALID);
 				goto out;
-			}
-			if (v >= 0) {
-				a->conns_per_peer = (int32_t)v;
-				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
 			}
 			break;
 		case 'S':
@@ -480,17 +494,9 @@ static int net_set(int argc, char **argv)
 			a->has |= UL_CTL_ARG_LND_TIMEOUT;
 			break;
 		case 'm':
-			if (!int_arg(optarg, &v) || v > 127) {
-				rc = net_set_failed(-1,
-						    "invalid conns-per-peer "
-						    "value (valid range "
-						    "0-127)");
+			if (!cpp_arg(optarg, a)) {
+				rc = net_set_failed(-1, CPP_INVALID);
 				goto out;
-			}
-			/* Negative: a no-op (lnetctl.md §6.4). */
-			if (v >= 0) {
-				a->conns_per_peer = (int32_t)v;
-				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
 			}
 			break;
 		case 'n':
