@@ -808,47 +808,48 @@ static int import_udsp(struct import *im)
 	return rc;
 }
 
-/* --show of one net: `net show --net NET -v 4` (with its udsp info). */
-static int show_net(uint32_t net)
+/* A typed show request for --show, printed as the show command prints it. */
+static int show_call(const struct ul_ctl_req *req, const char *object,
+		     int (*print)(FILE *, const struct ul_ctl_reply *,
+				  uint32_t),
+		     uint32_t level)
 {
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply reply;
-	struct ul_ctl_req req;
 	int rc;
+
+	rc = ulnetctl_ctl_call(req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (rc)
+		return ulnetctl_d1("show", object, rc, err.msg);
+	rc = reply.rc ? ulnetctl_d1("show", object, reply.rc, reply.err_msg)
+		      : print(stdout, &reply, level);
+	ul_ctl_reply_fini(&reply);
+	return rc;
+}
+
+/* --show of one net: `net show --net NET -v 4` (with its udsp info). */
+static int show_net(uint32_t net)
+{
+	struct ul_ctl_req req;
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_NET_SHOW;
 	req.net_show.has_net = true;
 	req.net_show.verbose = 4;
 	ulnet_net_format(net, req.net_show.net, sizeof(req.net_show.net));
-	rc = ulnetctl_ctl_call(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
-	if (rc)
-		return ulnetctl_d1("show", "net", rc, err.msg);
-	rc = reply.rc ? ulnetctl_d1("show", "net", reply.rc, reply.err_msg)
-		      : ul_show_yaml_net(stdout, &reply, 4);
-	ul_ctl_reply_fini(&reply);
-	return rc;
+	return show_call(&req, "net", ul_show_yaml_net, 4);
 }
 
 /* --show of one peer: `peer show --nid PRIMARY`. */
 static int show_peer(struct ulnet_nid nid)
 {
-	struct ul_err err = { 0 };
-	struct ul_ctl_reply reply;
 	struct ul_ctl_req req;
-	int rc;
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_PEER_SHOW;
 	req.peer_show.has_nid = true;
 	req.peer_show.nid = nid;
-	rc = ulnetctl_ctl_call(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
-	if (rc)
-		return ulnetctl_d1("show", "peer", rc, err.msg);
-	rc = reply.rc ? ulnetctl_d1("show", "peer", reply.rc, reply.err_msg)
-		      : ul_show_yaml_peer(stdout, &reply, 0);
-	ul_ctl_reply_fini(&reply);
-	return rc;
+	return show_call(&req, "peer", ul_show_yaml_peer, 0);
 }
 
 /*
