@@ -86,8 +86,7 @@ static const struct ul_lnd *find_lnd(const struct ul_node *n, uint32_t type)
 	return NULL;
 }
 
-int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type,
-			    uint32_t sec)
+int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type, uint32_t sec)
 {
 	const struct ul_lnd *lnd = find_lnd(n, lnd_type);
 

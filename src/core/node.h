@@ -63,8 +63,7 @@ int ul_node_register_lnd(struct ul_node *n, const struct ul_lnd *lnd);
  * its optional set_timeout op. 0, or -EOPNOTSUPP when that LND has none
  * or no LND serves the type.
  */
-int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type,
-			    uint32_t sec);
+int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type, uint32_t sec);
 /* That LND's timeout in force (seconds), or -EOPNOTSUPP. */
 int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type);
 

@@ -198,12 +198,11 @@ int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err)
 
 	if (o->accept == ULNET_ACCEPT_NONE)
 		return 0;
-	rc = listener_get(ni->s, ni->ip, o->accept_port, &ni->listener[0],
-			  err);
+	rc = listener_get(ni->s, ni->ip, o->accept_port, &ni->listener[0], err);
 	if (rc < 0 || o->accept_port_bulk == o->accept_port)
 		return rc;
-	rc = listener_get(ni->s, ni->ip, o->accept_port_bulk,
-			  &ni->listener[1], err);
+	rc = listener_get(ni->s, ni->ip, o->accept_port_bulk, &ni->listener[1],
+			  err);
 	if (rc < 0)
 		sock_acceptor_stop(ni);
 	return rc;

@@ -397,8 +397,7 @@ int sock_conn_connect(struct sock_peer *peer, uint32_t ctype)
 				     ? s->opts.accept_port
 				     : s->opts.accept_port_bulk);
 	rc = active_socket(ni, &dst, &fd);
-	conn = sock_conn_alloc(ni, fd, false,
-			       s->timeout_sec * SOCK_NS_PER_SEC);
+	conn = sock_conn_alloc(ni, fd, false, s->timeout_sec * SOCK_NS_PER_SEC);
 	if (!conn) {
 		if (fd >= 0)
 			close(fd);

@@ -67,10 +67,10 @@ struct sock_listener {
 struct ul_socklnd {
 	struct ul_loop *loop;
 	struct ul_socklnd_opts opts;
-	struct ul_list nis;	 /* struct sock_ni.link */
-	struct ul_list flush;	 /* conns with output to try: flush_link */
-	struct ul_list done;	 /* struct sock_tx to complete: link */
-	struct ul_list zombies;	 /* closed conns to free: link */
+	struct ul_list nis;	  /* struct sock_ni.link */
+	struct ul_list flush;	  /* conns with output to try: flush_link */
+	struct ul_list done;	  /* struct sock_tx to complete: link */
+	struct ul_list zombies;	  /* closed conns to free: link */
 	struct ul_list listeners; /* struct sock_listener.link */
 	/* Stall timeout of established conns (net set --lnd-timeout). */
 	unsigned int timeout_sec;

@@ -53,8 +53,8 @@ struct sw_ni {
 	struct sw_rx rx[SW_MAX_RX];
 	int nparse;
 	int nrx_done;
-	int parse_rc;  /* returned by parse for the next messages */
-	int drop_next; /* messages still to drop (mlen 0) */
+	int parse_rc;	  /* returned by parse for the next messages */
+	int drop_next;	  /* messages still to drop (mlen 0) */
 	uint16_t net_num; /* sw_ni_start() puts the NI on tcp<net_num> */
 };
 

@@ -606,8 +606,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_tx_deadline_while_connecting, setup, teardown),
-		cmocka_unit_test_setup_teardown(socklnd_conns_per_peer_is_per_ni,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_conns_per_peer_is_per_ni, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_tos_is_per_ni, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(

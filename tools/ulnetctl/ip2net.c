@@ -120,7 +120,8 @@ static int ip2net_add(const struct ul_ctl_args *a)
 	if (rc)
 		return ulnetctl_d1("add", "net", rc, err.msg);
 	if (reply.rc)
-		rc = ulnetctl_d1("add", "net", reply.rc, "cannot setup ip2nets");
+		rc = ulnetctl_d1("add", "net", reply.rc,
+				 "cannot setup ip2nets");
 	ul_ctl_reply_fini(&reply);
 	return rc;
 }
