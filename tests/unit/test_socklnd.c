@@ -81,6 +81,22 @@ static bool pred_conns(struct sw_world *w, void *arg)
 	       cw->n;
 }
 
+/*
+ * Start NIs 0 and 1, send one PUT from 0 to 1 and run until it is done
+ * and each side holds n connections toward the other.
+ */
+static void put_and_connect(struct sw_world *w, int n)
+{
+	struct conns_want a = { 0, 2, n }, b = { 1, 1, n };
+	int one = 1;
+
+	start2(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(sw_run_until(w, pred_conns, &a));
+	assert_true(sw_run_until(w, pred_conns, &b));
+}
+
 static void count_types(struct sw_world *w, int ni, int peer_k, int counts[4],
 			int *npassive)
 {
@@ -103,14 +119,9 @@ static void count_types(struct sw_world *w, int ni, int peer_k, int counts[4],
 static void socklnd_handshake_opens_typed_conns(void **state)
 {
 	struct sw_world *w = *state;
-	struct conns_want a = { 0, 2, 3 }, b = { 1, 1, 3 };
-	int one = 1, counts[4], npassive;
+	int counts[4], npassive;
 
-	start2(w);
-	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
-	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
-	assert_true(sw_run_until(w, pred_conns, &a));
-	assert_true(sw_run_until(w, pred_conns, &b));
+	put_and_connect(w, 3);
 	sw_run_for(w, 50);
 
 	/* A opened CONTROL, BULK_IN, BULK_OUT; B sees their inverses. */
@@ -136,16 +147,11 @@ static void socklnd_handshake_opens_typed_conns(void **state)
 static void socklnd_conns_per_peer_is_per_ni(void **state)
 {
 	struct sw_world *w = *state;
-	struct conns_want a = { 0, 2, 7 }, b = { 1, 1, 7 };
-	int one = 1, counts[4], npassive;
+	int counts[4], npassive;
 
 	w->nis[0].ni.conns_per_peer = 3;
 	w->nis[1].ni.conns_per_peer = 3;
-	start2(w);
-	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
-	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
-	assert_true(sw_run_until(w, pred_conns, &a));
-	assert_true(sw_run_until(w, pred_conns, &b));
+	put_and_connect(w, 7);
 	sw_run_for(w, 50);
 	count_types(w, 0, 2, counts, &npassive);
 	assert_int_equal(counts[UL_WIRE_CONN_CONTROL], 1);
@@ -161,18 +167,13 @@ static void socklnd_conns_per_peer_is_per_ni(void **state)
 static void socklnd_tos_is_per_ni(void **state)
 {
 	struct sw_world *w = *state;
-	struct conns_want a = { 0, 2, 3 }, b = { 1, 1, 3 };
 	struct ul_socklnd_conn_info info[4];
 	struct ulnet_nid peer;
-	int one = 1, n;
+	int n;
 
 	w->nis[0].ni.tos = 0x20;
 	w->nis[1].ni.tos = 0x48;
-	start2(w);
-	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
-	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
-	assert_true(sw_run_until(w, pred_conns, &a));
-	assert_true(sw_run_until(w, pred_conns, &b));
+	put_and_connect(w, 3);
 	sw_nid(w, 2, &peer);
 	n = ul_socklnd_conns(w->s, &w->nis[0].ni.nid, &peer, info, 4);
 	assert_int_equal(n, 3);
