@@ -52,14 +52,22 @@ void ul_msg_free(struct ul_node *n, struct ul_msg *m)
 	n->core->counters.msgs_alloc--;
 }
 
-uint64_t ul_msg_deadline(const struct ul_node *n)
+uint64_t ul_msg_deadline(struct ul_node *n, const struct ul_ni *ni)
 {
+	const struct ul_tunables *t = &n->core->tun;
+	int lndt = ul_node_lnd_timeout(n, ni->nid.nid_type);
+	uint64_t sec;
+
 	/*
-	 * No LND here exposes its own timeout, so the deadline is the
-	 * transaction timeout (health.md §3, the "else" branch).
+	 * health.md §3: an LND with a timeout of its own gives each attempt
+	 * that timeout once per try, plus a second; else the transaction
+	 * timeout.
 	 */
-	return n->opts.timers->now_ns +
-	       (uint64_t)n->core->tun.transaction_timeout * NSEC_PER_SEC;
+	if (lndt > 0)
+		sec = (uint64_t)lndt * (t->retry_count + 1) + 1;
+	else
+		sec = t->transaction_timeout;
+	return n->opts.timers->now_ns + sec * NSEC_PER_SEC;
 }
 
 struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
@@ -154,7 +162,7 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 	if (lpni)
 		ul_peer_ni_get(lpni);
 	m->tx.target_pid = hdr->dest_pid;
-	m->deadline_ns = ul_msg_deadline(n);
+	m->deadline_ns = ul_msg_deadline(n, m->ni);
 	m->tx.deadline_ns = m->deadline_ns;
 	m->is_tx = true;
 	m->is_committed = true;

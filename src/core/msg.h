@@ -172,8 +172,8 @@ void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
 void ul_msg_send_ack(struct ul_node *n, struct ul_msg *put);
 /* The MD received its answer: forget its response tracker. */
 void ul_msg_rspt_detach(struct ul_node *n, struct ul_md *md);
-/* Deadline of a message committed now (health.md §3). */
-uint64_t ul_msg_deadline(const struct ul_node *n);
+/* Deadline of a message committed to ni now (health.md §3). */
+uint64_t ul_msg_deadline(struct ul_node *n, const struct ul_ni *ni);
 
 /* Fail every message queued on nni (its NI is stopping). */
 void ul_msg_fail_ni_queue(struct ul_node *n, struct ul_node_ni *nni,

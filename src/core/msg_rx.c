@@ -258,7 +258,7 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 	if (lpni)
 		ul_peer_ni_get(lpni);
 	m->is_committed = true;
-	m->deadline_ns = ul_msg_deadline(n);
+	m->deadline_ns = ul_msg_deadline(n, ni);
 	if (hdr->type == UL_WIRE_MSG_PUT || hdr->type == UL_WIRE_MSG_GET)
 		is_ok = match_request(n, m, &initiator);
 	else

@@ -163,12 +163,28 @@ static void mock_link_change(struct ul_lnd_ni *lni, bool is_up)
 	mi->f->nlink_change++;
 }
 
+static void mock_set_timeout(void *ctx, uint32_t sec)
+{
+	struct mock_fabric *f = ctx;
+
+	f->timeout_sec = sec;
+}
+
+static uint32_t mock_get_timeout(void *ctx)
+{
+	const struct mock_fabric *f = ctx;
+
+	return f->timeout_sec;
+}
+
 static const struct ul_lnd_ops mock_ops = {
 	.name = "mocklnd",
 	.startup = mock_startup,
 	.shutdown = mock_shutdown,
 	.send = mock_send,
 	.link_change = mock_link_change,
+	.set_timeout = mock_set_timeout,
+	.get_timeout = mock_get_timeout,
 };
 
 static void log_line(void *ctx, const char *line)

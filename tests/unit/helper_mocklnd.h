@@ -34,6 +34,7 @@ struct mock_fabric {
 	enum ul_hstatus fail_hstatus; /* ... and this health status */
 	bool is_drop;		      /* sends complete OK, nothing arrives */
 	bool is_hold;		      /* sends wait for mock_release() */
+	uint32_t timeout_sec;	      /* the LND's timeout (set/get ops) */
 	uint32_t in_flight;	      /* sends not yet completed */
 	uint32_t max_in_flight;
 	uint32_t nsent;	     /* ops->send calls accepted */

@@ -676,6 +676,44 @@ static void queued_past_its_deadline_times_out(void **state)
 	assert_int_equal(info.healthv, 1000); /* late: no health change */
 }
 
+/*
+ * health.md §3: an LND with a timeout of T seconds gives each attempt
+ * T * (retry_count + 1) + 1 seconds (10 s and 2 retries: 31 s), not the
+ * transaction timeout.
+ */
+static void lnd_timeout_sets_the_deadline(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 1, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	assert_int_equal(ul_node_lnd_set_timeout(a, ULNET_LND_SOCK, 10), 0);
+	assert_int_equal(ul_node_lnd_timeout(a, ULNET_LND_SOCK), 10);
+	h = mock_bind(a, x->buf[0], 10, ULNET_MD_NO_TRACK_RESPONSE,
+		      ULNET_MD_THRESH_INF, ULNET_RETAIN, &x->r[0]);
+	/* One peer credit: the second PUT waits behind the first. */
+	for (int round = 0; round < 2; round++) {
+		x->f.is_hold = true;
+		for (int i = 0; i < 2; i++)
+			assert_int_equal(ul_node_put(a, NULL, h,
+						     ULNET_NOACK_REQ, &to, 4, 1,
+						     0, 0),
+					 0);
+		/* Released 1 s before the deadline, then 1 s after it. */
+		mock_run(&x->f, (round ? 32 : 30) * SEC);
+		mock_release(&x->f);
+		mock_run(&x->f, 1000);
+	}
+	assert_int_equal(x->r[0].n, 4);
+	assert_int_equal(x->r[0].ev[0].status, 0);
+	assert_int_equal(x->r[0].ev[1].status, 0);
+	assert_int_equal(x->r[0].ev[2].status, 0);
+	assert_int_equal(x->r[0].ev[3].status, -ETIMEDOUT);
+	assert_int_equal(x->f.nsent, 3);
+}
+
 static void success_restores_health(void **state)
 {
 	struct fx *x = *state;
@@ -792,6 +830,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			queued_past_its_deadline_times_out, fx_setup,
 			fx_teardown),
+		cmocka_unit_test_setup_teardown(lnd_timeout_sets_the_deadline,
+						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(success_restores_health,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(
