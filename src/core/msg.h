@@ -103,6 +103,7 @@ struct ul_msg {
 	bool has_peer_credit;
 	bool is_committed;	 /* handed to (or taken from) an NI */
 	bool want_ack;		 /* rx PUT: send an ACK when done */
+	int rx_status;		 /* rx: failed once matched (-ENOMEM) */
 	struct ul_node_ni *nni;	 /* tx or rx NI; NULL before commit */
 	struct ul_ni *ni;	 /* holds a reference once committed */
 	struct ul_peer_ni *lpni; /* next hop / sender; reference; NULL lo */

@@ -123,8 +123,14 @@ static bool match_request(struct ul_node *n, struct ul_msg *m,
 				hdr->msg.put.ack_wmd.wh_object_cookie ==
 					UL_WIRE_HANDLE_COOKIE_NONE) &&
 			      !(md->options & ULNET_MD_ACK_DISABLE);
+		/*
+		 * The match has used the MD (threshold, offset, maybe its
+		 * unlink): the PUT must end in its event. Without memory to
+		 * describe the fragments, the payload is skipped and the
+		 * event fails, as LNet finalizes a receive that failed.
+		 */
 		if (set_rx_iov(m, md, offset, mlen))
-			return false;
+			m->rx_status = -ENOMEM;
 	} else {
 		ev->rlength = req.rlength;
 	}
@@ -264,11 +270,7 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 	else
 		is_ok = match_response(n, m);
 	if (!is_ok) {
-		if (m->md) {
-			/* Matched but could not be set up: give it back. */
-			m->md->nmsgs--;
-			m->md = NULL;
-		}
+		/* Nothing was attached: a match always ends in an event. */
 		ul_msg_free(n, m);
 		return drop_rx(n, ni, lpni, hdr, from_nid,
 			       "no match or stale handle");
@@ -372,7 +374,10 @@ static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 		ul_node_log(n, UL_D_ERROR, "rx_done for a message not in rx");
 		return;
 	}
-	if (status)
+	if (!status && m->rx_status)
+		/* Our own failure (no memory): no one's health. */
+		ul_msg_finalize(n, m, m->rx_status, UL_HSTATUS_OK);
+	else if (status)
 		/* An NI being stopped is no fault of the peer's. */
 		ul_msg_finalize(n, m, status,
 				status == -ESHUTDOWN ? UL_HSTATUS_OK
