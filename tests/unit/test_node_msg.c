@@ -15,28 +15,12 @@
 
 #include "helper_mocklnd.h"
 
-#define MAX_EV 64
-
-struct rec {
-	struct ulnet_event ev[MAX_EV];
-	int n;
-};
-
-static void record(struct ulnet *u, const struct ulnet_event *ev)
-{
-	struct rec *r = ev->md_user_ptr;
-
-	(void)u;
-	assert_true(r->n < MAX_EV);
-	r->ev[r->n++] = *ev;
-}
-
 struct two {
 	struct mock_fabric f;
 	struct ul_node *a, *b;
 	struct ulnet_nid a_nid, b_nid;
 	/* Event records outlive the test body: teardown still delivers. */
-	struct rec ri, rt;
+	struct mock_rec ri, rt;
 };
 
 static int two_setup(void **state)
@@ -65,50 +49,6 @@ static int two_teardown(void **state)
 	return 0;
 }
 
-static struct ulnet_handle attach(struct ul_node *n, uint32_t portal,
-				  uint64_t bits, void *buf, size_t len,
-				  uint32_t options, int threshold,
-				  struct rec *r)
-{
-	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
-	struct ulnet_md md = {
-		.start = buf,
-		.length = len,
-		.threshold = threshold,
-		.options = options,
-		.user_ptr = r,
-		.handler = record,
-		.numa_node = -1,
-	};
-	struct ulnet_handle h;
-
-	ulnet_nid_set_any(&any.nid);
-	assert_int_equal(ul_node_md_attach(n, portal, &any, bits, 0,
-					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
-					   &h),
-			 0);
-	return h;
-}
-
-static struct ulnet_handle bind(struct ul_node *n, void *buf, size_t len,
-				uint32_t options, int threshold,
-				enum ulnet_unlink unlink, struct rec *r)
-{
-	struct ulnet_md md = {
-		.start = buf,
-		.length = len,
-		.threshold = threshold,
-		.options = options,
-		.user_ptr = r,
-		.handler = record,
-		.numa_node = -1,
-	};
-	struct ulnet_handle h;
-
-	assert_int_equal(ul_node_md_bind(n, &md, unlink, &h), 0);
-	return h;
-}
-
 static void fill(uint8_t *p, size_t n, uint8_t seed)
 {
 	for (size_t i = 0; i < n; i++)
@@ -123,9 +63,9 @@ static void put_with_ack_gives_send_put_ack(void **state)
 	struct ulnet_handle sh, th;
 
 	fill(src, sizeof(src), 3);
-	th = attach(t->b, 5, 0xabcd, dst, sizeof(dst), ULNET_MD_OP_PUT,
-		    ULNET_MD_THRESH_INF, &t->rt);
-	sh = bind(t->a, src, sizeof(src), 0, 2, ULNET_UNLINK, &t->ri);
+	th = mock_attach(t->b, 5, 0xabcd, dst, sizeof(dst), ULNET_MD_OP_PUT,
+			 ULNET_MD_THRESH_INF, &t->rt);
+	sh = mock_bind(t->a, src, sizeof(src), 0, 2, ULNET_UNLINK, &t->ri);
 	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 5,
 				     0xabcd, 0, 0x1122334455667788ULL),
 			 0);
@@ -176,9 +116,9 @@ static void put_without_ack_gives_one_send(void **state)
 	struct ulnet_handle sh;
 
 	fill(src, sizeof(src), 9);
-	attach(t->b, 7, 1, dst, sizeof(dst), ULNET_MD_OP_PUT,
-	       ULNET_MD_THRESH_INF, &t->rt);
-	sh = bind(t->a, src, sizeof(src), 0, 1, ULNET_UNLINK, &t->ri);
+	mock_attach(t->b, 7, 1, dst, sizeof(dst), ULNET_MD_OP_PUT,
+		    ULNET_MD_THRESH_INF, &t->rt);
+	sh = mock_bind(t->a, src, sizeof(src), 0, 1, ULNET_UNLINK, &t->ri);
 	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_NOACK_REQ, &to, 7, 1,
 				     0, 0),
 			 0);
@@ -202,9 +142,9 @@ static void get_reply_truncates_to_sink(void **state)
 
 	fill(src, sizeof(src), 1);
 	/* Source 500 bytes; the sink takes 100 from offset 0. */
-	attach(t->b, 9, 42, src, sizeof(src), ULNET_MD_OP_GET,
-	       ULNET_MD_THRESH_INF, &t->rt);
-	sh = bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
+	mock_attach(t->b, 9, 42, src, sizeof(src), ULNET_MD_OP_GET,
+		    ULNET_MD_THRESH_INF, &t->rt);
+	sh = mock_bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
 	assert_int_equal(ul_node_get(t->a, NULL, sh, &to, 9, 42, 0), 0);
 	mock_run(&t->f, 1000);
 	assert_int_equal(t->rt.n, 1);
@@ -230,10 +170,10 @@ static void get_sink_longer_than_source_gets_what_there_is(void **state)
 	memset(sink, 0xee, sizeof(sink));
 	fill(src, sizeof(src), 77);
 	/* Needs TRUNCATE at the target: the GET asks 100, it holds 40. */
-	attach(t->b, 9, 43, src, sizeof(src),
-	       ULNET_MD_OP_GET | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
-	       &t->rt);
-	sh = bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
+	mock_attach(t->b, 9, 43, src, sizeof(src),
+		    ULNET_MD_OP_GET | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
+		    &t->rt);
+	sh = mock_bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
 	assert_int_equal(ul_node_get(t->a, NULL, sh, &to, 9, 43, 0), 0);
 	mock_run(&t->f, 1000);
 	assert_int_equal(t->ri.n, 2);
@@ -252,10 +192,10 @@ static void get_with_remote_offset_reads_from_there(void **state)
 	struct ulnet_handle sh;
 
 	fill(src, sizeof(src), 5);
-	attach(t->b, 10, 1, src, sizeof(src),
-	       ULNET_MD_OP_GET | ULNET_MD_MANAGE_REMOTE, ULNET_MD_THRESH_INF,
-	       &t->rt);
-	sh = bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
+	mock_attach(t->b, 10, 1, src, sizeof(src),
+		    ULNET_MD_OP_GET | ULNET_MD_MANAGE_REMOTE,
+		    ULNET_MD_THRESH_INF, &t->rt);
+	sh = mock_bind(t->a, sink, sizeof(sink), 0, 2, ULNET_UNLINK, &t->ri);
 	assert_int_equal(ul_node_get(t->a, NULL, sh, &to, 10, 1, 120), 0);
 	mock_run(&t->f, 1000);
 	assert_int_equal(t->rt.ev[0].offset, 120);
@@ -273,10 +213,10 @@ static void put_to_self_goes_over_lolnd(void **state)
 	uint32_t sent = t->f.nsent;
 
 	fill(src, sizeof(src), 11);
-	attach(t->a, 3, 8, dst, sizeof(dst), ULNET_MD_OP_PUT,
-	       ULNET_MD_THRESH_INF, &t->rt);
-	sh = bind(t->a, src, sizeof(src), 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
-		  &t->ri);
+	mock_attach(t->a, 3, 8, dst, sizeof(dst), ULNET_MD_OP_PUT,
+		    ULNET_MD_THRESH_INF, &t->rt);
+	sh = mock_bind(t->a, src, sizeof(src), 0, ULNET_MD_THRESH_INF,
+		       ULNET_RETAIN, &t->ri);
 	assert_int_equal(
 		ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 3, 8, 0, 7), 0);
 	/* To our own tcp NID: loopback too. */
@@ -308,8 +248,8 @@ static void api_errors_are_synchronous_and_eventless(void **state)
 	struct ulnet_nid notours = mock_nid("10.0.0.77@tcp");
 	struct ulnet_handle sh, bogus = { 0x999999 };
 
-	sh = bind(t->a, buf, sizeof(buf), 0, ULNET_MD_THRESH_INF, ULNET_RETAIN,
-		  &t->ri);
+	sh = mock_bind(t->a, buf, sizeof(buf), 0, ULNET_MD_THRESH_INF,
+		       ULNET_RETAIN, &t->ri);
 	assert_int_equal(ul_node_put(t->a, NULL, bogus, ULNET_NOACK_REQ, &to, 1,
 				     0, 0, 0),
 			 -ENOENT);
@@ -348,7 +288,7 @@ static void iovec_put_lands_byte_exact_at_a_remote_offset(void **state)
 		.options = ULNET_MD_OP_PUT | ULNET_MD_IOVEC |
 			   ULNET_MD_MANAGE_REMOTE,
 		.user_ptr = &t->rt,
-		.handler = record,
+		.handler = mock_record,
 		.numa_node = -1,
 	};
 	struct ulnet_md smd = {
@@ -357,7 +297,7 @@ static void iovec_put_lands_byte_exact_at_a_remote_offset(void **state)
 		.threshold = 1,
 		.options = ULNET_MD_IOVEC,
 		.user_ptr = &t->ri,
-		.handler = record,
+		.handler = mock_record,
 		.numa_node = -1,
 	};
 	struct ulnet_handle th, sh;
