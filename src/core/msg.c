@@ -81,7 +81,6 @@ struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
 	if (!pm)
 		return NULL;
 	ul_list_init(&pm->txq);
-	ul_peer_ni_get(lpni);
 	pm->lpni = lpni;
 	lpni->msgs = pm;
 	ul_list_add_tail(&n->lpni_msgs, &pm->link);
@@ -93,11 +92,15 @@ void ul_msg_free_lpni_msgs(struct ul_node *n)
 	struct ul_peer_ni_msgs *pm, *tmp;
 
 	ul_list_for_each_entry_safe(pm, tmp, &n->lpni_msgs, link) {
-		ul_list_del(&pm->link);
 		pm->lpni->msgs = NULL;
-		ul_peer_ni_put(pm->lpni);
-		free(pm);
+		ul_peer_ni_msgs_free(pm);
 	}
+}
+
+void ul_peer_ni_msgs_free(struct ul_peer_ni_msgs *pm)
+{
+	ul_list_del(&pm->link);
+	free(pm);
 }
 
 static bool is_lo_nid(const struct ulnet_nid *nid)

@@ -53,7 +53,7 @@ struct ul_node_ni {
 /* The message layer's part of a peer NI (peer.h, lpni->msgs). */
 struct ul_peer_ni_msgs {
 	struct ul_list link;	 /* ul_node.lpni_msgs */
-	struct ul_peer_ni *lpni; /* holds a reference */
+	struct ul_peer_ni *lpni; /* owner: frees this as it is freed */
 	struct ul_list txq;	 /* struct ul_msg waiting for a credit */
 	struct ulnet_msg_stats stats;
 	uint32_t hs_dropped;	     /* REMOTE_DROPPED */

@@ -89,6 +89,8 @@ void ul_peer_ni_get(struct ul_peer_ni *lpni)
 void ul_peer_ni_put(struct ul_peer_ni *lpni)
 {
 	if (--lpni->refcount == 0) {
+		if (lpni->msgs)
+			ul_peer_ni_msgs_free(lpni->msgs);
 		ul_nid_list_clear(&lpni->pref_nids);
 		ul_nid_list_clear(&lpni->pref_rtr_nids);
 		ul_peer_net_put(lpni->peer_net);

@@ -76,11 +76,15 @@ struct ul_peer_ni {
 	struct ul_nid_list pref_rtr_nids; /* preferred gateway primaries */
 	/*
 	 * The message layer's credit queue, statistics and health counters
-	 * (core/msg.h); NULL until the first message. The node owns it and
-	 * holds a reference on this peer NI while it exists.
+	 * (core/msg.h); NULL until the first message. It lives as long as
+	 * this peer NI (queued messages hold references on it) and is freed
+	 * with it, so deleted peer NIs leave nothing behind in the node.
 	 */
 	struct ul_peer_ni_msgs *msgs;
 };
+
+/* Unlink and free a peer NI's message-layer part (core/msg.c). */
+void ul_peer_ni_msgs_free(struct ul_peer_ni_msgs *pm);
 
 struct ul_peer_net {
 	struct ul_list peer_link; /* on ul_peer.peer_nets */

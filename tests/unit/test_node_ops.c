@@ -714,6 +714,58 @@ static void lnd_timeout_sets_the_deadline(void **state)
 	assert_int_equal(x->f.nsent, 3);
 }
 
+static size_t nr_lpni_msgs(struct ul_node *n)
+{
+	struct ul_peer_ni_msgs *pm;
+	size_t k = 0;
+
+	ul_list_for_each_entry(pm, &n->lpni_msgs, link)
+		k++;
+	return k;
+}
+
+/*
+ * A deleted peer leaves nothing behind in the message layer: its peer
+ * NIs' queues and statistics go with it, at once when idle, or after a
+ * message still queued toward it has ended (with its one final event).
+ */
+static void deleted_peer_leaves_no_message_state(void **state)
+{
+	struct fx *x = *state;
+	struct ul_node *a = mock_node(&x->f, a_nids, 1, 1, 0);
+	struct ulnet_process_id to = pid_of(b_nids[0]);
+	struct ulnet_nid b = mock_nid(b_nids[0]);
+	struct ul_core *core = ul_node_core(a);
+	struct ul_err err = { 0 };
+	struct ulnet_handle h;
+
+	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	h = mock_bind(a, x->buf[0], 10, ULNET_MD_NO_TRACK_RESPONSE,
+		      ULNET_MD_THRESH_INF, ULNET_RETAIN, &x->r[0]);
+	assert_int_equal(
+		ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to, 4, 1, 0, 0), 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(nr_lpni_msgs(a), 1);
+	assert_int_equal(ul_peer_del(core, &b, true, &err), 0);
+	assert_int_equal(nr_lpni_msgs(a), 0);
+
+	/* Again with one PUT in flight and one queued behind it. */
+	x->f.is_hold = true;
+	for (int i = 0; i < 2; i++)
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,
+					     4, 1, 0, 0),
+				 0);
+	mock_run(&x->f, 1000);
+	assert_int_equal(nr_lpni_msgs(a), 1);
+	assert_int_equal(ul_peer_del(core, &b, true, &err), 0);
+	assert_int_equal(nr_lpni_msgs(a), 1); /* the messages hold it */
+	mock_release(&x->f);
+	mock_run(&x->f, 1000);
+	assert_int_equal(x->r[0].n, 3);
+	assert_int_equal(mock_rec_count(&x->r[0], ULNET_EVENT_SEND), 3);
+	assert_int_equal(nr_lpni_msgs(a), 0);
+}
+
 static void success_restores_health(void **state)
 {
 	struct fx *x = *state;
@@ -832,6 +884,9 @@ int main(void)
 			fx_teardown),
 		cmocka_unit_test_setup_teardown(lnd_timeout_sets_the_deadline,
 						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(
+			deleted_peer_leaves_no_message_state, fx_setup,
+			fx_teardown),
 		cmocka_unit_test_setup_teardown(success_restores_health,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(
