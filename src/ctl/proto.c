@@ -169,7 +169,7 @@ static uint8_t *reserve(struct ul_ctl_msg *m, size_t n)
 
 	if (m->err)
 		return NULL;
-	if (n > UL_CTL_HDR_SIZE + UL_CTL_MAX_PAYLOAD - m->len) {
+	if (n > UL_CTL_HDR_SIZE + m->max - m->len) {
 		m->err = -EMSGSIZE;
 		return NULL;
 	}
@@ -197,6 +197,7 @@ void ul_ctl_msg_init(struct ul_ctl_msg *m, uint16_t op)
 	uint8_t *p;
 
 	memset(m, 0, sizeof(*m));
+	m->max = op & UL_CTL_OP_REPLY ? UL_CTL_MAX_REPLY : UL_CTL_MAX_PAYLOAD;
 	p = reserve(m, UL_CTL_HDR_SIZE);
 	if (!p)
 		return;
@@ -230,7 +231,7 @@ static void put_attr(struct ul_ctl_msg *m, uint16_t type, uint16_t flags,
 {
 	uint8_t *p;
 
-	if (len > UL_CTL_MAX_PAYLOAD) {
+	if (len > m->max) {
 		if (!m->err)
 			m->err = -EMSGSIZE;
 		return;
@@ -348,6 +349,7 @@ int ul_ctl_hdr_decode(const void *buf, size_t len, struct ul_ctl_hdr *h,
 {
 	const uint8_t *p = buf;
 	struct ul_ctl_hdr x;
+	uint32_t max;
 
 	if (len < UL_CTL_HDR_SIZE)
 		return ul_err_set(err, -EPROTO,
@@ -360,11 +362,12 @@ int ul_ctl_hdr_decode(const void *buf, size_t len, struct ul_ctl_hdr *h,
 	if (x.magic != UL_CTL_MAGIC)
 		return ul_err_set(err, -EPROTO,
 				  "control message: bad magic 0x%08x", x.magic);
-	if (x.len > UL_CTL_MAX_PAYLOAD)
-		return ul_err_set(
-			err, -EPROTO,
-			"control message: payload of %u bytes, limit %u", x.len,
-			UL_CTL_MAX_PAYLOAD);
+	max = x.op & UL_CTL_OP_REPLY ? UL_CTL_MAX_REPLY : UL_CTL_MAX_PAYLOAD;
+	if (x.len > max)
+		return ul_err_set(err, -EPROTO,
+				  "control message: payload of %u bytes, "
+				  "limit %u",
+				  x.len, max);
 	*h = x;
 	return 0;
 }

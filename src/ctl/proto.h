@@ -18,6 +18,8 @@
  *	offset 4  u16 version  UL_CTL_VERSION (1)
  *	offset 6  u16 op       enum ul_ctl_op; a reply has UL_CTL_OP_REPLY set
  *	offset 8  u32 length   payload bytes, at most UL_CTL_MAX_PAYLOAD
+ *	                       (1 MiB) in a request, UL_CTL_MAX_REPLY
+ *	                       (256 MiB) in a reply
  *
  * The layout of these 12 bytes never changes between versions, so a peer
  * speaking another version can still skip the payload and answer.
@@ -105,9 +107,12 @@
  * `import` and `export` are ulnetctl's own work over these ops, as they
  * are lnetctl's over netlink.
  *
- * A reply is at most UL_CTL_MAX_PAYLOAD too; a table that does not fit
- * is refused with -EMSGSIZE (a later version may page it with a cursor
- * attribute).
+ * A reply may be far larger than a request: `peer show -v 4` of a
+ * server with tens of thousands of clients is tens of MiB, which lnetctl
+ * gets from the kernel as one netlink dump. Up to UL_CTL_MAX_REPLY it is
+ * one message; a table that does not fit is refused with -EMSGSIZE (a
+ * later version may page it with a cursor attribute). The server never
+ * reads more than UL_CTL_MAX_PAYLOAD from a client.
  */
 #ifndef UL_CTL_PROTO_H
 #define UL_CTL_PROTO_H
@@ -125,7 +130,8 @@ struct ul_err;
 #define UL_CTL_VERSION 1
 #define UL_CTL_HDR_SIZE 12
 #define UL_CTL_ATTR_HDR_SIZE 8
-#define UL_CTL_MAX_PAYLOAD (1u << 20)
+#define UL_CTL_MAX_PAYLOAD (1u << 20) /* request */
+#define UL_CTL_MAX_REPLY (256u << 20) /* reply */
 #define UL_CTL_F_NESTED 0x0001
 #define UL_CTL_NID_SIZE 20
 /* Nesting deeper than this is refused (version 1 needs 4). */
@@ -361,7 +367,7 @@ enum ul_ctl_pni_state {
 
 /*
  * A message under construction. The first failure (-ENOMEM, -EMSGSIZE
- * past UL_CTL_MAX_PAYLOAD, -EINVAL for unbalanced nests or a string too
+ * past the limit of its kind, -EINVAL for unbalanced nests or a string too
  * long) sticks and turns later puts into no-ops, so builders are
  * straight-line code checked once by ul_ctl_msg_finish().
  */
@@ -372,6 +378,7 @@ struct ul_ctl_msg {
 	size_t nest[UL_CTL_NEST_MAX]; /* offsets of open nested attributes */
 	unsigned int depth;
 	int err;
+	size_t max; /* payload limit: request or reply, from the op */
 };
 
 /* Start a message with this op (reply bit included if it is a reply). */
@@ -408,8 +415,9 @@ struct ul_ctl_hdr {
 
 /*
  * Decode the 12-byte header at buf (len >= UL_CTL_HDR_SIZE, else
- * -EPROTO). -EPROTO for a bad magic or a length over the limit; any
- * version decodes (the caller answers a mismatch).
+ * -EPROTO). -EPROTO for a bad magic or a length over the limit (of a
+ * reply if the op has UL_CTL_OP_REPLY, else of a request); any version
+ * decodes (the caller answers a mismatch).
  */
 int ul_ctl_hdr_decode(const void *buf, size_t len, struct ul_ctl_hdr *h,
 		      struct ul_err *err);

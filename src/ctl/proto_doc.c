@@ -13,12 +13,16 @@
 #include "ctl/ytree.h"
 #include "util/err.h"
 
-/* Nodes one document may hold; a reply is at most 1 MiB anyway. */
-#define DOC_MAX_NODES (256 * 1024)
+/*
+ * Nodes one decoded document may hold: bounds what a reply of up to
+ * UL_CTL_MAX_REPLY makes ulnetctl allocate (half a million routes fit).
+ */
+#define DOC_MAX_NODES (4 * 1024 * 1024)
 
 void ul_ctl_doc_init(struct ul_ctl_msg *d)
 {
 	ul_ctl_msg_init(d, 0);
+	d->max = UL_CTL_MAX_REPLY; /* a document only travels in a reply */
 	ul_ctl_nest_start(d, UL_CTL_A_Y_MAP);
 }
 

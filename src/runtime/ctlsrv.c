@@ -218,10 +218,6 @@ static void client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
 	client_after_write(c);
 }
 
-/*
- * Refuse what the client sent: one log line, an error reply that answers
- * any op (op 0), then close.
- */
 /* Queue the document reply of a generic op. */
 static void client_send_doc(struct ctl_client *c, uint16_t op,
 			    const struct ul_ctl_msg *doc)
@@ -244,6 +240,10 @@ static void client_send_doc(struct ctl_client *c, uint16_t op,
 	client_after_write(c);
 }
 
+/*
+ * Refuse what the client sent: one log line, an error reply that answers
+ * any op (op 0), then close.
+ */
 static void client_refuse(struct ctl_client *c, int rc, const char *msg,
 			  bool with_version)
 {
@@ -1134,6 +1134,14 @@ static void client_read(struct ctl_client *c)
 		return;
 	if (ul_ctl_hdr_decode(c->hdr, sizeof(c->hdr), &h, &err)) {
 		client_refuse(c, -EPROTO, err.msg, false);
+		return;
+	}
+	/* A client sends requests: their limit, whatever its op says. */
+	if (h.len > UL_CTL_MAX_PAYLOAD) {
+		snprintf(msg, sizeof(msg),
+			 "control message: payload of %u bytes, limit %u",
+			 h.len, UL_CTL_MAX_PAYLOAD);
+		client_refuse(c, -EPROTO, msg, false);
 		return;
 	}
 	if (h.version != UL_CTL_VERSION) {

@@ -399,6 +399,10 @@ static const struct bad_client_row bad_clients[] = {
 	{ "unknown op",
 	  { 0x54, 0x43, 0x4c, 0x55, 1, 0, 77, 0, 0, 0, 0, 0 },
 	  -EOPNOTSUPP },
+	/* 5: a reply's limit is not a client's */
+	{ "2 MiB under the reply bit",
+	  { 0x54, 0x43, 0x4c, 0x55, 1, 0, 2, 0x80, 0, 0, 0x20, 0 },
+	  -EPROTO },
 };
 
 static void bad_clients_refused_good_served(void **state)

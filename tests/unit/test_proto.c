@@ -394,6 +394,44 @@ static void builder_errors_stick(void **state)
 	ul_ctl_msg_fini(&m);
 }
 
+/*
+ * A reply may carry what a request may not: 17 x 64 KiB builds as a
+ * reply and its header decodes; past UL_CTL_MAX_REPLY the header does
+ * not, and a request header over 1 MiB does not either.
+ */
+static void replies_have_their_own_limit(void **state)
+{
+	static uint8_t big[64 * 1024];
+	struct ul_ctl_hdr h;
+	struct ul_ctl_msg m;
+	uint8_t hdr[UL_CTL_HDR_SIZE];
+	int i;
+
+	(void)state;
+	ul_ctl_msg_init(&m, UL_CTL_OP_PEER_SHOW | UL_CTL_OP_REPLY);
+	for (i = 0; i < 17; i++)
+		ul_ctl_put_bytes(&m, 0x0bff, big, sizeof(big));
+	assert_int_equal(ul_ctl_msg_finish(&m), 0);
+	assert_true(m.len > UL_CTL_MAX_PAYLOAD);
+	assert_int_equal(ul_ctl_hdr_decode(m.buf, m.len, &h, NULL), 0);
+	assert_int_equal(h.len, m.len - UL_CTL_HDR_SIZE);
+	ul_ctl_msg_fini(&m);
+
+	ul_ctl_msg_init(&m, UL_CTL_OP_PEER_SHOW | UL_CTL_OP_REPLY);
+	assert_int_equal(ul_ctl_msg_finish(&m), 0);
+	memcpy(hdr, m.buf, sizeof(hdr));
+	ul_ctl_msg_fini(&m);
+	ul_put_le32(hdr + 8, UL_CTL_MAX_REPLY);
+	assert_int_equal(ul_ctl_hdr_decode(hdr, sizeof(hdr), &h, NULL), 0);
+	ul_put_le32(hdr + 8, UL_CTL_MAX_REPLY + 4);
+	assert_int_equal(ul_ctl_hdr_decode(hdr, sizeof(hdr), &h, NULL),
+			 -EPROTO);
+	ul_put_le16(hdr + 6, UL_CTL_OP_PEER_SHOW);
+	ul_put_le32(hdr + 8, UL_CTL_MAX_PAYLOAD + 4);
+	assert_int_equal(ul_ctl_hdr_decode(hdr, sizeof(hdr), &h, NULL),
+			 -EPROTO);
+}
+
 /* ---- Malformed frames ------------------------------------------------- */
 
 struct frame {
@@ -676,6 +714,7 @@ int main(void)
 		cmocka_unit_test(reply_wrong_op_is_eproto),
 		cmocka_unit_test(refusal_answers_any_op),
 		cmocka_unit_test(builder_errors_stick),
+		cmocka_unit_test(replies_have_their_own_limit),
 		cmocka_unit_test(malformed_requests_rejected),
 		cmocka_unit_test(bad_version_message_names_both),
 		cmocka_unit_test(unknown_attribute_skipped),
