@@ -48,12 +48,16 @@
 #include "ulnet/nid.h"
 #include "util/err.h"
 
-/* Limits on untrusted input. */
-#define UL_CONF_MAX_BYTES (1024 * 1024) /* whole document */
-#define UL_CONF_MAX_DEPTH 64		/* nested collections */
-#define UL_CONF_MAX_ITEMS 4096		/* items of one sequence or mapping */
-#define UL_CONF_MAX_NODES (256 * 1024)	/* YAML nodes in the document */
-#define UL_CONF_MAX_WARNINGS 256	/* further ones are only counted */
+/*
+ * Limits on untrusted input, set well above what a real configuration
+ * holds: `export --backup` of a node with 100,000 configured peers of 4
+ * NIDs each (about 20 MiB, 2 million nodes) must import again.
+ */
+#define UL_CONF_MAX_BYTES (64 * 1024 * 1024) /* whole document */
+#define UL_CONF_MAX_DEPTH 64		     /* nested collections */
+#define UL_CONF_MAX_ITEMS (1024 * 1024)	     /* items of one sequence or map */
+#define UL_CONF_MAX_NODES (8 * 1024 * 1024)  /* YAML nodes in the document */
+#define UL_CONF_MAX_WARNINGS 256	     /* further ones are only counted */
 
 /* Linux interface names are shorter than IFNAMSIZ (16). */
 #define UL_CONF_IFNAME_SIZE 16

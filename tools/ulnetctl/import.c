@@ -1012,8 +1012,10 @@ static int exec_one(bool is_ping, const char *text, const struct ul_ynode *sec)
  */
 static int exec_sections(const char *text, size_t len)
 {
-	static const struct ul_ytree_limits lim = { UL_CONF_MAX_BYTES, 64, 4096,
-						    256 * 1024 };
+	static const struct ul_ytree_limits lim = { UL_CONF_MAX_BYTES,
+						    UL_CONF_MAX_DEPTH,
+						    UL_CONF_MAX_ITEMS,
+						    UL_CONF_MAX_NODES };
 	const struct ul_ynode *nids, *n;
 	struct ul_ynode *root = NULL;
 	struct ul_err err = { 0 };
