@@ -78,6 +78,7 @@ struct ul_md {
 	/* Response tracking (reference/health.md §6). */
 	struct ul_list rspt_link;     /* node's tracked MDs */
 	uint64_t rspt_deadline_ns;    /* when on rspt_link */
+	uint64_t rspt_start_ns;	      /* tracker attached (latency clock) */
 	struct ulnet_nid rspt_nid;    /* next hop of the last attempt */
 	struct ul_md_event unlink_ev; /* its UNLINK event, if any */
 };

@@ -52,6 +52,11 @@ void ul_msg_free(struct ul_node *n, struct ul_msg *m)
 	n->core->counters.msgs_alloc--;
 }
 
+uint64_t ul_msg_clock_ns(const struct ul_node *n)
+{
+	return n->opts.clock_ns ? n->opts.clock_ns() : n->opts.timers->now_ns;
+}
+
 uint64_t ul_msg_deadline(struct ul_node *n, const struct ul_ni *ni)
 {
 	const struct ul_tunables *t = &n->core->tun;
@@ -167,6 +172,7 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 	m->tx.target_pid = hdr->dest_pid;
 	m->deadline_ns = ul_msg_deadline(n, m->ni);
 	m->tx.deadline_ns = m->deadline_ns;
+	m->t_start_ns = ul_msg_clock_ns(n);
 	m->is_tx = true;
 	m->is_committed = true;
 	return 0;
@@ -495,6 +501,38 @@ static void msg_stats(struct ul_node *n, struct ul_msg *m, int status)
 	}
 }
 
+/*
+ * lnetctl.md §18 "Statistics": a PUT's egress is timed from its commit to
+ * its send completion; a GET's and an acked PUT's round trip from the
+ * moment the request's response tracker was attached to the end of the
+ * REPLY or ACK, on the NI and peer NI that received it. Only successes
+ * count, and only responses to tracked requests (response_tracking).
+ */
+static void msg_latency(struct ul_node *n, struct ul_msg *m, int status)
+{
+	enum ul_lat_op op;
+	uint64_t start, now;
+
+	if (status || !m->ni)
+		return;
+	if (m->is_tx && m->type == UL_MSG_PUT) {
+		op = UL_LAT_PUT_EGRESS;
+		start = m->t_start_ns;
+	} else if (!m->is_tx && m->is_rtt_timed &&
+		   (m->type == UL_MSG_REPLY || m->type == UL_MSG_ACK)) {
+		op = m->type == UL_MSG_REPLY ? UL_LAT_GET_RTT : UL_LAT_PUT_ACK;
+		start = m->rtt_start_ns;
+	} else {
+		return;
+	}
+	now = ul_msg_clock_ns(n);
+	if (now <= start)
+		return;
+	ul_lat_record(&m->ni->lat[op], now - start);
+	if (m->lpni && m->lpni->msgs)
+		ul_lat_record(&m->lpni->msgs->lat[op], now - start);
+}
+
 void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e)
 {
 	ul_md_get(e->md);
@@ -561,6 +599,7 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 		log_failure(n, m, status, hs);
 	health_check(n, m, status, hs);
 	msg_stats(n, m, status);
+	msg_latency(n, m, status);
 	return_credits(n, m, was);
 	if (is_rx_put && status == 0 && m->want_ack)
 		ul_msg_send_ack(n, m);
@@ -659,6 +698,8 @@ static void rspt_attach(struct ul_node *n, struct ul_md *md,
 		(uint64_t)n->core->tun.transaction_timeout * NSEC_PER_SEC;
 	md->rspt_nid = *next_hop;
 	if (ul_list_empty(&md->rspt_link)) {
+		/* A resend keeps the first attempt's start, as LNet does. */
+		md->rspt_start_ns = ul_msg_clock_ns(n);
 		ul_list_add_tail(&n->rspt, &md->rspt_link);
 		n->core->counters.rst_alloc++;
 	}

@@ -22,6 +22,7 @@
 #include <stdint.h>
 
 #include "core/md.h"
+#include "core/ni.h"
 #include "core/node.h"
 #include "core/select.h"
 #include "lnd/lnd.h"
@@ -56,6 +57,7 @@ struct ul_peer_ni_msgs {
 	struct ul_peer_ni *lpni; /* owner: frees this as it is freed */
 	struct ul_list txq;	 /* struct ul_msg waiting for a credit */
 	struct ulnet_msg_stats stats;
+	struct ul_lat lat[UL_LAT_NR];
 	uint32_t hs_dropped;	     /* REMOTE_DROPPED */
 	uint32_t hs_error;	     /* REMOTE_ERROR */
 	uint32_t hs_timeout;	     /* REMOTE_TIMEOUT */
@@ -110,6 +112,9 @@ struct ul_msg {
 	struct ul_md *md;	 /* attached (nmsgs) or NULL */
 	struct ul_md_event mev;	 /* its event on md, prepared early */
 	uint64_t deadline_ns;
+	uint64_t t_start_ns;   /* tx: committed to its NI (latency) */
+	uint64_t rtt_start_ns; /* rx ACK/REPLY: its tracked request sent */
+	bool is_rtt_timed;     /* rtt_start_ns is set */
 	struct ul_lnd_tx tx;
 	struct ul_lnd_rx rx;
 	struct ul_wire_lnet_hdr rx_hdr; /* the request, for ACK/REPLY */
@@ -173,6 +178,8 @@ void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
 void ul_msg_send_ack(struct ul_node *n, struct ul_msg *put);
 /* The MD received its answer: forget its response tracker. */
 void ul_msg_rspt_detach(struct ul_node *n, struct ul_md *md);
+/* The clock latency samples are timed with (ul_node_opts.clock_ns). */
+uint64_t ul_msg_clock_ns(const struct ul_node *n);
 /* Deadline of a message committed to ni now (health.md §3). */
 uint64_t ul_msg_deadline(struct ul_node *n, const struct ul_ni *ni);
 

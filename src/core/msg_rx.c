@@ -158,6 +158,10 @@ static bool match_response(struct ul_node *n, struct ul_msg *m)
 		return false;
 	ul_md_attach_msg(md);
 	m->md = md;
+	if (!ul_list_empty(&md->rspt_link)) {
+		m->rtt_start_ns = md->rspt_start_ns;
+		m->is_rtt_timed = true;
+	}
 	ul_msg_rspt_detach(n, md);
 	fill_rx_event(m, md, is_ack ? ULNET_EVENT_ACK : ULNET_EVENT_REPLY,
 		      &hdr->src_nid);

@@ -43,6 +43,23 @@ static void net_tunables_merge(struct ul_net_tunables *dst,
 		dst->peer_tx_credits = dst->credits;
 }
 
+void ul_lat_record(struct ul_lat *l, uint64_t ns)
+{
+	if (!ns)
+		return;
+	if (!l->samples || ns < l->min_ns)
+		l->min_ns = ns;
+	if (ns > l->max_ns)
+		l->max_ns = ns;
+	l->samples++;
+	l->sum_ns += ns;
+}
+
+uint64_t ul_lat_avg_ns(const struct ul_lat *l)
+{
+	return l->samples ? l->sum_ns / l->samples : 0;
+}
+
 void ul_net_get(struct ul_net *net)
 {
 	net->refcount++;

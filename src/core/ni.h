@@ -51,6 +51,32 @@ struct ul_ni_hstats {
 	uint32_t error;	     /* LOCAL_ERROR */
 };
 
+/*
+ * Latency samples of one operation (lnetctl.md §18 "Statistics"): how
+ * long a PUT took from commit to its local send completion (PUT_EGRESS),
+ * a GET to its REPLY (GET_RTT) and a PUT to its ACK (PUT_ACK), kept per
+ * local NI and per peer NI and shown by net show / peer show -v as
+ * put_egress_*, get_rtt_*, put_ack_*.
+ */
+enum ul_lat_op {
+	UL_LAT_PUT_EGRESS,
+	UL_LAT_GET_RTT,
+	UL_LAT_PUT_ACK,
+	UL_LAT_NR,
+};
+
+struct ul_lat {
+	uint64_t samples;
+	uint64_t sum_ns;
+	uint64_t min_ns; /* 0 while there is no sample */
+	uint64_t max_ns;
+};
+
+/* Add one sample of ns nanoseconds; 0 is no sample (LNet skips it). */
+void ul_lat_record(struct ul_lat *l, uint64_t ns);
+/* The mean of the samples, 0 without any. */
+uint64_t ul_lat_avg_ns(const struct ul_lat *l);
+
 enum ul_ni_status {
 	UL_NI_STATUS_UP,   /* published as LNET_NI_STATUS_UP */
 	UL_NI_STATUS_DOWN, /* published as LNET_NI_STATUS_DOWN */
@@ -101,6 +127,7 @@ struct ul_ni {
 	struct ul_node_ni *node_ni;   /* LND state while started, else NULL */
 	struct ulnet_msg_stats stats; /* per message type, payload bytes */
 	struct ul_ni_hstats hstats;
+	struct ul_lat lat[UL_LAT_NR];
 };
 
 /* LNet's socklnd defaults for a net's tunables (lnetctl.md §6.1). */

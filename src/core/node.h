@@ -39,6 +39,12 @@ struct ul_node_opts {
 	struct ulnet *api;	      /* passed to event callbacks */
 	uint32_t pid;		      /* ULNET_PID_LUSTRE */
 	uint64_t interface_cookie;    /* unique per run (wire.md §7.3) */
+	/*
+	 * A fresh reading of the driver's clock in ns, used only to time
+	 * latency samples (net show -v put_egress_*, get_rtt_*, put_ack_*),
+	 * which are shorter than one loop turn. NULL: timers->now_ns.
+	 */
+	uint64_t (*clock_ns)(void);
 };
 
 /*

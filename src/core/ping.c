@@ -295,8 +295,8 @@ int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
 	struct ulnet_process_id to;
 	struct ulnet_md umd = {
 		.length = UL_PING_SINK_SIZE,
-		.threshold = 2, /* SEND and REPLY */
-		.options = ULNET_MD_TRUNCATE | ULNET_MD_NO_TRACK_RESPONSE,
+		.threshold = 2,		      /* SEND and REPLY */
+		.options = ULNET_MD_TRUNCATE, /* tracked as LNet's lnet_ping */
 		.numa_node = -1,
 	};
 	struct ul_msg_send_args a = {

@@ -283,14 +283,29 @@ static uint64_t sum4(const uint64_t v[4])
 	return v[0] + v[1] + v[2] + v[3];
 }
 
+static void fill_lat(struct ul_ctl_lat *dst, const struct ul_lat *l)
+{
+	dst->samples = l->samples;
+	dst->min_nsec = l->min_ns;
+	dst->max_nsec = l->max_ns;
+	dst->avg_nsec = ul_lat_avg_ns(l);
+}
+
+/* lat: UL_LAT_NR entries, or NULL for none yet. */
 static void fill_msg_stats(struct ul_ctl_ni_blocks *b,
-			   const struct ulnet_msg_stats *st, uint32_t level)
+			   const struct ulnet_msg_stats *st,
+			   const struct ul_lat *lat, uint32_t level)
 {
 	if (level >= 1) {
 		b->has_stats = true;
 		b->stats.send_count = sum4(st->send_count);
 		b->stats.recv_count = sum4(st->recv_count);
 		b->stats.drop_count = sum4(st->drop_count);
+		if (lat) {
+			fill_lat(&b->stats.put_egress, &lat[UL_LAT_PUT_EGRESS]);
+			fill_lat(&b->stats.get_rtt, &lat[UL_LAT_GET_RTT]);
+			fill_lat(&b->stats.put_ack, &lat[UL_LAT_PUT_ACK]);
+		}
 	}
 	if (level >= 2) {
 		b->has_msg_stats = true;
@@ -342,7 +357,7 @@ static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
 	for (i = 0; i < ninfo; i++)
 		if (ulnet_nid_same(&info[i].nid, &ni->nid))
 			st = &info[i].stats;
-	fill_msg_stats(&out->b, st, level);
+	fill_msg_stats(&out->b, st, ni->lat, level);
 	if (level >= 4) {
 		out->b.has_udsp = true;
 		out->b.net_prio = prio(ni->net->sel_priority);
@@ -512,7 +527,8 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 		out->min_rtr_credits = max;
 		out->refcount = lpni->refcount;
 	}
-	fill_msg_stats(&out->b, pm ? &pm->stats : &none, level);
+	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,
+		       level);
 	if (level >= 4) {
 		out->b.has_udsp = true;
 		out->b.net_prio = prio(lpni->peer_net->sel_priority);

@@ -148,9 +148,11 @@ int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			memset(&ni->stats, 0, sizeof(ni->stats));
 			memset(&ni->hstats, 0, sizeof(ni->hstats));
+			memset(ni->lat, 0, sizeof(ni->lat));
 		}
 	ul_list_for_each_entry(pm, &n->lpni_msgs, link) {
 		memset(&pm->stats, 0, sizeof(pm->stats));
+		memset(pm->lat, 0, sizeof(pm->lat));
 		pm->hs_dropped = 0;
 		pm->hs_error = 0;
 		pm->hs_timeout = 0;

@@ -30,6 +30,7 @@
 #include "runtime/linkmon.h"
 #include "runtime/loop.h"
 #include "ulnet/ulnet.h"
+#include "util/clock.h"
 #include "util/err.h"
 #include "util/log.h"
 
@@ -354,6 +355,7 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 	nopts.api = u;
 	nopts.pid = ULNET_PID_LUSTRE;
 	nopts.interface_cookie = new_interface_cookie();
+	nopts.clock_ns = ul_clock_monotonic_ns;
 	rc = ul_node_create(c, &nopts, &u->node); /* owns c, even on failure */
 	if (rc < 0) {
 		ul_udsp_detach(u->udsp);

@@ -7,7 +7,8 @@
 # parse errors (parser/set, 255), LNet's refusals (-61, 195), lnetctl's
 # own range checks (-22, 234), buffers below -1 (-34, 222), routing's
 # two-line parse error, help and missing value; stats after a ping
-# between two daemons and all zero after stats reset, NI and peer NI
+# between two daemons (counters and the GET round trip) and all zero
+# after stats reset, NI and peer NI
 # statistics too. NIDs: 127.1.4.0/24.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
@@ -150,19 +151,32 @@ check stats_send_length "^    send_length: 0$"
 check stats_recv_length '^    recv_length: [1-9][0-9]*$'
 expect net_stats_before 0 "*" "" -- $u net show -v
 check net_stats_before '^ +send_count: [1-9][0-9]*$'
-expect peer_stats_before 0 "*" "" -- $u peer show -v
+# The ping was a tracked GET: one round trip timed on the NI and the peer
+# NI (sanity-lnet 475), min = max = avg for a single sample.
+check net_get_rtt '^ +get_rtt_samples: 1$'
+check net_get_rtt_max '^ +get_rtt_max_nsec: [1-9][0-9]*$'
+expect peer_stats_before 0 "*" "" -- $u peer show -v 4
 check peer_stats_before '^ +send_count: [1-9][0-9]*$'
+check peer_get_rtt '^ +get_rtt_samples: 1$'
+min=$(awk '/get_rtt_min_nsec/ { print $NF }' "$TMP/out")
+avg=$(awk '/get_rtt_avg_nsec/ { print $NF }' "$TMP/out")
+if [ -n "$min" ] && [ "$min" -gt 0 ] && [ "$min" = "$avg" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL peer_get_rtt_one_sample: min '$min' avg '$avg'"
+	failed=$((failed + 1))
+fi
 expect stats_reset 0 "" "" -- $u stats reset
 expect stats_zero 0 @global/stats_zero.yaml "" -- $u stats show
 expect net_stats_zero 0 "*" "" -- $u net show -v
-if grep -E '^ +(send|recv|drop)_count: [1-9]' "$TMP/out"; then
+if grep -E '^ +((send|recv|drop)_count|[a-z_]+_(samples|nsec)): [1-9]' "$TMP/out"; then
 	echo "FAIL net_stats_zero: NI counters not cleared"
 	failed=$((failed + 1))
 else
 	passed=$((passed + 1))
 fi
 expect peer_stats_zero 0 "*" "" -- $u peer show -v
-if grep -E '^ +(send|recv|drop)_count: [1-9]' "$TMP/out"; then
+if grep -E '^ +((send|recv|drop)_count|[a-z_]+_(samples|nsec)): [1-9]' "$TMP/out"; then
 	echo "FAIL peer_stats_zero: peer NI counters not cleared"
 	failed=$((failed + 1))
 else
