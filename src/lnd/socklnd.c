@@ -14,7 +14,9 @@
  * and delivers completions.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <netinet/in.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -431,6 +433,54 @@ static uint64_t realtime_ns(void)
 	return (uint64_t)ts.tv_sec * SOCK_NS_PER_SEC + (uint64_t)ts.tv_nsec;
 }
 
+/* One integer from a sysfs file; false if there is none. */
+static bool read_sysfs_int(const char *path, int *out)
+{
+	char buf[32];
+	char *end;
+	ssize_t len;
+	long v;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	len = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	errno = 0;
+	v = strtol(buf, &end, 10);
+	if (errno || end == buf || v < INT32_MIN || v > INT32_MAX)
+		return false;
+	*out = (int)v;
+	return true;
+}
+
+/*
+ * The NUMA node of the device behind interface ifname, as LNet's socklnd
+ * takes it for the NI's "dev cpt": the device's own numa_node, else its
+ * parent's (a virtio NIC sits on a PCI function). UL_NUMA_ANY when sysfs
+ * does not say (virtual interfaces, no NUMA).
+ */
+static int if_numa_node(const char *ifname)
+{
+	static const char *const rel[] = { "device/numa_node",
+					   "device/../numa_node" };
+	char path[128];
+	int node;
+
+	if (!ifname[0] || strchr(ifname, '/'))
+		return UL_NUMA_ANY;
+	for (size_t i = 0; i < sizeof(rel) / sizeof(rel[0]); i++) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/%s", ifname,
+			 rel[i]);
+		if (read_sysfs_int(path, &node))
+			return node < 0 ? UL_NUMA_ANY : node;
+	}
+	return UL_NUMA_ANY;
+}
+
 static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 {
 	struct ul_socklnd *s = lni->lnd->ctx;
@@ -449,6 +499,9 @@ static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	ni->nid = *nid;
 	ni->ip = nid->nid_addr[0];
 	ni->incarnation = realtime_ns();
+	/* An NI configured without "dev cpt" gets its device's node. */
+	if (lni->ni->numa_node == UL_NUMA_ANY)
+		lni->ni->numa_node = if_numa_node(lni->ni->ifname);
 	ul_list_init(&ni->peers);
 	ul_list_init(&ni->passive);
 	ul_timer_init(&ni->tick, on_ni_tick);

@@ -339,6 +339,31 @@ void ul_ctlsrv_cpt_format(const struct ul_ctlsrv *srv, const struct ul_ni *ni,
 		snprintf(buf + off, len - off, "]");
 }
 
+int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa)
+{
+	unsigned int cpt;
+
+	ncpt = ncpt ? ncpt : 1;
+	nnodes = nnodes ? nnodes : 1;
+	if (numa < 0 || (unsigned int)numa >= nnodes)
+		return -1;
+	cpt = ((unsigned int)numa * ncpt + nnodes - 1) / nnodes;
+	return cpt < ncpt ? (int)cpt : -1;
+}
+
+/* How many NUMA nodes the host has (node0, node1, ... in sysfs). */
+static unsigned int host_numa_nodes(void)
+{
+	char path[64];
+	unsigned int n = 0;
+
+	do {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u",
+			 n);
+	} while (access(path, F_OK) == 0 && ++n < 1024);
+	return n ? n : 1;
+}
+
 static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
 		    const struct ul_ni *ni, uint32_t level,
 		    const struct ulnet_ni_info *info, size_t ninfo)
@@ -400,7 +425,9 @@ static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
 		out->tos = ni->tos;
 	}
 	out->has_cpt = true;
-	out->dev_cpt = is_lo ? -1 : ni->numa_node;
+	out->dev_cpt = is_lo ? -1
+			     : ul_ctlsrv_dev_cpt(srv->ncpt, srv->nnodes,
+						 ni->numa_node);
 	ul_ctlsrv_cpt_format(srv, ni, out->cpt, sizeof(out->cpt));
 }
 
@@ -1363,6 +1390,7 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 	srv->log = log;
 	srv->timeout_ns = (uint64_t)UL_CTLSRV_CLIENT_TIMEOUT_MS * 1000000u;
 	srv->ncpt = 1;
+	srv->nnodes = host_numa_nodes();
 	srv->lnd_timeout = -1;
 	ul_list_init(&srv->clients);
 	rc = -ENOMEM;

@@ -58,9 +58,10 @@ struct ul_ctlsrv {
 	 * LNet fail with -ENETDOWN until `lnet configure`.
 	 */
 	bool is_down;
-	char *conf_path;   /* what `lnet configure --all` applies */
-	unsigned int ncpt; /* CPTs reported (ulnetd --cpts) */
-	int lnd_timeout;   /* socklnd's "timeout" (net set --lnd-timeout);
+	char *conf_path;     /* what `lnet configure --all` applies */
+	unsigned int ncpt;   /* CPTs reported (ulnetd --cpts) */
+	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
+	int lnd_timeout;     /* socklnd's "timeout" (net set --lnd-timeout);
 			  * 0: LNet's lnd_timeout, < 0: the LND default */
 	struct ul_fault_set *faults; /* fault rules, owned */
 	/*
@@ -71,6 +72,14 @@ struct ul_ctlsrv {
 	int buffers[3];
 	bool has_pools; /* routing was enabled once: pools exist */
 };
+
+/*
+ * The CPT of NUMA node numa ("dev cpt" of net show -v), as LNet's
+ * cfs_cpt_of_node() gives it when ncpt CPTs are spread evenly over the
+ * host's nnodes nodes: the first CPT on that node; -1 for no node
+ * (UL_NUMA_ANY) or a node that no CPT covers.
+ */
+int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa);
 
 typedef int (*ul_ctlsrv_op_fn)(struct ul_ctlsrv *srv,
 			       const struct ul_ctl_args *a,

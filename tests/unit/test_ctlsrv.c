@@ -29,6 +29,7 @@
 #include "ctl/proto.h"
 #include "helper_topo.h"
 #include "runtime/ctlsrv.h"
+#include "runtime/ctlsrv_int.h"
 #include "runtime/loop.h"
 #include "util/err.h"
 #include "wire/bytes.h"
@@ -579,9 +580,39 @@ static void ping_unreachable_fails(void **state)
 	ul_ctl_reply_fini(&r);
 }
 
+/* "dev cpt": a device's NUMA node mapped to the first CPT on it. */
+static void dev_cpt_is_the_first_cpt_of_the_node(void **state)
+{
+	static const struct {
+		unsigned int ncpt, nnodes;
+		int numa, want;
+	} rows[] = {
+		/* 1 */ { 2, 1, 0, 0 },	  /* one node: CPT 0 */
+		/* 2 */ { 2, 1, -1, -1 }, /* no NUMA information */
+		/* 3 */ { 4, 2, 0, 0 },	  /* CPTs 0,1 on node 0 ... */
+		/* 4 */ { 4, 2, 1, 2 },	  /* ... CPTs 2,3 on node 1 */
+		/* 5 */ { 3, 2, 1, 2 },	  /* 0,1 | 2 */
+		/* 6 */ { 1, 2, 1, -1 },  /* node 1 has no CPT */
+		/* 7 */ { 4, 4, 3, 3 },	  /* one CPT per node */
+		/* 8 */ { 2, 1, 1, -1 },  /* a node the host lacks */
+		/* 9 */ { 0, 0, 0, 0 },	  /* unset counts as one */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		int got = ul_ctlsrv_dev_cpt(rows[i].ncpt, rows[i].nnodes,
+					    rows[i].numa);
+
+		if (got != rows[i].want)
+			fail_msg("row %zu: want %d, got %d", i + 1,
+				 rows[i].want, got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(dev_cpt_is_the_first_cpt_of_the_node),
 		cmocka_unit_test_setup_teardown(socket_is_mode_0600, setup_show,
 						teardown),
 		cmocka_unit_test_setup_teardown(net_show_lists_nets_and_nis,
