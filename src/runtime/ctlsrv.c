@@ -573,11 +573,6 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 	}
 }
 
-static bool peer_is_lo(const struct ul_peer *p)
-{
-	return p->primary_nid.nid_type == ULNET_LND_LO;
-}
-
 static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
 		     const struct ul_core *core, uint32_t level)
 {
@@ -608,36 +603,34 @@ static int build_peer_show(struct ul_ctlsrv *srv,
 			   struct ul_ctl_reply *r)
 {
 	struct ul_core *core = ul_node_core(srv->node);
-	struct ul_peer *only = NULL, *p;
-	size_t n = 0;
+	struct ul_peer *only = NULL, **peers = NULL;
+	size_t n = 0, i;
 	int rc;
 
 	if (req->has_nid) {
 		only = ul_peer_find(core, &req->nid);
-		if (!only || peer_is_lo(only)) {
+		if (!only || ul_ctlsrv_peer_is_lo(only)) {
 			ul_ctl_reply_error(r, UL_CTL_OP_PEER_SHOW, -ENOENT,
 					   "cannot find peer");
 			return 0;
 		}
-	}
-	memset(r, 0, sizeof(*r));
-	r->op = UL_CTL_OP_PEER_SHOW;
-	ul_list_for_each_entry(p, &core->peers, core_link)
-		n++;
-	r->peer_show.peers = calloc(n ? n : 1, sizeof(*r->peer_show.peers));
-	if (!r->peer_show.peers)
-		return -ENOMEM;
-	ul_list_for_each_entry(p, &core->peers, core_link) {
-		if ((only && p != only) || peer_is_lo(p))
-			continue;
-		if (r->peer_show.npeers == n)
-			break;
-		rc = fill_peer(&r->peer_show.peers[r->peer_show.npeers++], p,
-			       core, req->verbose);
+		peers = &only;
+		n = 1;
+	} else {
+		rc = ul_ctlsrv_peers_by_cpt(srv, &peers, &n);
 		if (rc)
 			return rc;
 	}
-	return 0;
+	memset(r, 0, sizeof(*r));
+	r->op = UL_CTL_OP_PEER_SHOW;
+	r->peer_show.peers = calloc(n ? n : 1, sizeof(*r->peer_show.peers));
+	rc = r->peer_show.peers ? 0 : -ENOMEM;
+	for (i = 0; i < n && !rc; i++)
+		rc = fill_peer(&r->peer_show.peers[r->peer_show.npeers++],
+			       peers[i], core, req->verbose);
+	if (!only)
+		free(peers);
+	return rc;
 }
 
 /* ---- Ping ------------------------------------------------------------ */

@@ -37,6 +37,7 @@ struct ul_log;
 struct ul_loop;
 struct ul_ni;
 struct ul_node;
+struct ul_peer;
 struct ul_udsp_set;
 
 struct ul_ctlsrv {
@@ -80,6 +81,22 @@ struct ul_ctlsrv {
  * (UL_NUMA_ANY) or a node that no CPT covers.
  */
 int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa);
+
+/*
+ * LNet's CPT of a NID (lnetctl.md §14.4): the sum of the eight bytes of
+ * the 64-bit NID, modulo ncpt.
+ */
+unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt);
+/* The loopback peer (0@lo), which no show lists. */
+bool ul_ctlsrv_peer_is_lo(const struct ul_peer *p);
+/*
+ * Every peer but 0@lo in the order LNet lists them (peer show, peer
+ * list, export): by the CPT of the primary NID (its peer table), then in
+ * creation order. *out is an array the caller frees (NULL when there is
+ * no peer); *n its length. 0 or -ENOMEM.
+ */
+int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
+			   size_t *n);
 
 typedef int (*ul_ctlsrv_op_fn)(struct ul_ctlsrv *srv,
 			       const struct ul_ctl_args *a,

@@ -204,11 +204,7 @@ int ul_ctlsrv_debug_peer(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
-/*
- * LNet's CPT of a NID (lnetctl.md §14.4): the sum of the eight bytes of
- * the 64-bit NID, modulo the number of CPTs.
- */
-static unsigned int cpt_of(const struct ulnet_nid *nid, unsigned int ncpt)
+unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt)
 {
 	uint32_t hi = ulnet_nid_net(nid), lo = nid->nid_addr[0];
 	unsigned int sum = 0, i;
@@ -230,7 +226,8 @@ int ul_ctlsrv_cpt_of_nid(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	for (i = 0; i < a->nnids; i++) {
 		ul_ctl_doc_map(doc, NULL);
 		ul_ctl_doc_nid(doc, "nid", &a->nids[i]);
-		ul_ctl_doc_uint(doc, "cpt", cpt_of(&a->nids[i], srv->ncpt));
+		ul_ctl_doc_uint(doc, "cpt",
+				ul_ctlsrv_cpt_of(&a->nids[i], srv->ncpt));
 		ul_ctl_doc_end(doc);
 	}
 	ul_ctl_doc_end(doc);

@@ -4,6 +4,7 @@
  * expanded (args.nids); the texts of the errors are LNet's.
  */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/core.h"
@@ -18,9 +19,59 @@
 #define PEER_STATE_CONFIGURED (1u << 3)
 #define PEER_STATE_LOCK_PRIMARY (1u << 20)
 
-static bool is_lo_peer(const struct ul_peer *p)
+bool ul_ctlsrv_peer_is_lo(const struct ul_peer *p)
 {
 	return p->primary_nid.nid_type == ULNET_LND_LO;
+}
+
+int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
+			   size_t *n)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	unsigned int ncpt = srv->ncpt ? srv->ncpt : 1;
+	size_t *start, total = 0, k;
+	unsigned int *cpt;
+	struct ul_peer **v;
+	struct ul_peer *p;
+
+	*out = NULL;
+	*n = 0;
+	ul_list_for_each_entry(p, &core->peers, core_link)
+		total += !ul_ctlsrv_peer_is_lo(p);
+	if (!total)
+		return 0;
+	v = calloc(total, sizeof(*v));
+	cpt = calloc(total, sizeof(*cpt));
+	start = calloc((size_t)ncpt + 1, sizeof(*start));
+	if (!v || !cpt || !start) {
+		free(v);
+		free(cpt);
+		free(start);
+		return -ENOMEM;
+	}
+	/* A stable counting sort: creation order within each CPT. */
+	k = 0;
+	ul_list_for_each_entry(p, &core->peers, core_link) {
+		if (ul_ctlsrv_peer_is_lo(p))
+			continue;
+		cpt[k] = ul_ctlsrv_cpt_of(&p->primary_nid, ncpt);
+		start[cpt[k] + 1]++;
+		k++;
+	}
+	for (unsigned int c = 0; c < ncpt; c++)
+		start[c + 1] += start[c];
+	k = 0;
+	ul_list_for_each_entry(p, &core->peers, core_link) {
+		if (ul_ctlsrv_peer_is_lo(p))
+			continue;
+		v[start[cpt[k]]++] = p;
+		k++;
+	}
+	free(cpt);
+	free(start);
+	*out = v;
+	*n = total;
+	return 0;
 }
 
 /*
@@ -97,7 +148,7 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	for (i = 0; i < a->nnids; i++)
 		whole |= ulnet_nid_same(&a->nids[i], &a->nid);
 	peer = ul_peer_find(core, &a->nid);
-	if (!peer || is_lo_peer(peer))
+	if (!peer || ul_ctlsrv_peer_is_lo(peer))
 		return ul_err_set(err, -ENOENT,
 				  whole ? "failed to del primary peer"
 					: "failed to del peer");
@@ -140,7 +191,7 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	if (a->has & UL_CTL_ARG_STATE) {
 		p = (a->has & UL_CTL_ARG_NID) ? ul_peer_find(core, &a->nid)
 					      : NULL;
-		if (!p || is_lo_peer(p))
+		if (!p || ul_ctlsrv_peer_is_lo(p))
 			return ul_err_set(err, -ENOENT,
 					  "invalid peer state param");
 		/* Only the bits a peer keeps here can change (see notes). */
@@ -172,23 +223,22 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 int ul_ctlsrv_peer_list(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
-	struct ul_peer *p;
-	bool any = false;
+	struct ul_peer **peers;
+	size_t n, i;
+	int rc;
 
 	(void)a;
 	(void)err;
-	ul_list_for_each_entry(p, &core->peers, core_link) {
-		if (is_lo_peer(p))
-			continue;
-		if (!any)
-			ul_ctl_doc_seq(doc, "peer list");
-		any = true;
+	rc = ul_ctlsrv_peers_by_cpt(srv, &peers, &n);
+	if (rc || !n)
+		return rc;
+	ul_ctl_doc_seq(doc, "peer list");
+	for (i = 0; i < n; i++) {
 		ul_ctl_doc_map(doc, NULL);
-		ul_ctl_doc_nid(doc, "nid", &p->primary_nid);
+		ul_ctl_doc_nid(doc, "nid", &peers[i]->primary_nid);
 		ul_ctl_doc_end(doc);
 	}
-	if (any)
-		ul_ctl_doc_end(doc);
+	ul_ctl_doc_end(doc);
+	free(peers);
 	return 0;
 }

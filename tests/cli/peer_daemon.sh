@@ -112,7 +112,19 @@ expect add_unknown 0 @peer/add_help.txt "*" -- \
 	$u peer add --prim_nid 127.1.2.51@tcp --bogus
 expect add_unknown_none 234 "" @peer/show_51_gone.err -- \
 	$u peer show --nid 127.1.2.51@tcp
+# 16 peers are listed by the CPT of their primary NID (LNet's peer
+# tables), creation order within one: with 2 CPTs 127.1.2.21@tcp (byte
+# sum 153) is on CPT 1, after the others (CPT 0).
 expect list 0 @peer/list.yaml "" -- $u peer list
+expect show_order 0 "*" "" -- $u peer show
+if [ "$(sed -n 's/^-     primary nid: //p' "$TMP/out" | tr '\n' ' ')" = \
+	"127.1.2.10@tcp 127.1.2.20@tcp 127.1.2.30@tcp 127.1.2.50@tcp 127.1.2.21@tcp " ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL show_order: peers not in CPT order:"
+	cat "$TMP/out"
+	failed=$((failed + 1))
+fi
 expect list_abbrev 0 @peer/list.yaml "" -- $u peer list --ni
 
 # --- peer set ---------------------------------------------------------
