@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# ulnetctl command dispatch follows lnetctl (reference/lnetctl.md §1, §3):
-# unknown words exit 255, a noun alone prints its help and exits 234, -h
-# exits 1, script mode stops at the first failing command.
+# ulnetctl command dispatch follows lnetctl and its command parser
+# (reference/lnetctl.md §1, §3): unknown words exit 255, a noun alone prints
+# its help and exits 234, -h or a shortened --help alone exits 1 (and runs
+# nothing), the built-ins at every level, help WORDS on stderr, the
+# four-column command list, script mode (first word shortened, unknown and
+# ambiguous words, quit, the first failure stops the run or, after
+# ignore_errors, is still the status).
 . "$(dirname "$0")/lib.bash"
 
 debug_help='debug recovery: list the NIs on a recovery queue
@@ -43,6 +47,33 @@ expect verb_help 1 'debug nidlist: debug nidlist parsing
 	<nid>: optional NID to match against the list
 ' "" -- "$ULNETCTL" debug nidlist -h
 expect version 0 "ulnetctl 0.1.0" "" -- "$ULNETCTL" --version
+# --help may be shortened down to --h (getopt), as the only argument;
+# nothing runs then (a socket that does not exist would fail the command).
+for h in --h --he --hel --help; do
+	expect "verb_help$h" 1 "*" "" -- "$ULNETCTL" --ctl "$TMP/none" \
+		lnet unconfigure "$h"
+	check "verb_help$h" '^lnet unconfigure: '
+	expect "noun_help$h" 1 "$debug_help" "" -- "$ULNETCTL" debug "$h"
+done
+# With another argument it is no help: the verb runs (and fails here).
+expect not_help_with_more 234 "*" "*" -- "$ULNETCTL" debug nidlist --he 1@tcp
+expect quit 0 "" "" -- "$ULNETCTL" quit
+expect exit 0 "" "" -- "$ULNETCTL" exit
+expect noun_version 0 "ulnetctl 0.1.0" "" -- "$ULNETCTL" debug version
+expect help_alone 0 "usage: ulnetctl [--ctl SOCKET] [COMMAND] [OPTIONS]... [ARGS]
+Without any parameters, interactive mode is invoked
+Try 'ulnetctl help <COMMAND>', or 'ulnetctl --list-commands' for a list of commands." \
+	"" -- "$ULNETCTL" help
+expect help_noun 0 "" "net: net {add | del | show | set | help}" -- \
+	"$ULNETCTL" help net
+expect help_shortened 0 "" "routi: routing {show | help}" -- \
+	"$ULNETCTL" help routi
+expect help_ambiguous 0 "" "Ambiguous command 'ro'
+Options: route routing " -- "$ULNETCTL" help ro
+expect help_unknown 0 "" \
+	"ulnetctl: 'foo' is not a valid command. See 'ulnetctl --list-commands'." \
+	-- "$ULNETCTL" help foo
+expect list_commands 0 @cmd/list-commands.txt "" -- "$ULNETCTL" --list-commands
 
 # Script mode: commands from stdin; the first failure ends the run.
 expect_stdin script_stops_at_first_failure 234 'nidlist parsed to: 1.2.3.4@tcp' \
@@ -56,10 +87,25 @@ else
 	echo "FAIL script_stops_at_first_failure: stderr:"; cat "$TMP/err"
 	failed=$((failed + 1))
 fi
-expect_stdin script_ignore_errors_goes_on 0 'nidlist parsed to: 5.6.7.8@tcp' "*" \
+# ignore_errors: the rest runs, the first failure is still the status.
+expect_stdin script_ignore_errors_goes_on 234 'nidlist parsed to: 5.6.7.8@tcp' "*" \
 	"ignore_errors
 debug nidlist foo
 debug nidlist 5.6.7.8@tcp
+" -- "$ULNETCTL"
+# The first word may be shortened; an unknown word prints the usage and
+# an ambiguous one its candidates, neither failing; quit ends the run.
+expect_stdin script_words 0 "nidlist parsed to: 1.2.3.4@tcp
+usage: ulnetctl [--ctl SOCKET] [COMMAND] [OPTIONS]... [ARGS]
+Without any parameters, interactive mode is invoked
+Try 'ulnetctl help <COMMAND>', or 'ulnetctl --list-commands' for a list of commands.
+nidlist parsed to: 5.6.7.8@tcp" "Ambiguous command 'ro show'
+Options: route routing " "DEB nidlist 1.2.3.4@tcp
+frobnicate
+ro show
+de nidlist 5.6.7.8@tcp
+q
+debug nidlist 9.9.9.9@tcp
 " -- "$ULNETCTL"
 
 finish

@@ -28,8 +28,8 @@ else
 fi
 
 # Every top-level command of ulnetctl is described (".B <cmd>" lines).
-"$ULNETCTL" --list-commands | grep -v '^ ' |
-	grep -vE '^(help|version|list-commands|ignore_errors|exit|quit)$' \
+"$ULNETCTL" --list-commands | tr -s ' ' '\n' | grep . |
+	grep -vE '^(-*help|-*version|-*list-commands|-*ignore_errors|exit|quit)$' \
 		>"$TMP/cmds"
 sed 's/\\-/-/g' "$man/ulnetctl.8" >"$TMP/ulnetctl.8"
 while read -r cmd; do

@@ -6,6 +6,8 @@
 #ifndef ULNETCTL_CMD_H
 #define ULNETCTL_CMD_H
 
+#include <stdbool.h>
+
 /* A handler gets argv from its own word on ("nidlist", args...). */
 typedef int (*ulnetctl_fn)(int argc, char **argv);
 
@@ -20,6 +22,16 @@ struct ulnetctl_cmd {
 #define ULNETCTL_RC_BAD_PARAM (-22)
 
 extern const struct ulnetctl_cmd ulnetctl_debug_cmds[];
+
+/*
+ * Run a noun's verbs as lnetctl does: no verb prints every verb's help
+ * (ULNETCTL_RC_BAD_PARAM); -h or --help alone prints it too (1); argv[0]
+ * is the noun's word, argv[1] the verb.
+ */
+int ulnetctl_run_noun(const char *name, const struct ulnetctl_cmd *verbs,
+		      int argc, char **argv);
+/* -h, --help or a shortening of it ("--he"), as lnetctl's getopt reads it. */
+bool ulnetctl_is_help(const char *arg);
 
 /* Print "<noun> <verb>: <help>" for one verb, or every verb when verb is NULL. */
 void ulnetctl_print_help(const struct ulnetctl_cmd *verbs, const char *noun,

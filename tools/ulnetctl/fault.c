@@ -81,7 +81,7 @@ static const struct ulnetctl_cmd delay_verbs[];
 
 /*
  * lnetctl's check before a verb runs: with fewer than min words the
- * verb's help and -EINVAL; "-h" or "--help" as the only option: help, 1.
+ * verb's help and -EINVAL; -h or --help (or "--he") alone: help, 1.
  */
 static int pre_check(int argc, char **argv, int min, bool is_delay)
 {
@@ -92,8 +92,7 @@ static int pre_check(int argc, char **argv, int min, bool is_delay)
 		ulnetctl_print_help(verbs, kind, argv[0]);
 		return ULNETCTL_RC_BAD_PARAM;
 	}
-	if (argc == 2 &&
-	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+	if (argc == 2 && ulnetctl_is_help(argv[1])) {
 		ulnetctl_print_help(verbs, kind, argv[0]);
 		return 1;
 	}
@@ -450,27 +449,8 @@ static const struct ulnetctl_cmd delay_verbs[] = {
 /* fault drop|delay <verb> ...: argv[0] is "drop" or "delay". */
 static int fault_kind(int argc, char **argv, bool is_delay)
 {
-	const struct ulnetctl_cmd *verbs = is_delay ? delay_verbs : drop_verbs;
-	const char *kind = argv[0];
-	const struct ulnetctl_cmd *v;
-
-	if (argc < 2) {
-		ulnetctl_print_help(verbs, kind, NULL);
-		return ULNETCTL_RC_BAD_PARAM;
-	}
-	if (argc == 2 &&
-	    (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
-		ulnetctl_print_help(verbs, kind, NULL);
-		return 1;
-	}
-	for (v = verbs; v->name; v++)
-		if (strcmp(v->name, argv[1]) == 0)
-			return v->fn(argc - 1, argv + 1);
-	fprintf(stderr,
-		"ulnetctl: '%s' is not a valid command. See "
-		"'ulnetctl --list-commands'.\n",
-		argv[1]);
-	return -1;
+	return ulnetctl_run_noun(argv[0], is_delay ? delay_verbs : drop_verbs,
+				 argc, argv);
 }
 
 static int fault_drop(int argc, char **argv)

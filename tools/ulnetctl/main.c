@@ -1,14 +1,18 @@
 /*
  * ulnetctl: the lnetctl-compatible command line of ulnet.
  *
- * Dispatch follows lnetctl: "ulnetctl <noun> <verb> [options]"; a noun
- * without a verb prints every verb's help and exits 234 (-EINVAL); a noun or
- * verb with -h/--help as its only argument prints help and exits 1; an
- * unknown word prints "'<word>' is not a valid command" and exits 255. With
- * no arguments commands are read from stdin, one per line; when stdin is
- * not a terminal the first failing command stops the run and gives the exit
- * status, unless "ignore_errors" was given. The status of a command is its
- * int result truncated to 8 bits, as lnetctl's is.
+ * Dispatch follows lnetctl and its command parser: "ulnetctl <noun> <verb>
+ * [options]"; a noun without a verb prints every verb's help and exits 234
+ * (-EINVAL); a noun or verb with -h or --help (or "--he", ...) as its only
+ * argument prints help and exits 1; an unknown word prints "'<word>' is
+ * not a valid command" and exits 255. The built-ins (quit, exit, help,
+ * version, list-commands, ignore_errors) come before every table. With no
+ * arguments commands are read from stdin, one per line, the first word of
+ * a line possibly shortened; when stdin is not a terminal the first
+ * failing command stops the run and gives the exit status, unless
+ * "ignore_errors" was given, when the rest runs and the first failure is
+ * still the status. The status of a command is its int result truncated
+ * to 8 bits, as lnetctl's is.
  *
  * "--ctl SOCKET" (or "--ctl=SOCKET") before the command names the
  * instance's control socket; without it $ULNET_CTL, else
@@ -25,54 +29,80 @@
 #include "ctl.h"
 
 #define ULNETCTL_VERSION "0.1.0"
-#define MAX_LINE_WORDS 64
+/* Words of one script line, as lnetctl's parser (MAXARGS). */
+#define MAX_LINE_WORDS 512
 
 static const char *prog = "ulnetctl";
 static bool ignore_errors;
+static bool is_done; /* "quit" or "exit" was run */
 
-static int dispatch(int argc, char **argv);
-
+/* Nouns and commands in lnetctl's order; help texts as its command_t's. */
 static const struct ulnetctl_cmd top_cmds[] = {
-	{ "lnet", NULL, ulnetctl_lnet_cmds, "lnet configuration commands\n" },
+	{ "lnet", NULL, ulnetctl_lnet_cmds,
+	  "lnet {configure | unconfigure} [--all|--large]" },
 	{ "route", NULL, ulnetctl_route_cmds,
-	  "route configuration commands\n" },
-	{ "net", NULL, ulnetctl_net_cmds, "net configuration commands\n" },
-	{ "routing", NULL, ulnetctl_routing_cmds,
-	  "routing configuration commands\n" },
-	{ "set", NULL, ulnetctl_set_cmds, "set configuration commands\n" },
-	{ "import", ulnetctl_import, NULL,
-	  "import FILE.yaml\n"
-	  "\t--add: add configuration\n"
-	  "\t--del: delete configuration\n"
-	  "\t--show: show configuration\n"
-	  "\t--exec: execute command\n"
-	  "\t--help: display this help\n" },
-	{ "export", ulnetctl_export, NULL,
-	  "export FILE.yaml\n"
-	  "\t--backup: export only what's necessary for reconfig\n"
-	  "\t--help: display this help\n" },
-	{ "stats", NULL, ulnetctl_stats_cmds, "statistics commands\n" },
-	{ "global", NULL, ulnetctl_global_cmds, "global settings commands\n" },
-	{ "peer", NULL, ulnetctl_peer_cmds, "peer commands\n" },
-	{ "discover", ulnetctl_discover, NULL,
-	  "discover NID[,NID,...]\n"
-	  "\t--force: force discovery\n"
-	  "\t--help: display this help\n" },
-	{ "udsp", NULL, ulnetctl_udsp_cmds, "UDSP commands\n" },
-	{ "fault", NULL, ulnetctl_fault_cmds, "fault injection commands\n" },
+	  "route {add | del | show | help}" },
+	{ "net", NULL, ulnetctl_net_cmds,
+	  "net {add | del | show | set | help}" },
+	{ "routing", NULL, ulnetctl_routing_cmds, "routing {show | help}" },
+	{ "set", NULL, ulnetctl_set_cmds,
+	  "set {tiny_buffers | small_buffers | large_buffers | routing | "
+	  "numa_range | max_interfaces | discovery | drop_asym_route | "
+	  "retry_count | transaction_timeout | health_sensitivity | "
+	  "recovery_interval | router_sensitivity | response_tracking | "
+	  "recovery_limit}" },
+	{ "import", ulnetctl_import, NULL, "import FILE.yaml" },
+	{ "export", ulnetctl_export, NULL, "export FILE.yaml" },
+	{ "stats", NULL, ulnetctl_stats_cmds, "stats {show | help}" },
+	{ "debug", NULL, ulnetctl_debug_cmds,
+	  "debug {recovery {local | peer} | peer | nidlist | decode | "
+	  "select}" },
+	{ "global", NULL, ulnetctl_global_cmds, "global {show | help}" },
+	{ "peer", NULL, ulnetctl_peer_cmds,
+	  "peer {add | del | show | list | set | help}" },
+	{ "ping", ulnetctl_ping, NULL, "ping nid,[nid,...]" },
+	{ "discover", ulnetctl_discover, NULL, "discover nid[,nid,...]" },
+	{ "udsp", NULL, ulnetctl_udsp_cmds, "udsp {add | del | help}" },
+	{ "fault", NULL, ulnetctl_fault_cmds, "{drop | delay | help}" },
 	{ "cpt-of-nid", ulnetctl_cpt_of_nid, NULL,
 	  "Calculate the CPTs associated with NIDs\n"
-	  " usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
-	{ "perf", NULL, ulnetctl_perf_cmds,
-	  "bulk transfer test (ulnet extension)\n" },
-	{ "ping", ulnetctl_ping, NULL,
-	  "check for the presence of a NID\n"
-	  "\t--source: source NID\n"
-	  "\t--timeout: ping timeout in seconds\n" },
-	{ "debug", NULL, ulnetctl_debug_cmds,
-	  "debug commands (nidlist parsing, frame decoding)\n" },
+	  " usage:\n\tulnetctl cpt-of-nid nid[ nid ...]\n" },
+	{ "perf", NULL, ulnetctl_perf_cmds, "perf {put} (a ulnet extension)" },
 	{ NULL, NULL, NULL, NULL },
 };
+
+/*
+ * The built-ins every command table has (lnetctl's parser puts them
+ * before the table, at every level: "net help" is the usage too).
+ */
+enum builtin {
+	BUILTIN_QUIT,
+	BUILTIN_HELP,
+	BUILTIN_VERSION,
+	BUILTIN_LIST,
+	BUILTIN_IGNORE_ERRORS,
+};
+
+static const struct {
+	const char *name;
+	enum builtin what;
+	const char *help;
+} builtins[] = {
+	{ "quit", BUILTIN_QUIT, "quit" },
+	{ "exit", BUILTIN_QUIT, "exit" },
+	{ "help", BUILTIN_HELP, "provide useful information about a command" },
+	{ "--help", BUILTIN_HELP,
+	  "provide useful information about a command" },
+	{ "version", BUILTIN_VERSION, "show program version" },
+	{ "--version", BUILTIN_VERSION, "show program version" },
+	{ "list-commands", BUILTIN_LIST, "list available commands" },
+	{ "--list-commands", BUILTIN_LIST, "list available commands" },
+	{ "--ignore_errors", BUILTIN_IGNORE_ERRORS,
+	  "ignore errors that occur during script processing" },
+	{ "ignore_errors", BUILTIN_IGNORE_ERRORS,
+	  "ignore errors that occur during script processing" },
+};
+#define NBUILTINS (sizeof(builtins) / sizeof(builtins[0]))
 
 void ulnetctl_print_help(const struct ulnetctl_cmd *verbs, const char *noun,
 			 const char *verb)
@@ -86,13 +116,17 @@ void ulnetctl_print_help(const struct ulnetctl_cmd *verbs, const char *noun,
 	}
 }
 
-static const struct ulnetctl_cmd *find(const struct ulnetctl_cmd *table,
-				       const char *name)
+/*
+ * lnetctl's check_cmd(): a lone argument that getopt reads as -h or as
+ * --help, which may be shortened to any prefix down to "--h".
+ */
+bool ulnetctl_is_help(const char *arg)
 {
-	for (; table->name; table++)
-		if (strcmp(table->name, name) == 0)
-			return table;
-	return NULL;
+	size_t n = strlen(arg);
+
+	if (strcmp(arg, "-h") == 0)
+		return true;
+	return n >= 3 && n <= 6 && strncmp(arg, "--help", n) == 0;
 }
 
 static int not_a_command(const char *word)
@@ -101,23 +135,6 @@ static int not_a_command(const char *word)
 		"%s: '%s' is not a valid command. See '%s --list-commands'.\n",
 		prog, word, prog);
 	return -1;
-}
-
-static bool is_help(const char *arg)
-{
-	return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
-}
-
-static void list_commands(void)
-{
-	const struct ulnetctl_cmd *c, *v;
-
-	for (c = top_cmds; c->name; c++) {
-		printf("%s\n", c->name);
-		for (v = c->sub; v && v->name; v++)
-			printf("    %s\n", v->name);
-	}
-	printf("help\nversion\nlist-commands\nignore_errors\nexit\nquit\n");
 }
 
 static void usage(void)
@@ -130,120 +147,278 @@ static void usage(void)
 	       prog, prog);
 }
 
-/* "help" alone, or "help <noun>": the group's verbs. */
-static int do_help(int argc, char **argv)
+/*
+ * A command word of a table (with the built-ins before it): one name and
+ * its help. index < NBUILTINS is a built-in.
+ */
+static size_t nwords(const struct ulnetctl_cmd *table)
 {
-	const struct ulnetctl_cmd *c;
+	size_t n = NBUILTINS;
+
+	while (table[n - NBUILTINS].name)
+		n++;
+	return n;
+}
+
+static const char *word_name(const struct ulnetctl_cmd *table, size_t i)
+{
+	return i < NBUILTINS ? builtins[i].name : table[i - NBUILTINS].name;
+}
+
+static const char *word_help(const struct ulnetctl_cmd *table, size_t i)
+{
+	return i < NBUILTINS ? builtins[i].help : table[i - NBUILTINS].help;
+}
+
+enum lookup {
+	LOOKUP_FOUND,
+	LOOKUP_NONE,
+	LOOKUP_AMBIGUOUS,
+};
+
+/*
+ * The word a script line or "help" names, as lnetctl's parser finds it:
+ * the first entry the word is a case-insensitive prefix of, unless
+ * another one is that word exactly; two prefixes and no exact name is
+ * ambiguous.
+ */
+static enum lookup lookup_prefix(const struct ulnetctl_cmd *table,
+				 const char *word, size_t *out)
+{
+	size_t len = strlen(word), n = nwords(table), i, first = n;
+	bool is_other = false;
+
+	for (i = 0; i < n; i++) {
+		const char *name = word_name(table, i);
+
+		if (strncasecmp(word, name, len) != 0)
+			continue;
+		if (strlen(name) == len) {
+			*out = i;
+			return LOOKUP_FOUND;
+		}
+		if (first == n)
+			first = i;
+		else
+			is_other = true;
+	}
+	if (first == n)
+		return LOOKUP_NONE;
+	if (is_other)
+		return LOOKUP_AMBIGUOUS;
+	*out = first;
+	return LOOKUP_FOUND;
+}
+
+static void print_ambiguous(const struct ulnetctl_cmd *table, const char *line,
+			    const char *word)
+{
+	size_t len = strlen(word), n = nwords(table), i;
+
+	fprintf(stderr, "Ambiguous command '%s'\nOptions: ", line);
+	for (i = 0; i < n; i++)
+		if (strncasecmp(word, word_name(table, i), len) == 0)
+			fprintf(stderr, "%s ", word_name(table, i));
+	fprintf(stderr, "\n");
+}
+
+/* lnetctl's list: built-ins and commands, four 20-column names a row. */
+static void list_commands(const struct ulnetctl_cmd *table)
+{
+	size_t n = nwords(table), i;
+
+	for (i = 0; i < n; i++)
+		printf("%-19s %s", word_name(table, i),
+		       i % 4 == 3 || i + 1 == n ? "\n" : "");
+}
+
+/*
+ * "help" alone: the usage. "help WORDS": the words joined without
+ * blanks (lnetctl's quirk: "help net add" asks for "netadd"), looked up
+ * in table; the answer and every failure go to stderr, status 0.
+ */
+static int do_help(const struct ulnetctl_cmd *table, int argc, char **argv)
+{
+	char line[1024] = "";
+	size_t i;
+	int k;
 
 	if (argc < 2) {
 		usage();
 		return 0;
 	}
-	c = find(top_cmds, argv[1]);
-	if (!c)
-		return not_a_command(argv[1]);
-	printf("%s: %s", c->name, c->help);
-	if (c->sub)
-		ulnetctl_print_help(c->sub, c->name, NULL);
+	for (k = 1; k < argc; k++) {
+		if (strlen(argv[k]) >= sizeof(line) - strlen(line) - 1)
+			return -E2BIG;
+		strcat(line, argv[k]);
+	}
+	switch (lookup_prefix(table, line, &i)) {
+	case LOOKUP_FOUND:
+		fprintf(stderr, "%s: %s\n", line, word_help(table, i));
+		break;
+	case LOOKUP_NONE:
+		not_a_command(line);
+		break;
+	case LOOKUP_AMBIGUOUS:
+		print_ambiguous(table, line, line);
+		break;
+	}
 	return 0;
+}
+
+static int run_builtin(const struct ulnetctl_cmd *table, enum builtin what,
+		       int argc, char **argv)
+{
+	switch (what) {
+	case BUILTIN_QUIT:
+		is_done = true;
+		return 0;
+	case BUILTIN_HELP:
+		return do_help(table, argc, argv);
+	case BUILTIN_VERSION:
+		printf("%s %s\n", prog, ULNETCTL_VERSION);
+		return 0;
+	case BUILTIN_LIST:
+		list_commands(table);
+		return 0;
+	case BUILTIN_IGNORE_ERRORS:
+		ignore_errors = true;
+		return 0;
+	}
+	return 0;
+}
+
+static int run_noun(const struct ulnetctl_cmd *noun, int argc, char **argv);
+
+/*
+ * Run word i of table (looked up already) with argv from that word on.
+ * noun: the table's noun, NULL at the top; a verb given -h or --help
+ * alone prints its help and gives 1 (lnetctl's check_cmd).
+ */
+static int run_word(const struct ulnetctl_cmd *table,
+		    const struct ulnetctl_cmd *noun, size_t i, int argc,
+		    char **argv)
+{
+	const struct ulnetctl_cmd *c;
+
+	if (i < NBUILTINS)
+		return run_builtin(table, builtins[i].what, argc, argv);
+	c = &table[i - NBUILTINS];
+	if (!c->fn)
+		return run_noun(c, argc, argv);
+	if (noun && argc == 2 && ulnetctl_is_help(argv[1])) {
+		ulnetctl_print_help(table, noun->name, c->name);
+		return 1;
+	}
+	return c->fn(argc, argv);
+}
+
+/* A command given as arguments: its word must be exact. */
+static int run_args(const struct ulnetctl_cmd *table,
+		    const struct ulnetctl_cmd *noun, int argc, char **argv)
+{
+	size_t n = nwords(table), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(word_name(table, i), argv[0]) == 0)
+			return run_word(table, noun, i, argc, argv);
+	return not_a_command(argv[0]);
 }
 
 static int run_noun(const struct ulnetctl_cmd *noun, int argc, char **argv)
 {
-	const struct ulnetctl_cmd *verb;
+	return ulnetctl_run_noun(noun->name, noun->sub, argc, argv);
+}
+
+int ulnetctl_run_noun(const char *name, const struct ulnetctl_cmd *verbs,
+		      int argc, char **argv)
+{
+	struct ulnetctl_cmd self = { name, NULL, verbs, NULL };
 
 	if (argc < 2) {
-		ulnetctl_print_help(noun->sub, noun->name, NULL);
+		ulnetctl_print_help(verbs, name, NULL);
 		return ULNETCTL_RC_BAD_PARAM;
 	}
-	if (argc == 2 && is_help(argv[1])) {
-		ulnetctl_print_help(noun->sub, noun->name, NULL);
+	if (argc == 2 && ulnetctl_is_help(argv[1])) {
+		ulnetctl_print_help(verbs, name, NULL);
 		return 1;
 	}
-	verb = find(noun->sub, argv[1]);
-	if (!verb)
-		return not_a_command(argv[1]);
-	if (argc == 3 && is_help(argv[2])) {
-		ulnetctl_print_help(noun->sub, noun->name, verb->name);
-		return 1;
-	}
-	return verb->fn(argc - 1, argv + 1);
+	return run_args(verbs, &self, argc - 1, argv + 1);
 }
 
-static int dispatch(int argc, char **argv)
+/*
+ * One script line (words split on blanks and tabs): its first word may
+ * be shortened (lnetctl's parser); an unknown one prints the usage and
+ * an ambiguous one the candidates, and neither is a failure.
+ */
+static int run_line(char *line)
 {
-	const struct ulnetctl_cmd *c;
-	const char *w = argv[0];
+	char *words[MAX_LINE_WORDS];
+	char *save = NULL, *tok, *text;
+	size_t i;
+	int n = 0;
 
-	if (strcmp(w, "help") == 0 || strcmp(w, "--help") == 0)
-		return do_help(argc, argv);
-	if (strcmp(w, "version") == 0 || strcmp(w, "--version") == 0) {
-		printf("%s %s\n", prog, ULNETCTL_VERSION);
+	text = strdup(line);
+	for (tok = strtok_r(line, " \t\r\n", &save); tok;
+	     tok = strtok_r(NULL, " \t\r\n", &save)) {
+		if (n == MAX_LINE_WORDS) {
+			fprintf(stderr,
+				"%s: more than %d words in one command\n", prog,
+				MAX_LINE_WORDS);
+			free(text);
+			return -E2BIG;
+		}
+		words[n++] = tok;
+	}
+	if (n == 0) {
+		free(text);
 		return 0;
 	}
-	if (strcmp(w, "list-commands") == 0 ||
-	    strcmp(w, "--list-commands") == 0) {
-		list_commands();
-		return 0;
+	switch (lookup_prefix(top_cmds, words[0], &i)) {
+	case LOOKUP_FOUND:
+		free(text);
+		return run_word(top_cmds, NULL, i, n, words);
+	case LOOKUP_NONE:
+		usage();
+		break;
+	case LOOKUP_AMBIGUOUS:
+		text[strcspn(text, "\r\n")] = '\0';
+		print_ambiguous(top_cmds, text ? text : words[0], words[0]);
+		break;
 	}
-	if (strcmp(w, "ignore_errors") == 0 ||
-	    strcmp(w, "--ignore_errors") == 0) {
-		ignore_errors = true;
-		return 0;
-	}
-	c = find(top_cmds, w);
-	if (!c)
-		return not_a_command(w);
-	if (c->fn)
-		return c->fn(argc, argv);
-	return run_noun(c, argc, argv);
+	free(text);
+	return 0;
 }
 
-/* Script / interactive mode: one command per line, words split on blanks. */
+/*
+ * Script / interactive mode: one command per line. When stdin is not a
+ * terminal the first failure stops the run (or, after ignore_errors, the
+ * rest still runs) and is the exit status.
+ */
 static int run_lines(void)
 {
 	bool tty = isatty(STDIN_FILENO);
 	char *line = NULL;
 	size_t cap = 0;
-	int rc = 0;
+	int rc = 0, first_error = 0;
 
-	for (;;) {
-		char *words[MAX_LINE_WORDS];
-		char *save = NULL, *tok;
-		int n = 0;
-
+	while (!is_done) {
 		if (tty) {
 			printf("> ");
 			fflush(stdout);
 		}
 		if (getline(&line, &cap, stdin) < 0)
 			break;
-		for (tok = strtok_r(line, " \t\r\n", &save); tok;
-		     tok = strtok_r(NULL, " \t\r\n", &save)) {
-			if (n == MAX_LINE_WORDS)
+		rc = run_line(line);
+		if (rc != 0 && !tty) {
+			if (!first_error)
+				first_error = rc;
+			if (!ignore_errors)
 				break;
-			words[n++] = tok;
 		}
-		if (n == 0)
-			continue;
-		if (tok) {
-			fprintf(stderr,
-				"%s: more than %d words in one command\n", prog,
-				MAX_LINE_WORDS);
-			rc = -E2BIG;
-			if (!tty && !ignore_errors)
-				break;
-			continue;
-		}
-		if (strcmp(words[0], "quit") == 0 ||
-		    strcmp(words[0], "exit") == 0)
-			break;
-		rc = dispatch(n, words);
-		if (rc != 0 && !tty && !ignore_errors)
-			break;
 	}
 	free(line);
-	return rc;
+	return first_error ? first_error : rc;
 }
 
 int main(int argc, char **argv)
@@ -270,7 +445,7 @@ int main(int argc, char **argv)
 	if (argc < 2)
 		rc = run_lines();
 	else
-		rc = dispatch(argc - 1, argv + 1);
+		rc = run_args(top_cmds, NULL, argc - 1, argv + 1);
 	/* Output that never arrived (a full disk, a closed pipe) is a failure. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		fprintf(stderr, "%s: cannot write output: %s\n", prog,
