@@ -33,75 +33,14 @@
 
 #include <sys/epoll.h>
 
-#include "core/core.h"
-#include "core/msg.h"
-#include "core/udsp.h"
-#include "wire/wire.h"
-#include "core/node.h"
-#include "ctl/proto.h"
 #include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
 #include "ctl/proto_doc.h"
-#include "runtime/loop.h"
-#include "runtime/perf.h"
 #include "util/err.h"
-#include "util/list.h"
 #include "util/log.h"
-#include "util/timer.h"
 
 /* Connections taken per wake-up of the listening socket. */
 #define ACCEPT_BURST 16
-/* lnetctl's ping waits at most 180 s (lnetctl.md §11.1). */
-#define PING_TIMEOUT_MAX_MS 180000u
-/* socklnd's own timeout, shown as "lnd tunables: timeout" (§6.1). */
-#define SOCKLND_TIMEOUT_SEC 50
-
-struct ctl_client;
-
-enum ctl_client_state {
-	CTL_CLIENT_READ_HDR,
-	CTL_CLIENT_READ_BODY,
-	CTL_CLIENT_BUSY,
-	CTL_CLIENT_WRITE,
-	CTL_CLIENT_WRITE_CLOSE,
-};
-
-/* A ping in flight; outlives its client if the client goes first. */
-struct ctl_ping {
-	struct ctl_client *c; /* NULL once the client closed */
-	struct ulnet_nid target;
-	bool is_discover; /* `discover`: merge what the reply says */
-};
-
-/* Rails a perf reply reports (local NIs, 0@lo excluded). */
-#define PERF_RAILS_MAX 32
-
-/* A perf stream in flight; outlives its client like a ping. */
-struct ctl_perf {
-	struct ctl_client *c; /* NULL once the client closed */
-	struct ul_node *node;
-	size_t nrails;
-	struct ulnet_ni_info before[PERF_RAILS_MAX];
-};
-
-struct ctl_client {
-	struct ul_list link; /* on ul_ctlsrv.clients */
-	struct ul_ctlsrv *srv;
-	int fd;
-	pid_t pid; /* from SO_PEERCRED, for log lines */
-	struct ul_io io;
-	struct ul_timer timer;
-	enum ctl_client_state state;
-	uint8_t hdr[UL_CTL_HDR_SIZE];
-	size_t hdr_got;
-	uint8_t *frame; /* header + payload being read */
-	size_t frame_len;
-	size_t frame_got;
-	struct ul_ctl_msg out; /* reply being written */
-	size_t out_off;
-	struct ctl_ping *ping;
-	struct ctl_perf *perf;
-};
 
 static void client_close(struct ctl_client *c)
 {
@@ -192,8 +131,8 @@ static void client_after_write(struct ctl_client *c)
 }
 
 /* Queue a reply and start writing it; the client may be gone after. */
-static void client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
-			bool then_close)
+void ul_ctlsrv_client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
+			   bool then_close)
 {
 	struct ul_ctl_reply err_reply;
 	int rc;
@@ -219,8 +158,8 @@ static void client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
 }
 
 /* Queue the document reply of a generic op. */
-static void client_send_doc(struct ctl_client *c, uint16_t op,
-			    const struct ul_ctl_msg *doc)
+void ul_ctlsrv_client_send_doc(struct ctl_client *c, uint16_t op,
+			       const struct ul_ctl_msg *doc)
 {
 	struct ul_ctl_reply err_reply;
 	int rc;
@@ -233,7 +172,7 @@ static void client_send_doc(struct ctl_client *c, uint16_t op,
 		ul_ctl_reply_error(&err_reply, op, rc,
 				   rc == -EMSGSIZE ? "reply too large"
 						   : "cannot build reply");
-		client_send(c, &err_reply, false);
+		ul_ctlsrv_client_send(c, &err_reply, false);
 		return;
 	}
 	c->state = CTL_CLIENT_WRITE;
@@ -258,701 +197,7 @@ static void client_refuse(struct ctl_client *c, int rc, const char *msg,
 		client_close(c);
 		return;
 	}
-	client_send(c, &r, true);
-}
-
-/* ---- Replies built from the node's state ----------------------------- */
-
-static int32_t prio(uint32_t p)
-{
-	return p == UL_PRIO_UNSET ? -1 : (int32_t)p;
-}
-
-static void fill_counts(struct ul_ctl_msg_counts *dst, const uint64_t by[4])
-{
-	/* ulnet_msg_stats index: ACK 0, PUT 1, GET 2, REPLY 3. */
-	dst->ack = by[0];
-	dst->put = by[1];
-	dst->get = by[2];
-	dst->reply = by[3];
-	dst->hello = 0;
-}
-
-static uint64_t sum4(const uint64_t v[4])
-{
-	return v[0] + v[1] + v[2] + v[3];
-}
-
-static void fill_lat(struct ul_ctl_lat *dst, const struct ul_lat *l)
-{
-	dst->samples = l->samples;
-	dst->min_nsec = l->min_ns;
-	dst->max_nsec = l->max_ns;
-	dst->avg_nsec = ul_lat_avg_ns(l);
-}
-
-/* lat: UL_LAT_NR entries, or NULL for none yet. */
-static void fill_msg_stats(struct ul_ctl_ni_blocks *b,
-			   const struct ulnet_msg_stats *st,
-			   const struct ul_lat *lat, uint32_t level)
-{
-	if (level >= 1) {
-		b->has_stats = true;
-		b->stats.send_count = sum4(st->send_count);
-		b->stats.recv_count = sum4(st->recv_count);
-		b->stats.drop_count = sum4(st->drop_count);
-		if (lat) {
-			fill_lat(&b->stats.put_egress, &lat[UL_LAT_PUT_EGRESS]);
-			fill_lat(&b->stats.get_rtt, &lat[UL_LAT_GET_RTT]);
-			fill_lat(&b->stats.put_ack, &lat[UL_LAT_PUT_ACK]);
-		}
-	}
-	if (level >= 2) {
-		b->has_msg_stats = true;
-		fill_counts(&b->sent, st->send_count);
-		fill_counts(&b->received, st->recv_count);
-		fill_counts(&b->dropped, st->drop_count);
-	}
-}
-
-void ul_ctlsrv_cpt_format(const struct ul_ctlsrv *srv, const struct ul_ni *ni,
-			  char *buf, size_t len)
-{
-	unsigned int i, ncpt = srv->ncpt ? srv->ncpt : 1;
-	size_t off = 0;
-	bool first = true;
-
-	buf[0] = '\0';
-	for (i = 0; i < ncpt && i < 64 && off + 1 < len; i++) {
-		int n;
-
-		if (ni->cpt_mask && !(ni->cpt_mask & (1ULL << i)))
-			continue;
-		n = snprintf(buf + off, len - off, "%s%u", first ? "[" : ",",
-			     i);
-		if (n < 0 || (size_t)n >= len - off)
-			break;
-		off += (size_t)n;
-		first = false;
-	}
-	if (off + 1 < len)
-		snprintf(buf + off, len - off, "]");
-}
-
-int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa)
-{
-	unsigned int cpt;
-
-	ncpt = ncpt ? ncpt : 1;
-	nnodes = nnodes ? nnodes : 1;
-	if (numa < 0 || (unsigned int)numa >= nnodes)
-		return -1;
-	cpt = ((unsigned int)numa * ncpt + nnodes - 1) / nnodes;
-	return cpt < ncpt ? (int)cpt : -1;
-}
-
-/* How many NUMA nodes the host has (node0, node1, ... in sysfs). */
-static unsigned int host_numa_nodes(void)
-{
-	char path[64];
-	unsigned int n = 0;
-
-	do {
-		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u",
-			 n);
-	} while (access(path, F_OK) == 0 && ++n < 1024);
-	return n ? n : 1;
-}
-
-static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
-		    const struct ul_ni *ni, uint32_t level,
-		    const struct ulnet_ni_info *info, size_t ninfo)
-{
-	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
-	struct ulnet_msg_stats none;
-	const struct ulnet_msg_stats *st = &none;
-	size_t i;
-
-	memset(&none, 0, sizeof(none));
-	out->nid = ni->nid;
-	out->status = (is_lo || ni->status == UL_NI_STATUS_UP)
-			      ? UL_CTL_NI_STATUS_UP
-			      : UL_CTL_NI_STATUS_DOWN;
-	snprintf(out->ifname, sizeof(out->ifname), "%s", ni->ifname);
-	for (i = 0; i < ninfo; i++)
-		if (ulnet_nid_same(&info[i].nid, &ni->nid))
-			st = &info[i].stats;
-	fill_msg_stats(&out->b, st, ni->lat, level);
-	if (level >= 4) {
-		out->b.has_udsp = true;
-		out->b.net_prio = prio(ni->net->sel_priority);
-		out->b.nid_prio = prio(ni->sel_priority);
-	}
-	if (level >= 2) {
-		out->b.has_health = true;
-		out->b.health.fatal_error = ni->is_fatal;
-		out->b.health.healthv = ni->healthv;
-		/* health.md §4.2, the local NI column */
-		out->b.health.interrupts = ni->hstats.interrupts;
-		out->b.health.dropped = ni->hstats.dropped;
-		out->b.health.aborted = ni->hstats.aborted;
-		out->b.health.no_route = ni->hstats.no_route;
-		out->b.health.timeouts = ni->hstats.timeouts;
-		out->b.health.error = ni->hstats.error;
-	}
-	if (level < 1)
-		return;
-	out->has_tunables = true;
-	if (!is_lo) {
-		/* lo has no credits: LNet shows zeros for it. */
-		out->peer_timeout = ni->net->tun.peer_timeout_sec;
-		out->peer_credits = ni->net->tun.peer_tx_credits;
-		out->peer_buffer_credits = ni->net->tun.peer_buffer_credits;
-		out->credits = ni->net->tun.credits;
-		out->has_lnd_tunables = true;
-		out->conns_per_peer =
-			ni->conns_per_peer > 0 ? ni->conns_per_peer : 1;
-		/* The LND's own value; an LND without one: what was set. */
-		out->lnd_timeout =
-			ul_node_lnd_timeout(srv->node, ni->nid.nid_type);
-		if (out->lnd_timeout < 0)
-			out->lnd_timeout =
-				srv->lnd_timeout > 0 ? srv->lnd_timeout
-				: srv->lnd_timeout == 0
-					? (int32_t)ul_tunables_lnd_timeout(
-						  &ul_node_core(srv->node)->tun)
-					: SOCKLND_TIMEOUT_SEC;
-		out->tos = ni->tos;
-	}
-	out->has_cpt = true;
-	out->dev_cpt = is_lo ? -1
-			     : ul_ctlsrv_dev_cpt(srv->ncpt, srv->nnodes,
-						 ni->numa_node);
-	ul_ctlsrv_cpt_format(srv, ni, out->cpt, sizeof(out->cpt));
-}
-
-static int build_net_show(struct ul_ctlsrv *srv,
-			  const struct ul_ctl_net_show_req *req,
-			  struct ul_ctl_reply *r)
-{
-	struct ul_core *core = ul_node_core(srv->node);
-	struct ulnet_ni_info *info = NULL;
-	size_t ninfo = 0, n = 0, k;
-	uint32_t only = 0;
-	struct ul_net *net;
-	struct ul_ni *ni;
-
-	if (req->has_net) {
-		if (ulnet_net_parse(req->net, &only, NULL, 0)) {
-			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ENOENT,
-					   "cannot parse net");
-			return 0;
-		}
-		if (!ul_net_find(core, only)) {
-			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ESRCH,
-					   "Network is down");
-			return 0;
-		}
-	}
-	if (core->nnis) {
-		info = calloc(core->nnis, sizeof(*info));
-		if (!info)
-			return -ENOMEM;
-		if (ul_node_ni_info(srv->node, info, core->nnis, &ninfo))
-			ninfo = 0;
-		if (ninfo > core->nnis)
-			ninfo = core->nnis;
-	}
-	memset(r, 0, sizeof(*r));
-	r->op = UL_CTL_OP_NET_SHOW;
-	ul_list_for_each_entry(net, &core->nets, core_link)
-		if (!req->has_net || net->net_id == only)
-			n++;
-	r->net_show.nets = calloc(n ? n : 1, sizeof(*r->net_show.nets));
-	if (!r->net_show.nets) {
-		free(info);
-		return -ENOMEM;
-	}
-	ul_list_for_each_entry(net, &core->nets, core_link) {
-		struct ul_ctl_net *cn;
-
-		if (req->has_net && net->net_id != only)
-			continue;
-		cn = &r->net_show.nets[r->net_show.nnets++];
-		cn->net_id = net->net_id;
-		cn->nis = calloc(net->nnis ? net->nnis : 1, sizeof(*cn->nis));
-		if (!cn->nis) {
-			free(info);
-			return -ENOMEM;
-		}
-		k = 0;
-		ul_list_for_each_entry(ni, &net->nis, net_link) {
-			if (k == net->nnis)
-				break;
-			fill_ni(srv, &cn->nis[k++], ni, req->verbose, info,
-				ninfo);
-		}
-		cn->nnis = k;
-	}
-	free(info);
-	return 0;
-}
-
-/* LNet's peer state bits that ulnet tracks (lnetctl.md §7.3). */
-static uint32_t peer_state_bits(const struct ul_peer *p)
-{
-	uint32_t s = 0;
-
-	if (p->is_mr)
-		s |= 1u << 0;
-	if (p->has_no_discovery)
-		s |= 1u << 1;
-	/* Only what a gateway's ping said makes it a router here. */
-	if (p->rtr_refcount && p->is_router_enabled)
-		s |= 1u << 2;
-	if (p->is_configured)
-		s |= 1u << 3;
-	if (p->is_lock_prim)
-		s |= 1u << 20;
-	return s;
-}
-
-static void fill_peer_ni(struct ul_ctl_peer_ni *out,
-			 const struct ul_peer_ni *lpni,
-			 const struct ul_core *core, uint32_t level)
-{
-	const struct ul_peer *p = ul_peer_ni_peer(lpni);
-	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
-	/* The message layer's counters: none before any traffic. */
-	const struct ul_peer_ni_msgs *pm = lpni->msgs;
-	struct ulnet_msg_stats none;
-	bool is_tracked;
-
-	memset(&none, 0, sizeof(none));
-	out->nid = lpni->nid;
-	/* up/down only where LNet tracks it (§7.3), else NA. */
-	is_tracked = p->rtr_refcount > 0 || (core->tun.routing && net &&
-					     net->tun.peer_timeout_sec > 0);
-	if (!is_tracked)
-		out->state = UL_CTL_PNI_STATE_NA;
-	else if (lpni->ns_status == UL_NS_STATUS_UP)
-		out->state = UL_CTL_PNI_STATE_UP;
-	else
-		out->state = UL_CTL_PNI_STATE_DOWN;
-	if (level >= 1) {
-		int max = net ? net->tun.peer_tx_credits : 0;
-
-		out->has_credits = true;
-		out->max_tx_credits = max;
-		out->tx_credits = lpni->txcredits;
-		out->min_tx_credits = lpni->txcredits < max ? lpni->txcredits
-							    : max;
-		out->tx_q_nob = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
-					? (uint32_t)lpni->txqnob
-					: 0;
-		out->rtr_credits = max;
-		out->min_rtr_credits = max;
-		out->refcount = lpni->refcount;
-	}
-	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,
-		       level);
-	if (level >= 4) {
-		out->b.has_udsp = true;
-		out->b.net_prio = prio(lpni->peer_net->sel_priority);
-		out->b.nid_prio = prio(lpni->sel_priority);
-	}
-	if (level >= 2) {
-		out->b.has_health = true;
-		out->b.health.healthv = lpni->healthv;
-		if (pm) { /* health.md §4.2, the peer NI column */
-			out->b.health.dropped = pm->hs_dropped;
-			out->b.health.error = pm->hs_error;
-			out->b.health.timeouts = pm->hs_timeout;
-			out->b.health.network_timeout = pm->hs_network_timeout;
-		}
-	}
-}
-
-static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
-		     const struct ul_core *core, uint32_t level)
-{
-	const struct ul_peer_net *lpn;
-	const struct ul_peer_ni *lpni;
-
-	out->primary = p->primary_nid;
-	out->is_mr = p->is_mr;
-	if (level >= 3) {
-		out->has_state = true;
-		out->state = peer_state_bits(p);
-	}
-	out->pnis = calloc(p->nnis ? p->nnis : 1, sizeof(*out->pnis));
-	if (!out->pnis)
-		return -ENOMEM;
-	ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
-		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
-			if (out->npnis == p->nnis)
-				return 0;
-			fill_peer_ni(&out->pnis[out->npnis++], lpni, core,
-				     level);
-		}
-	return 0;
-}
-
-static int build_peer_show(struct ul_ctlsrv *srv,
-			   const struct ul_ctl_peer_show_req *req,
-			   struct ul_ctl_reply *r)
-{
-	struct ul_core *core = ul_node_core(srv->node);
-	struct ul_peer *only = NULL, **peers = NULL;
-	size_t n = 0, i;
-	int rc;
-
-	if (req->has_nid) {
-		only = ul_peer_find(core, &req->nid);
-		if (!only || ul_ctlsrv_peer_is_lo(only)) {
-			ul_ctl_reply_error(r, UL_CTL_OP_PEER_SHOW, -ENOENT,
-					   "cannot find peer");
-			return 0;
-		}
-		peers = &only;
-		n = 1;
-	} else {
-		rc = ul_ctlsrv_peers_by_cpt(srv, &peers, &n);
-		if (rc)
-			return rc;
-	}
-	memset(r, 0, sizeof(*r));
-	r->op = UL_CTL_OP_PEER_SHOW;
-	r->peer_show.peers = calloc(n ? n : 1, sizeof(*r->peer_show.peers));
-	rc = r->peer_show.peers ? 0 : -ENOMEM;
-	for (i = 0; i < n && !rc; i++)
-		rc = fill_peer(&r->peer_show.peers[r->peer_show.npeers++],
-			       peers[i], core, req->verbose);
-	if (!only)
-		free(peers);
-	return rc;
-}
-
-/* ---- Ping ------------------------------------------------------------ */
-
-static void ping_failed(struct ctl_client *c, const struct ulnet_nid *nid,
-			int rc)
-{
-	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
-	struct ul_ctl_reply r;
-
-	ulnet_nid_format(nid, s, sizeof(s));
-	snprintf(msg, sizeof(msg), "failed to ping %s", s);
-	ul_ctl_reply_error(&r, UL_CTL_OP_PING, rc, msg);
-	client_send(c, &r, false);
-}
-
-static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
-			    int rc);
-static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
-			  const struct ulnet_ping_result *res);
-static void ping_done(void *arg, int status,
-		      const struct ulnet_ping_result *res)
-{
-	struct ctl_ping *pg = arg;
-	struct ctl_client *c = pg->c;
-	struct ulnet_nid target = pg->target;
-	bool is_discover = pg->is_discover;
-	struct ul_ctl_ping_ni nis[64];
-	struct ul_ctl_reply r;
-	size_t i;
-
-	free(pg);
-	if (!c)
-		return;
-	c->ping = NULL;
-	if (status || !res) {
-		if (is_discover)
-			discover_failed(c, &target, status ? status : -EPROTO);
-		else
-			ping_failed(c, &target, status ? status : -EPROTO);
-		return;
-	}
-	if (is_discover) {
-		discover_done(c, &target, res);
-		return;
-	}
-	memset(&r, 0, sizeof(r));
-	memset(nis, 0, sizeof(nis));
-	r.op = UL_CTL_OP_PING;
-	r.ping.primary = res->primary.nid;
-	r.ping.pid = res->primary.pid;
-	r.ping.features = res->features;
-	for (i = 0; i < res->nnis && i < 64; i++) {
-		nis[i].nid = res->nis[i].nid;
-		nis[i].status = res->nis[i].status;
-	}
-	r.ping.nnis = i;
-	r.ping.nis = nis;
-	client_send(c, &r, false);
-}
-
-/*
- * Ping target for a ping or a discover; the answer goes to c through
- * ping_done. timeout_ms 0 (or 180 s and more) waits LNet's 180 s.
- */
-static void start_ping(struct ctl_client *c, const struct ulnet_nid *target,
-		       const struct ulnet_nid *src, uint32_t timeout_ms,
-		       bool is_discover)
-{
-	struct ulnet_process_id id = { .nid = *target, .pid = ULNET_PID_ANY };
-	struct ctl_ping *pg;
-	int rc;
-
-	if (timeout_ms == 0 || timeout_ms >= PING_TIMEOUT_MAX_MS)
-		timeout_ms = PING_TIMEOUT_MAX_MS;
-	pg = calloc(1, sizeof(*pg));
-	if (!pg) {
-		rc = -ENOMEM;
-		goto fail;
-	}
-	pg->c = c;
-	pg->target = *target;
-	pg->is_discover = is_discover;
-	rc = ul_node_ping(c->srv->node, src, &id, timeout_ms, ping_done, pg);
-	if (rc) {
-		free(pg);
-		goto fail;
-	}
-	c->ping = pg;
-	return;
-fail:
-	if (is_discover)
-		discover_failed(c, target, rc);
-	else
-		ping_failed(c, target, rc);
-}
-
-static void do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
-{
-	if (c->srv->is_down) {
-		ping_failed(c, &req->target, -ENETDOWN);
-		return;
-	}
-	start_ping(c, &req->target, req->has_src ? &req->src : NULL,
-		   req->has_timeout ? req->timeout_ms : 0, false);
-}
-
-/* ---- Discover -------------------------------------------------------- */
-
-/*
- * What `lnetctl discover` leaves behind (discovery.md, lnetctl.md §11.2):
- * one peer holding every NID the target's ping reply lists, with the
- * reply's primary NID as primary and Multi-Rail as the reply's feature
- * bit says. NIDs held alone by peers that traffic created move over; a
- * NID configured on another peer stays there (as LNet, which does not
- * merge configured peers). 0 and the peer, or -errno with err set.
- */
-static int discover_merge(struct ul_ctlsrv *srv,
-			  const struct ulnet_ping_result *res,
-			  struct ul_peer **out, struct ul_err *err)
-{
-	struct ul_core *core = ul_node_core(srv->node);
-	bool is_mr = res->features & UL_WIRE_PING_FEAT_MULTI_RAIL;
-	struct ul_peer_ni *lpni;
-	struct ul_peer *peer;
-	size_t i;
-	int rc;
-
-	peer = ul_peer_find(core, &res->primary.nid);
-	if (!peer) {
-		rc = ul_peer_ni_find_or_create(core, &res->primary.nid, NULL,
-					       &lpni);
-		if (rc)
-			return ul_err_set(err, rc, "failed to create peer");
-		peer = ul_peer_ni_peer(lpni);
-	}
-	for (i = 0; i < res->nnis; i++) {
-		struct ul_err nerr = { 0 };
-
-		if (res->nis[i].nid.nid_type == ULNET_LND_LO)
-			continue;
-		rc = ul_peer_ni_add(core, peer, &res->nis[i].nid, NULL, &nerr);
-		if (rc && rc != -EEXIST)
-			return ul_err_set(err, rc, "%s", nerr.msg);
-	}
-	if (!ulnet_nid_same(&peer->primary_nid, &res->primary.nid) &&
-	    !peer->is_lock_prim)
-		ul_peer_set_primary(core, peer, &res->primary.nid, NULL);
-	ul_peer_set_mr(peer, is_mr);
-	if (srv->udsp)
-		ul_udsp_apply_all(srv->udsp);
-	*out = peer;
-	return 0;
-}
-
-/* discover: - primary nid, Multi-Rail, peer_ni: - nid (engine B). */
-static void discover_doc(struct ul_ctl_msg *doc, const struct ul_peer *peer)
-{
-	const struct ul_peer_net *lpn;
-	const struct ul_peer_ni *lpni;
-
-	ul_ctl_doc_seq(doc, "discover");
-	ul_ctl_doc_map(doc, NULL);
-	ul_ctl_doc_nid(doc, "primary nid", &peer->primary_nid);
-	ul_ctl_doc_bool(doc, "Multi-Rail", peer->is_mr);
-	ul_ctl_doc_seq(doc, "peer_ni");
-	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
-		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
-			ul_ctl_doc_map(doc, NULL);
-			ul_ctl_doc_nid(doc, "nid", &lpni->nid);
-			ul_ctl_doc_end(doc);
-		}
-	ul_ctl_doc_end(doc);
-	ul_ctl_doc_end(doc);
-	ul_ctl_doc_end(doc);
-}
-
-static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
-			    int rc)
-{
-	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
-	struct ul_ctl_reply r;
-
-	ulnet_nid_format(nid, s, sizeof(s));
-	snprintf(msg, sizeof(msg), "failed to discover %s", s);
-	ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, rc, msg);
-	client_send(c, &r, false);
-}
-
-static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
-			  const struct ulnet_ping_result *res)
-{
-	struct ul_err err = { 0 };
-	struct ul_ctl_msg doc;
-	struct ul_peer *peer;
-	int rc;
-
-	rc = discover_merge(c->srv, res, &peer, &err);
-	if (rc) {
-		ul_log(c->srv->log, UL_D_NETERROR, "ctl: discover: %s",
-		       err.msg);
-		discover_failed(c, target, rc);
-		return;
-	}
-	ul_ctl_doc_init(&doc);
-	discover_doc(&doc, peer);
-	client_send_doc(c, UL_CTL_OP_DISCOVER, &doc);
-	ul_ctl_msg_fini(&doc);
-}
-
-static void do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
-{
-	struct ul_ctl_reply r;
-
-	if (!(a->has & UL_CTL_ARG_NID)) {
-		ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, -EINVAL,
-				   "Missing nid argument");
-		client_send(c, &r, false);
-		return;
-	}
-	if (c->srv->is_down) {
-		discover_failed(c, &a->nid, -ENETDOWN);
-		return;
-	}
-	start_ping(c, &a->nid, NULL,
-		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true);
-}
-
-/* ---- Perf streams ---------------------------------------------------- */
-
-/* What each rail sent since the stream started: PUT counts and bytes. */
-static void perf_rails(struct ctl_perf *pf, struct ul_ctl_perf_rail *rails,
-		       size_t *nrails)
-{
-	struct ulnet_ni_info now[PERF_RAILS_MAX];
-	size_t n = 0, i, j, k = 0;
-
-	if (ul_node_ni_info(pf->node, now, PERF_RAILS_MAX, &n))
-		n = 0;
-	for (i = 0; i < n && i < PERF_RAILS_MAX; i++) {
-		const struct ulnet_msg_stats *a = &now[i].stats;
-
-		rails[k].nid = now[i].nid;
-		rails[k].puts = a->send_count[UL_PERF_PUT_IDX];
-		rails[k].bytes = a->send_bytes[UL_PERF_PUT_IDX];
-		for (j = 0; j < pf->nrails; j++) {
-			const struct ulnet_msg_stats *b = &pf->before[j].stats;
-
-			if (memcmp(&pf->before[j].nid, &now[i].nid,
-				   sizeof(now[i].nid)) == 0) {
-				rails[k].puts -= b->send_count[UL_PERF_PUT_IDX];
-				rails[k].bytes -=
-					b->send_bytes[UL_PERF_PUT_IDX];
-				break;
-			}
-		}
-		k++;
-	}
-	*nrails = k;
-}
-
-static void perf_done(void *arg, const struct ul_perf_result *res)
-{
-	struct ul_ctl_perf_rail rails[PERF_RAILS_MAX];
-	struct ctl_perf *pf = arg;
-	struct ctl_client *c = pf->c;
-	struct ul_ctl_reply r;
-
-	if (!c) {
-		free(pf);
-		return;
-	}
-	c->perf = NULL;
-	if (res->status && !res->puts) {
-		ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, res->status,
-				   "perf stream failed");
-	} else {
-		memset(&r, 0, sizeof(r));
-		r.op = UL_CTL_OP_PERF_PUT;
-		r.perf.puts = res->puts;
-		r.perf.bytes = res->bytes;
-		r.perf.failed = res->failed;
-		r.perf.elapsed_ns = res->elapsed_ns;
-		perf_rails(pf, rails, &r.perf.nrails);
-		r.perf.rails = rails;
-	}
-	free(pf);
-	client_send(c, &r, false);
-}
-
-static void do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req)
-{
-	struct ulnet_process_id target = { .nid = req->target,
-					   .pid = ULNET_PID_LUSTRE };
-	struct ul_ctl_reply r;
-	struct ctl_perf *pf;
-	int rc = -ENOMEM;
-
-	pf = calloc(1, sizeof(*pf));
-	if (!pf)
-		goto fail;
-	pf->c = c;
-	pf->node = c->srv->node;
-	rc = ul_node_ni_info(pf->node, pf->before, PERF_RAILS_MAX, &pf->nrails);
-	if (rc)
-		goto fail;
-	if (pf->nrails > PERF_RAILS_MAX)
-		pf->nrails = PERF_RAILS_MAX;
-	rc = ul_perf_stream_start(pf->node, ul_loop_timers(c->srv->loop),
-				  &target, req->size,
-				  (uint64_t)req->duration_ms * 1000000u,
-				  req->inflight, perf_done, pf);
-	if (rc)
-		goto fail;
-	c->perf = pf;
-	return;
-fail:
-	free(pf);
-	ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, rc,
-			   rc == -EINVAL ? "bad size or inflight"
-					 : "cannot start the perf stream");
-	client_send(c, &r, false);
+	ul_ctlsrv_client_send(c, &r, true);
 }
 
 /* ---- Generic ops ----------------------------------------------------- */
@@ -1027,24 +272,24 @@ static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
 	if (!g) {
 		ul_ctl_reply_error(&r, req->op, -EOPNOTSUPP,
 				   "operation not supported");
-		client_send(c, &r, false);
+		ul_ctlsrv_client_send(c, &r, false);
 		return;
 	}
 	if (c->srv->is_down && g->down_rc) {
 		ul_ctl_reply_error(&r, req->op, g->down_rc, g->down_msg);
-		client_send(c, &r, false);
+		ul_ctlsrv_client_send(c, &r, false);
 		return;
 	}
 	ul_ctl_doc_init(&doc);
 	rc = g->fn(c->srv, &req->args, &doc, &err);
 	if (rc == 0) {
-		client_send_doc(c, req->op, &doc);
+		ul_ctlsrv_client_send_doc(c, req->op, &doc);
 		ul_ctl_msg_fini(&doc);
 		return;
 	}
 	ul_ctl_msg_fini(&doc);
 	ul_ctl_reply_error(&r, req->op, rc < 0 ? rc : -EINVAL, err.msg);
-	client_send(c, &r, false);
+	ul_ctlsrv_client_send(c, &r, false);
 }
 
 /* ---- Requests -------------------------------------------------------- */
@@ -1073,7 +318,7 @@ static void client_dispatch(struct ctl_client *c)
 			client_close(c);
 			return;
 		}
-		client_send(c, &r, false);
+		ul_ctlsrv_client_send(c, &r, false);
 		return;
 	}
 	if (rc) {
@@ -1088,30 +333,32 @@ static void client_dispatch(struct ctl_client *c)
 	memset(&r, 0, sizeof(r));
 	switch (req.op) {
 	case UL_CTL_OP_PING:
-		do_ping(c, &req.ping);
+		ul_ctlsrv_do_ping(c, &req.ping);
 		return;
 	case UL_CTL_OP_DISCOVER:
 		frame = c->frame;
 		c->frame = NULL;
-		do_discover(c, &req.args);
+		ul_ctlsrv_do_discover(c, &req.args);
 		free(frame);
 		return;
 	case UL_CTL_OP_PERF_PUT:
-		do_perf(c, &req.perf);
+		ul_ctlsrv_do_perf(c, &req.perf);
 		return;
 	case UL_CTL_OP_NET_SHOW:
 		if (c->srv->is_down)
 			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
 					   "LNet stack down");
 		else
-			rc = build_net_show(c->srv, &req.net_show, &r);
+			rc = ul_ctlsrv_build_net_show(c->srv, &req.net_show,
+						      &r);
 		break;
 	case UL_CTL_OP_PEER_SHOW:
 		if (c->srv->is_down)
 			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
 					   "Network is down");
 		else
-			rc = build_peer_show(c->srv, &req.peer_show, &r);
+			rc = ul_ctlsrv_build_peer_show(c->srv, &req.peer_show,
+						       &r);
 		break;
 	default:
 		/* The reply may close c: own the frame first. */
@@ -1125,7 +372,7 @@ static void client_dispatch(struct ctl_client *c)
 		ul_ctl_reply_fini(&r);
 		ul_ctl_reply_error(&r, req.op, rc, strerror(-rc));
 	}
-	client_send(c, &r, false);
+	ul_ctlsrv_client_send(c, &r, false);
 	ul_ctl_reply_fini(&r);
 }
 
@@ -1337,6 +584,19 @@ static void srv_on_accept(struct ul_io *io, uint32_t events)
 }
 
 /* ---- Server ---------------------------------------------------------- */
+
+/* How many NUMA nodes the host has (node0, node1, ... in sysfs). */
+static unsigned int host_numa_nodes(void)
+{
+	char path[64];
+	unsigned int n = 0;
+
+	do {
+		snprintf(path, sizeof(path), "/sys/devices/system/node/node%u",
+			 n);
+	} while (access(path, F_OK) == 0 && ++n < 1024);
+	return n ? n : 1;
+}
 
 /* Remove a stale socket file at path; see ul_ctlsrv_create(). */
 static int clear_stale(const struct sockaddr_un *sa)

@@ -2,6 +2,9 @@
  * Inside the control server: the server object and the handlers of the
  * generic ops (src/ctl/proto.h), one file per command group:
  *
+ *	ctlsrv.c         the socket, client connections, request dispatch
+ *	ctlsrv_show.c    net show / peer show (the typed show replies)
+ *	ctlsrv_ping.c    ping, discover, perf put (ops that wait)
  *	ctlsrv_net.c     net add / del / set
  *	ctlsrv_peer.c    peer add / del / set / list
  *	ctlsrv_route.c   route add / del / show, routing show
@@ -28,6 +31,7 @@
 
 #include "ctl/proto.h"
 #include "runtime/loop.h"
+#include "ulnet/ulnet.h"
 #include "util/list.h"
 
 struct ul_core;
@@ -73,6 +77,78 @@ struct ul_ctlsrv {
 	int buffers[3];
 	bool has_pools; /* routing was enabled once: pools exist */
 };
+
+/*
+ * A control client connection (ctlsrv.c has its state machine), and the
+ * requests that outlive it.
+ */
+struct ctl_client;
+
+enum ctl_client_state {
+	CTL_CLIENT_READ_HDR,
+	CTL_CLIENT_READ_BODY,
+	CTL_CLIENT_BUSY,
+	CTL_CLIENT_WRITE,
+	CTL_CLIENT_WRITE_CLOSE,
+};
+
+/* A ping in flight; outlives its client if the client goes first. */
+struct ctl_ping {
+	struct ctl_client *c; /* NULL once the client closed */
+	struct ulnet_nid target;
+	bool is_discover; /* `discover`: merge what the reply says */
+};
+
+/* Rails a perf reply reports (local NIs, 0@lo excluded). */
+#define UL_CTLSRV_PERF_RAILS_MAX 32
+
+/* A perf stream in flight; outlives its client like a ping. */
+struct ctl_perf {
+	struct ctl_client *c; /* NULL once the client closed */
+	struct ul_node *node;
+	size_t nrails;
+	struct ulnet_ni_info before[UL_CTLSRV_PERF_RAILS_MAX];
+};
+
+struct ctl_client {
+	struct ul_list link; /* on ul_ctlsrv.clients */
+	struct ul_ctlsrv *srv;
+	int fd;
+	pid_t pid; /* from SO_PEERCRED, for log lines */
+	struct ul_io io;
+	struct ul_timer timer;
+	enum ctl_client_state state;
+	uint8_t hdr[UL_CTL_HDR_SIZE];
+	size_t hdr_got;
+	uint8_t *frame; /* header + payload being read */
+	size_t frame_len;
+	size_t frame_got;
+	struct ul_ctl_msg out; /* reply being written */
+	size_t out_off;
+	struct ctl_ping *ping;
+	struct ctl_perf *perf;
+};
+
+/*
+ * Queue a reply (or a generic op's document) to c and start writing it;
+ * then_close: close once it is out. c may be gone when this returns.
+ */
+void ul_ctlsrv_client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
+			   bool then_close);
+void ul_ctlsrv_client_send_doc(struct ctl_client *c, uint16_t op,
+			       const struct ul_ctl_msg *doc);
+
+/* ctlsrv_show.c: the replies of NET_SHOW and PEER_SHOW (0 or -ENOMEM). */
+int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
+			     const struct ul_ctl_net_show_req *req,
+			     struct ul_ctl_reply *r);
+int ul_ctlsrv_build_peer_show(struct ul_ctlsrv *srv,
+			      const struct ul_ctl_peer_show_req *req,
+			      struct ul_ctl_reply *r);
+/* ctlsrv_ping.c: start a ping, discover or perf stream for c (BUSY). */
+void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req);
+void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a);
+void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req);
 
 /*
  * The CPT of NUMA node numa ("dev cpt" of net show -v), as LNet's

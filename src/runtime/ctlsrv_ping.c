@@ -1,0 +1,345 @@
+/*
+ * The control ops that wait on the network: ping, discover (lnetctl.md
+ * §11) and perf put (ulnet's). Each starts work on the node and answers
+ * its client from the node's callback; the pending object outlives a
+ * client that goes first (it detaches on close).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/core.h"
+#include "core/node.h"
+#include "core/udsp.h"
+#include "ctl/proto_doc.h"
+#include "runtime/ctlsrv_int.h"
+#include "runtime/perf.h"
+#include "util/log.h"
+#include "wire/wire.h"
+
+/* lnetctl's ping waits at most 180 s (lnetctl.md §11.1). */
+#define PING_TIMEOUT_MAX_MS 180000u
+
+/* ---- Ping ------------------------------------------------------------ */
+
+static void ping_failed(struct ctl_client *c, const struct ulnet_nid *nid,
+			int rc)
+{
+	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
+	struct ul_ctl_reply r;
+
+	ulnet_nid_format(nid, s, sizeof(s));
+	snprintf(msg, sizeof(msg), "failed to ping %s", s);
+	ul_ctl_reply_error(&r, UL_CTL_OP_PING, rc, msg);
+	ul_ctlsrv_client_send(c, &r, false);
+}
+
+static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
+			    int rc);
+static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
+			  const struct ulnet_ping_result *res);
+static void ping_done(void *arg, int status,
+		      const struct ulnet_ping_result *res)
+{
+	struct ctl_ping *pg = arg;
+	struct ctl_client *c = pg->c;
+	struct ulnet_nid target = pg->target;
+	bool is_discover = pg->is_discover;
+	struct ul_ctl_ping_ni nis[64];
+	struct ul_ctl_reply r;
+	size_t i;
+
+	free(pg);
+	if (!c)
+		return;
+	c->ping = NULL;
+	if (status || !res) {
+		if (is_discover)
+			discover_failed(c, &target, status ? status : -EPROTO);
+		else
+			ping_failed(c, &target, status ? status : -EPROTO);
+		return;
+	}
+	if (is_discover) {
+		discover_done(c, &target, res);
+		return;
+	}
+	memset(&r, 0, sizeof(r));
+	memset(nis, 0, sizeof(nis));
+	r.op = UL_CTL_OP_PING;
+	r.ping.primary = res->primary.nid;
+	r.ping.pid = res->primary.pid;
+	r.ping.features = res->features;
+	for (i = 0; i < res->nnis && i < 64; i++) {
+		nis[i].nid = res->nis[i].nid;
+		nis[i].status = res->nis[i].status;
+	}
+	r.ping.nnis = i;
+	r.ping.nis = nis;
+	ul_ctlsrv_client_send(c, &r, false);
+}
+
+/*
+ * Ping target for a ping or a discover; the answer goes to c through
+ * ping_done. timeout_ms 0 (or 180 s and more) waits LNet's 180 s.
+ */
+static void start_ping(struct ctl_client *c, const struct ulnet_nid *target,
+		       const struct ulnet_nid *src, uint32_t timeout_ms,
+		       bool is_discover)
+{
+	struct ulnet_process_id id = { .nid = *target, .pid = ULNET_PID_ANY };
+	struct ctl_ping *pg;
+	int rc;
+
+	if (timeout_ms == 0 || timeout_ms >= PING_TIMEOUT_MAX_MS)
+		timeout_ms = PING_TIMEOUT_MAX_MS;
+	pg = calloc(1, sizeof(*pg));
+	if (!pg) {
+		rc = -ENOMEM;
+		goto fail;
+	}
+	pg->c = c;
+	pg->target = *target;
+	pg->is_discover = is_discover;
+	rc = ul_node_ping(c->srv->node, src, &id, timeout_ms, ping_done, pg);
+	if (rc) {
+		free(pg);
+		goto fail;
+	}
+	c->ping = pg;
+	return;
+fail:
+	if (is_discover)
+		discover_failed(c, target, rc);
+	else
+		ping_failed(c, target, rc);
+}
+
+void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
+{
+	if (c->srv->is_down) {
+		ping_failed(c, &req->target, -ENETDOWN);
+		return;
+	}
+	start_ping(c, &req->target, req->has_src ? &req->src : NULL,
+		   req->has_timeout ? req->timeout_ms : 0, false);
+}
+
+/* ---- Discover -------------------------------------------------------- */
+
+/*
+ * What `lnetctl discover` leaves behind (discovery.md, lnetctl.md §11.2):
+ * one peer holding every NID the target's ping reply lists, with the
+ * reply's primary NID as primary and Multi-Rail as the reply's feature
+ * bit says. NIDs held alone by peers that traffic created move over; a
+ * NID configured on another peer stays there (as LNet, which does not
+ * merge configured peers). 0 and the peer, or -errno with err set.
+ */
+static int discover_merge(struct ul_ctlsrv *srv,
+			  const struct ulnet_ping_result *res,
+			  struct ul_peer **out, struct ul_err *err)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	bool is_mr = res->features & UL_WIRE_PING_FEAT_MULTI_RAIL;
+	struct ul_peer_ni *lpni;
+	struct ul_peer *peer;
+	size_t i;
+	int rc;
+
+	peer = ul_peer_find(core, &res->primary.nid);
+	if (!peer) {
+		rc = ul_peer_ni_find_or_create(core, &res->primary.nid, NULL,
+					       &lpni);
+		if (rc)
+			return ul_err_set(err, rc, "failed to create peer");
+		peer = ul_peer_ni_peer(lpni);
+	}
+	for (i = 0; i < res->nnis; i++) {
+		struct ul_err nerr = { 0 };
+
+		if (res->nis[i].nid.nid_type == ULNET_LND_LO)
+			continue;
+		rc = ul_peer_ni_add(core, peer, &res->nis[i].nid, NULL, &nerr);
+		if (rc && rc != -EEXIST)
+			return ul_err_set(err, rc, "%s", nerr.msg);
+	}
+	if (!ulnet_nid_same(&peer->primary_nid, &res->primary.nid) &&
+	    !peer->is_lock_prim)
+		ul_peer_set_primary(core, peer, &res->primary.nid, NULL);
+	ul_peer_set_mr(peer, is_mr);
+	if (srv->udsp)
+		ul_udsp_apply_all(srv->udsp);
+	*out = peer;
+	return 0;
+}
+
+/* discover: - primary nid, Multi-Rail, peer_ni: - nid (engine B). */
+static void discover_doc(struct ul_ctl_msg *doc, const struct ul_peer *peer)
+{
+	const struct ul_peer_net *lpn;
+	const struct ul_peer_ni *lpni;
+
+	ul_ctl_doc_seq(doc, "discover");
+	ul_ctl_doc_map(doc, NULL);
+	ul_ctl_doc_nid(doc, "primary nid", &peer->primary_nid);
+	ul_ctl_doc_bool(doc, "Multi-Rail", peer->is_mr);
+	ul_ctl_doc_seq(doc, "peer_ni");
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link)
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
+			ul_ctl_doc_map(doc, NULL);
+			ul_ctl_doc_nid(doc, "nid", &lpni->nid);
+			ul_ctl_doc_end(doc);
+		}
+	ul_ctl_doc_end(doc);
+	ul_ctl_doc_end(doc);
+	ul_ctl_doc_end(doc);
+}
+
+static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
+			    int rc)
+{
+	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
+	struct ul_ctl_reply r;
+
+	ulnet_nid_format(nid, s, sizeof(s));
+	snprintf(msg, sizeof(msg), "failed to discover %s", s);
+	ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, rc, msg);
+	ul_ctlsrv_client_send(c, &r, false);
+}
+
+static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
+			  const struct ulnet_ping_result *res)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_msg doc;
+	struct ul_peer *peer;
+	int rc;
+
+	rc = discover_merge(c->srv, res, &peer, &err);
+	if (rc) {
+		ul_log(c->srv->log, UL_D_NETERROR, "ctl: discover: %s",
+		       err.msg);
+		discover_failed(c, target, rc);
+		return;
+	}
+	ul_ctl_doc_init(&doc);
+	discover_doc(&doc, peer);
+	ul_ctlsrv_client_send_doc(c, UL_CTL_OP_DISCOVER, &doc);
+	ul_ctl_msg_fini(&doc);
+}
+
+void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
+{
+	struct ul_ctl_reply r;
+
+	if (!(a->has & UL_CTL_ARG_NID)) {
+		ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, -EINVAL,
+				   "Missing nid argument");
+		ul_ctlsrv_client_send(c, &r, false);
+		return;
+	}
+	if (c->srv->is_down) {
+		discover_failed(c, &a->nid, -ENETDOWN);
+		return;
+	}
+	start_ping(c, &a->nid, NULL,
+		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true);
+}
+
+/* ---- Perf streams ---------------------------------------------------- */
+
+/* What each rail sent since the stream started: PUT counts and bytes. */
+static void perf_rails(struct ctl_perf *pf, struct ul_ctl_perf_rail *rails,
+		       size_t *nrails)
+{
+	struct ulnet_ni_info now[UL_CTLSRV_PERF_RAILS_MAX];
+	size_t n = 0, i, j, k = 0;
+
+	if (ul_node_ni_info(pf->node, now, UL_CTLSRV_PERF_RAILS_MAX, &n))
+		n = 0;
+	for (i = 0; i < n && i < UL_CTLSRV_PERF_RAILS_MAX; i++) {
+		const struct ulnet_msg_stats *a = &now[i].stats;
+
+		rails[k].nid = now[i].nid;
+		rails[k].puts = a->send_count[UL_PERF_PUT_IDX];
+		rails[k].bytes = a->send_bytes[UL_PERF_PUT_IDX];
+		for (j = 0; j < pf->nrails; j++) {
+			const struct ulnet_msg_stats *b = &pf->before[j].stats;
+
+			if (memcmp(&pf->before[j].nid, &now[i].nid,
+				   sizeof(now[i].nid)) == 0) {
+				rails[k].puts -= b->send_count[UL_PERF_PUT_IDX];
+				rails[k].bytes -=
+					b->send_bytes[UL_PERF_PUT_IDX];
+				break;
+			}
+		}
+		k++;
+	}
+	*nrails = k;
+}
+
+static void perf_done(void *arg, const struct ul_perf_result *res)
+{
+	struct ul_ctl_perf_rail rails[UL_CTLSRV_PERF_RAILS_MAX];
+	struct ctl_perf *pf = arg;
+	struct ctl_client *c = pf->c;
+	struct ul_ctl_reply r;
+
+	if (!c) {
+		free(pf);
+		return;
+	}
+	c->perf = NULL;
+	if (res->status && !res->puts) {
+		ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, res->status,
+				   "perf stream failed");
+	} else {
+		memset(&r, 0, sizeof(r));
+		r.op = UL_CTL_OP_PERF_PUT;
+		r.perf.puts = res->puts;
+		r.perf.bytes = res->bytes;
+		r.perf.failed = res->failed;
+		r.perf.elapsed_ns = res->elapsed_ns;
+		perf_rails(pf, rails, &r.perf.nrails);
+		r.perf.rails = rails;
+	}
+	free(pf);
+	ul_ctlsrv_client_send(c, &r, false);
+}
+
+void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req)
+{
+	struct ulnet_process_id target = { .nid = req->target,
+					   .pid = ULNET_PID_LUSTRE };
+	struct ul_ctl_reply r;
+	struct ctl_perf *pf;
+	int rc = -ENOMEM;
+
+	pf = calloc(1, sizeof(*pf));
+	if (!pf)
+		goto fail;
+	pf->c = c;
+	pf->node = c->srv->node;
+	rc = ul_node_ni_info(pf->node, pf->before, UL_CTLSRV_PERF_RAILS_MAX,
+			     &pf->nrails);
+	if (rc)
+		goto fail;
+	if (pf->nrails > UL_CTLSRV_PERF_RAILS_MAX)
+		pf->nrails = UL_CTLSRV_PERF_RAILS_MAX;
+	rc = ul_perf_stream_start(pf->node, ul_loop_timers(c->srv->loop),
+				  &target, req->size,
+				  (uint64_t)req->duration_ms * 1000000u,
+				  req->inflight, perf_done, pf);
+	if (rc)
+		goto fail;
+	c->perf = pf;
+	return;
+fail:
+	free(pf);
+	ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, rc,
+			   rc == -EINVAL ? "bad size or inflight"
+					 : "cannot start the perf stream");
+	ul_ctlsrv_client_send(c, &r, false);
+}
