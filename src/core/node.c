@@ -226,7 +226,10 @@ void ul_node_shutdown(struct ul_node *n)
 	}
 	n->state = UL_NODE_STATE_STOPPED;
 	API_LEAVE(n);
-	ul_node_dispatch(n);
+	/* All of them: nothing can send now, so this ends. */
+	do
+		ul_node_dispatch(n);
+	while (!ul_list_empty(&n->events) && !n->is_dispatching);
 }
 
 int ul_node_ni_add(struct ul_node *n, const struct ulnet_nid *nid,
@@ -481,12 +484,27 @@ int ul_node_ni_info(struct ul_node *n, struct ulnet_ni_info *out, size_t cap,
 
 void ul_node_dispatch(struct ul_node *n)
 {
+	struct ul_list batch;
+
 	if (n->api_depth || n->is_dispatching)
 		return;
 	n->is_dispatching = true;
+	/*
+	 * Only the events queued so far: those the handlers cause wait for
+	 * the next flush, so a handler that sends again at once (a PUT
+	 * stream over 0@lo completes inside the call) cannot hold the loop
+	 * thread, its clock and its other clients (STYLE: bounded phases).
+	 */
+	ul_list_init(&batch);
 	while (!ul_list_empty(&n->events)) {
-		struct ul_md_event *e = ul_list_first_entry(
-			&n->events, struct ul_md_event, link);
+		struct ul_list *first = n->events.next;
+
+		ul_list_del(first);
+		ul_list_add_tail(&batch, first);
+	}
+	while (!ul_list_empty(&batch)) {
+		struct ul_md_event *e =
+			ul_list_first_entry(&batch, struct ul_md_event, link);
 		struct ul_md *md = e->md;
 		struct ul_msg *owner = e->owner_msg;
 

@@ -2,7 +2,10 @@
  * lolnd (lolnd.h). State per NI: the queue of txs sent and not yet
  * delivered, and the timer that delivers them.
  *
- * Timer: deliver, armed at "now" by the first send into an empty queue.
+ * Timer: deliver, armed at "now" by the first send into an empty queue;
+ * a send made while delivering (an event handler that sends again) arms
+ * it one nanosecond later, so that it runs in the next loop turn and not
+ * in the same timer run: a ping-pong over 0@lo must not hold the loop.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -17,6 +20,7 @@ struct lolnd_ni {
 	struct ul_lnd_ni *lni;
 	struct ul_list txq; /* struct ul_lnd_tx.lnd_link, FIFO */
 	struct ul_timer deliver;
+	bool is_delivering; /* inside lolnd_deliver */
 };
 
 void ul_lnd_iov_copy(const struct iovec *dst, uint32_t ndst,
@@ -79,6 +83,7 @@ static void lolnd_deliver(struct ul_timer *t, uint64_t now_ns)
 		ul_list_link(&batch, lo->txq.prev, lo->txq.next);
 		ul_list_init(&lo->txq);
 	}
+	lo->is_delivering = true;
 	while (!ul_list_empty(&batch)) {
 		struct ul_lnd_tx *tx =
 			ul_list_first_entry(&batch, struct ul_lnd_tx, lnd_link);
@@ -86,6 +91,7 @@ static void lolnd_deliver(struct ul_timer *t, uint64_t now_ns)
 		ul_list_del(&tx->lnd_link);
 		deliver_one(lo, tx);
 	}
+	lo->is_delivering = false;
 }
 
 static int lolnd_startup(struct ul_lnd_ni *lni, struct ul_err *err)
@@ -124,7 +130,7 @@ static int lolnd_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 
 	if (!ul_timer_is_armed(&lo->deliver)) {
 		rc = ul_timer_arm(lni->timers, &lo->deliver,
-				  lni->timers->now_ns);
+				  lni->timers->now_ns + lo->is_delivering);
 		if (rc)
 			return rc;
 	}

@@ -127,6 +127,21 @@ ctl n1 ping bogus
 failed_with err -22 234
 echo "ping, net show, peer show: YAML with the right NIDs and statuses"
 
+# 1b. A perf stream to ourselves (0@lo) ends after its duration, and the
+# daemon answers other clients meanwhile (it once held the loop thread).
+what="perf put 0@lo"
+"$ULNETCTL" --ctl "$tmp/n1.ctl" perf put 0@lo --seconds 2 --size 4K \
+	>"$tmp/perf.out" 2>&1 &
+perf_pid=$!
+sleep 0.5
+ctl n1 net show
+[ "$rc" = 0 ] || ul_fail "$what: net show during the stream: exit $rc"
+rc=0
+wait "$perf_pid" || rc=$?
+[ "$rc" = 0 ] || ul_fail "$what: exit $rc: $(cat "$tmp/perf.out")"
+grep -q '^    puts: [1-9]' "$tmp/perf.out" || ul_fail "$what: no PUTs counted"
+echo "perf put 0@lo: ends, and the daemon answers meanwhile"
+
 # 2. The socket's mode; a second ulnetd on a live socket.
 mode=$(stat -c %a "$tmp/n1.ctl")
 [ "$mode" = 600 ] || ul_fail "control socket mode $mode, not 600"

@@ -238,6 +238,76 @@ static void put_to_self_goes_over_lolnd(void **state)
 	assert_memory_equal(dst + 80, src, sizeof(src));
 }
 
+/* A PUT stream to ourselves: every ACK sends the next PUT at once. */
+struct lo_stream {
+	struct ul_node *n;
+	struct ulnet_handle md;
+	int nacks;
+	int nsent;
+};
+
+static void lo_stream_event(struct ulnet *u, const struct ulnet_event *ev)
+{
+	struct lo_stream *st = ev->md_user_ptr;
+	struct ulnet_process_id to = { mock_nid("0@lo"), ULNET_PID_LUSTRE };
+
+	(void)u;
+	if (ev->type != ULNET_EVENT_ACK)
+		return;
+	st->nacks++;
+	/* Bounded, so that a regression fails the test instead of hanging. */
+	if (st->nsent < 1000000 &&
+	    ul_node_put(st->n, NULL, st->md, ULNET_ACK_REQ, &to, 4, 9, 0, 0) ==
+		    0)
+		st->nsent++;
+}
+
+/*
+ * Each round of a 0@lo ping-pong waits for the next timer run, so the
+ * driver (the loop thread: its clock, its other clients) gets control
+ * back in between; a stream once held the loop for ever.
+ */
+static void lo_ping_pong_gives_the_driver_back(void **state)
+{
+	struct two *t = *state;
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_process_id to = { mock_nid("0@lo"), ULNET_PID_LUSTRE };
+	static uint8_t src[64], dst[64];
+	struct lo_stream st = { .n = t->a };
+	struct ulnet_md tmd = { .start = dst,
+				.length = sizeof(dst),
+				.threshold = ULNET_MD_THRESH_INF,
+				.options = ULNET_MD_OP_PUT |
+					   ULNET_MD_MANAGE_REMOTE,
+				.numa_node = -1 };
+	struct ulnet_md smd = { .start = src,
+				.length = sizeof(src),
+				.threshold = ULNET_MD_THRESH_INF,
+				.user_ptr = &st,
+				.handler = lo_stream_event,
+				.numa_node = -1 };
+	struct ulnet_handle th;
+	int first;
+
+	ulnet_nid_set_any(&any.nid);
+	assert_int_equal(ul_node_md_attach(t->a, 4, &any, 9, 0, ULNET_INS_AFTER,
+					   &tmd, ULNET_RETAIN, &th),
+			 0);
+	assert_int_equal(ul_node_md_bind(t->a, &smd, ULNET_RETAIN, &st.md), 0);
+	assert_int_equal(ul_node_put(t->a, NULL, st.md, ULNET_ACK_REQ, &to, 4,
+				     9, 0, 0),
+			 0);
+	/* 100 virtual ns: a round per ns at most, and the stream goes on. */
+	mock_run(&t->f, 100);
+	first = st.nacks;
+	assert_in_range(first, 2, 101);
+	mock_run(&t->f, 100);
+	assert_in_range(st.nacks - first, 2, 101);
+	assert_int_equal(ul_node_md_unlink(t->a, st.md), 0);
+	assert_int_equal(ul_node_md_unlink(t->a, th), 0);
+	mock_run(&t->f, 10);
+}
+
 static void api_errors_are_synchronous_and_eventless(void **state)
 {
 	struct two *t = *state;
@@ -350,6 +420,9 @@ int main(void)
 			two_teardown),
 		cmocka_unit_test_setup_teardown(put_to_self_goes_over_lolnd,
 						two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(
+			lo_ping_pong_gives_the_driver_back, two_setup,
+			two_teardown),
 		cmocka_unit_test_setup_teardown(
 			api_errors_are_synchronous_and_eventless, two_setup,
 			two_teardown),
