@@ -35,6 +35,7 @@
 
 #include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
+#include "runtime/perf.h"
 #include "ctl/proto_doc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -51,8 +52,11 @@ static void client_close(struct ctl_client *c)
 	close(c->fd);
 	if (c->ping)
 		c->ping->c = NULL;
-	if (c->perf)
+	if (c->perf) {
+		/* Nobody waits for its figures: end it (it drains). */
+		ul_perf_stream_stop(c->perf->stream);
 		c->perf->c = NULL;
+	}
 	ul_list_del(&c->link);
 	srv->nclients--;
 	free(c->frame);

@@ -42,6 +42,7 @@ struct ul_loop;
 struct ul_ni;
 struct ul_node;
 struct ul_peer;
+struct ul_perf_stream;
 struct ul_udsp_set;
 
 struct ul_ctlsrv {
@@ -106,6 +107,7 @@ struct ctl_ping {
 struct ctl_perf {
 	struct ctl_client *c; /* NULL once the client closed */
 	struct ul_node *node;
+	struct ul_perf_stream *stream; /* until perf_done runs */
 	size_t nrails;
 	struct ulnet_ni_info before[UL_CTLSRV_PERF_RAILS_MAX];
 };

@@ -331,7 +331,7 @@ void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req)
 	rc = ul_perf_stream_start(pf->node, ul_loop_timers(c->srv->loop),
 				  &target, req->size,
 				  (uint64_t)req->duration_ms * 1000000u,
-				  req->inflight, perf_done, pf);
+				  req->inflight, perf_done, pf, &pf->stream);
 	if (rc)
 		goto fail;
 	c->perf = pf;

@@ -225,7 +225,8 @@ static void stream_event(struct ulnet *u, const struct ulnet_event *ev)
 int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
 			 const struct ulnet_process_id *target, uint32_t size,
 			 uint64_t duration_ns, uint32_t inflight,
-			 ul_perf_done_cb done, void *arg)
+			 ul_perf_done_cb done, void *arg,
+			 struct ul_perf_stream **out)
 {
 	struct ul_perf_stream *st;
 	struct ulnet_md md = { 0 };
@@ -275,6 +276,16 @@ int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
 		return rc;
 	}
 	st->outstanding = 1;
+	if (out)
+		*out = st;
 	refill(st);
 	return 0;
+}
+
+void ul_perf_stream_stop(struct ul_perf_stream *st)
+{
+	if (st->state != STREAM_RUNNING)
+		return;
+	start_draining(st);
+	refill(st); /* nothing in flight: unlink now */
 }

@@ -50,11 +50,18 @@ void ul_perf_sink_destroy(struct ul_perf_sink *s);
  * Start a stream of size-byte PUTs (1..UL_PERF_MAX_SIZE) to target's sink
  * for duration_ns, with inflight (1..256) outstanding. done runs once,
  * on the loop thread, never inside this call (also when the node shuts
- * down: status -ESHUTDOWN). 0 or -EINVAL, -ENOMEM, the node's error.
+ * down: status -ESHUTDOWN). *out (may be NULL) names the stream until
+ * done runs. 0 or -EINVAL, -ENOMEM, the node's error.
  */
 int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
 			 const struct ulnet_process_id *target, uint32_t size,
 			 uint64_t duration_ns, uint32_t inflight,
-			 ul_perf_done_cb done, void *arg);
+			 ul_perf_done_cb done, void *arg,
+			 struct ul_perf_stream **out);
+/*
+ * End the stream now, as if its duration were over: no new PUT, those in
+ * flight drain; done still runs once, later. Only before done ran.
+ */
+void ul_perf_stream_stop(struct ul_perf_stream *st);
 
 #endif /* UL_RUNTIME_PERF_H */

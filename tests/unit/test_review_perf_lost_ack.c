@@ -59,7 +59,7 @@ static void stream_with_lost_put_ends(void **state)
 	assert_int_equal(ul_perf_sink_create(b, &sink), 0);
 	/* Two PUTs in flight; the stream drains as soon as time moves. */
 	assert_int_equal(ul_perf_stream_start(a, &f.timers, &target, 4096, 1, 2,
-					      on_done, &d),
+					      on_done, &d, NULL),
 			 0);
 	/* The first PUT is lost on the wire (its SEND is fine). */
 	f.is_drop = true;

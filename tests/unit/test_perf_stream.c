@@ -1,0 +1,130 @@
+/*
+ * Perf streams (runtime/perf.h) that are ended early: ul_perf_stream_stop
+ * (what the control server does when the client of `perf put` goes away)
+ * sends nothing more, lets what is in flight drain, and still reports
+ * once, with what was moved.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "helper_mocklnd.h"
+#include "runtime/perf.h"
+
+#define NS_PER_SEC UINT64_C(1000000000)
+#define DELAY_NS (1000000u) /* 1 ms per hop */
+
+struct done_rec {
+	int ncalls;
+	struct ul_perf_result res;
+};
+
+static void on_done(void *arg, const struct ul_perf_result *res)
+{
+	struct done_rec *d = arg;
+
+	d->ncalls++;
+	d->res = *res;
+}
+
+struct pair {
+	struct mock_fabric f;
+	struct ul_node *a, *b;
+	struct ul_perf_sink *sink;
+	struct ulnet_process_id target;
+};
+
+static int pair_setup(void **state)
+{
+	static const char *const an[] = { "10.0.0.1@tcp" };
+	static const char *const bn[] = { "10.0.0.2@tcp" };
+	struct pair *p = calloc(1, sizeof(*p));
+
+	mock_fabric_init(&p->f);
+	p->f.delay_ns = DELAY_NS;
+	p->a = mock_node(&p->f, an, 1, 0, 0);
+	p->b = mock_node(&p->f, bn, 1, 0, 0);
+	assert_non_null(p->a);
+	assert_non_null(p->b);
+	assert_int_equal(ul_perf_sink_create(p->b, &p->sink), 0);
+	p->target.nid = mock_nid(bn[0]);
+	p->target.pid = ULNET_PID_LUSTRE;
+	*state = p;
+	return 0;
+}
+
+static int pair_teardown(void **state)
+{
+	struct pair *p = *state;
+
+	ul_perf_sink_destroy(p->sink);
+	mock_run(&p->f, DELAY_NS);
+	mock_fabric_fini(&p->f);
+	free(p);
+	return 0;
+}
+
+static void stop_ends_a_long_stream_at_once(void **state)
+{
+	struct pair *p = *state;
+	struct ul_perf_stream *st = NULL;
+	struct done_rec d = { 0 };
+	uint32_t sent;
+
+	/* An hour-long stream, four PUTs in flight. */
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &p->target,
+					      4096, 3600 * NS_PER_SEC, 4,
+					      on_done, &d, &st),
+			 0);
+	assert_non_null(st);
+	mock_run(&p->f, 10 * DELAY_NS);
+	assert_int_equal(d.ncalls, 0);
+	ul_perf_stream_stop(st);
+	/* What was in flight drains within a round trip; nothing new. */
+	mock_run(&p->f, 3 * DELAY_NS);
+	assert_int_equal(d.ncalls, 1);
+	assert_int_equal(d.res.status, 0);
+	assert_int_equal(d.res.failed, 0);
+	assert_true(d.res.puts >= 4);
+	assert_int_equal(d.res.bytes, d.res.puts * 4096);
+	sent = p->f.nsent;
+	mock_run(&p->f, 10 * DELAY_NS);
+	assert_int_equal(p->f.nsent, sent);
+	assert_int_equal(d.ncalls, 1);
+}
+
+static void stopping_twice_reports_once(void **state)
+{
+	struct pair *p = *state;
+	struct ul_perf_stream *st = NULL;
+	struct done_rec d = { 0 };
+
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &p->target,
+					      64, 3600 * NS_PER_SEC, 1, on_done,
+					      &d, &st),
+			 0);
+	/* Its one PUT is out; stopping twice is stopping once. */
+	ul_perf_stream_stop(st);
+	ul_perf_stream_stop(st);
+	assert_int_equal(d.ncalls, 0); /* never from inside the call */
+	mock_run(&p->f, 5 * DELAY_NS);
+	assert_int_equal(d.ncalls, 1);
+	assert_int_equal(d.res.puts, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(stop_ends_a_long_stream_at_once,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(stopping_twice_reports_once,
+						pair_setup, pair_teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
