@@ -12,6 +12,7 @@
 
 #include "ctl/proto.h"
 #include "ctl/proto_int.h"
+#include "nid/lnd.h"
 #include "util/err.h"
 
 struct arg_field {
@@ -132,6 +133,16 @@ static const struct arg_field *field_of(uint16_t id)
 	return NULL;
 }
 
+/* A NID no string names (unknown LND, bad size): not kept, -EPROTO. */
+static int bad_nid(const struct ul_ctl_attr *a, const struct ulnet_nid *nid,
+		   struct ul_err *err)
+{
+	return ul_err_set(err, -EPROTO,
+			  "control attribute 0x%04x: not a NID (net type %u, "
+			  "address size %u)",
+			  a->type, nid->nid_type, nid->nid_size + 4u);
+}
+
 static int dec_list(struct ul_ctl_args *out, const struct ul_ctl_attr *a,
 		    struct ul_err *err)
 {
@@ -140,7 +151,10 @@ static int dec_list(struct ul_ctl_args *out, const struct ul_ctl_attr *a,
 			return ul_err_set(err, -EPROTO,
 					  "control request: more than %d NIDs",
 					  UL_CTL_ARGS_NIDS_MAX);
-		ul_ctl_attr_nid(a, &out->nids[out->nnids++]);
+		ul_ctl_attr_nid(a, &out->nids[out->nnids]);
+		if (!ul_nid_is_well_formed(&out->nids[out->nnids]))
+			return bad_nid(a, &out->nids[out->nnids], err);
+		out->nnids++;
 		return 0;
 	}
 	if (out->nifs == UL_CTL_ARGS_IFS_MAX)
@@ -196,7 +210,12 @@ static int dec_attr(struct ul_ctl_args *out, uint64_t *seen,
 					  (unsigned int)f->size - 1);
 		memcpy(p, a->val, a->len);
 	} else if (f->type == UL_CTL_T_NID) {
-		ul_ctl_attr_nid(a, (struct ulnet_nid *)(void *)p);
+		struct ulnet_nid nid;
+
+		ul_ctl_attr_nid(a, &nid);
+		if (!ul_nid_is_well_formed(&nid))
+			return bad_nid(a, &nid, err);
+		memcpy(p, &nid, sizeof(nid));
 	} else if (f->type == UL_CTL_T_U32) {
 		uint32_t v = ul_ctl_attr_u32(a);
 

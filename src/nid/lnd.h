@@ -38,6 +38,14 @@ const struct ul_lnd_info *ul_lnd_by_prefix(const char *str, size_t len);
 bool ul_lnd_is_ip(const struct ul_lnd_info *lnd);
 
 /*
+ * True when nid is a NID some string names: the ANY NID, 0@lo, or a NID of
+ * a known LND with an address of its kind (IPv6 only on tcp/efa, unused
+ * words zero). Untrusted NIDs (control requests) are checked with it, so
+ * that every NID kept can be printed and read back.
+ */
+bool ul_nid_is_well_formed(const struct ulnet_nid *nid);
+
+/*
  * Parse the address part str[0..len) of a NID on lnd into nid (nid_size and
  * nid_addr only). Returns 0 or -EINVAL with the reason in errbuf.
  */

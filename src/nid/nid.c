@@ -58,6 +58,32 @@ const struct ul_lnd_info *ul_lnd_by_type(unsigned int type)
 	return NULL;
 }
 
+bool ul_nid_is_well_formed(const struct ulnet_nid *nid)
+{
+	const struct ul_lnd_info *lnd;
+	unsigned int i, used;
+
+	if (ulnet_nid_is_any(nid))
+		return true;
+	lnd = ul_lnd_by_type(nid->nid_type);
+	if (!lnd)
+		return false;
+	if (nid->nid_size == 12)
+		used = 4;
+	else if (nid->nid_size == 0)
+		used = 1;
+	else
+		return false;
+	if (used == 4 && lnd->kind != UL_ADDR_KIND_IP46)
+		return false;
+	for (i = used; i < 4; i++)
+		if (nid->nid_addr[i])
+			return false;
+	if (lnd->kind == UL_ADDR_KIND_LO)
+		return nid->nid_num == 0 && nid->nid_addr[0] == 0;
+	return true;
+}
+
 const struct ul_lnd_info *ul_lnd_by_prefix(const char *str, size_t len)
 {
 	size_t i, n;

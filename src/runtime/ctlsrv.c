@@ -81,12 +81,20 @@ static void client_on_timer(struct ul_timer *t, uint64_t now_ns)
 {
 	struct ctl_client *c = ul_container_of(t, struct ctl_client, timer);
 
+	static const char *const what[] = {
+		[CTL_CLIENT_READ_HDR] = "no whole request",
+		[CTL_CLIENT_READ_BODY] = "request not complete",
+		[CTL_CLIENT_BUSY] = "busy",
+		[CTL_CLIENT_WRITE] = "reply not taken",
+		[CTL_CLIENT_WRITE_CLOSE] = "error reply not taken",
+	};
+
 	(void)now_ns;
+	/* The limit is on a whole request or reply, not on each byte. */
 	ul_log(c->srv->log, UL_D_NETERROR,
-	       "ctl: client pid %d: no progress for %llu ms in state %d, "
-	       "closing",
-	       (int)c->pid, (unsigned long long)(c->srv->timeout_ns / 1000000u),
-	       c->state);
+	       "ctl: client pid %d: %s after %llu ms, closing", (int)c->pid,
+	       what[c->state],
+	       (unsigned long long)(c->srv->timeout_ns / 1000000u));
 	client_close(c);
 }
 
@@ -184,16 +192,17 @@ void ul_ctlsrv_client_send_doc(struct ctl_client *c, uint16_t op,
 }
 
 /*
- * Refuse what the client sent: one log line, an error reply that answers
- * any op (op 0), then close.
+ * Refuse what the client sent: one log line (unless the caller wrote
+ * one), an error reply that answers any op (op 0), then close.
  */
 static void client_refuse(struct ctl_client *c, int rc, const char *msg,
-			  bool with_version)
+			  bool with_version, bool is_logged)
 {
 	struct ul_ctl_reply r;
 
-	ul_log(c->srv->log, UL_D_NETERROR, "ctl: client pid %d: %s, closing",
-	       (int)c->pid, msg);
+	if (is_logged)
+		ul_log(c->srv->log, UL_D_NETERROR,
+		       "ctl: client pid %d: %s, closing", (int)c->pid, msg);
 	ul_ctl_reply_error(&r, 0, rc, msg);
 	if (with_version)
 		r.version = UL_CTL_VERSION;
@@ -326,7 +335,7 @@ static void client_dispatch(struct ctl_client *c)
 		return;
 	}
 	if (rc) {
-		client_refuse(c, rc, err.msg, false);
+		client_refuse(c, rc, err.msg, false, true);
 		return;
 	}
 	c->state = CTL_CLIENT_BUSY;
@@ -420,7 +429,7 @@ static void client_read(struct ctl_client *c)
 	if (c->hdr_got < UL_CTL_HDR_SIZE)
 		return;
 	if (ul_ctl_hdr_decode(c->hdr, sizeof(c->hdr), &h, &err)) {
-		client_refuse(c, -EPROTO, err.msg, false);
+		client_refuse(c, -EPROTO, err.msg, false, true);
 		return;
 	}
 	/* A client sends requests: their limit, whatever its op says. */
@@ -428,7 +437,7 @@ static void client_read(struct ctl_client *c)
 		snprintf(msg, sizeof(msg),
 			 "control message: payload of %u bytes, limit %u",
 			 h.len, UL_CTL_MAX_PAYLOAD);
-		client_refuse(c, -EPROTO, msg, false);
+		client_refuse(c, -EPROTO, msg, false, true);
 		return;
 	}
 	if (h.version != UL_CTL_VERSION) {
@@ -436,13 +445,13 @@ static void client_read(struct ctl_client *c)
 			 "control protocol version %u not supported (ulnetd "
 			 "speaks version %d)",
 			 h.version, UL_CTL_VERSION);
-		client_refuse(c, -EPROTO, msg, true);
+		client_refuse(c, -EPROTO, msg, true, true);
 		return;
 	}
 	c->frame_len = UL_CTL_HDR_SIZE + (size_t)h.len;
 	c->frame = malloc(c->frame_len);
 	if (!c->frame) {
-		client_refuse(c, -ENOMEM, "out of memory", false);
+		client_refuse(c, -ENOMEM, "out of memory", false, true);
 		return;
 	}
 	memcpy(c->frame, c->hdr, UL_CTL_HDR_SIZE);
@@ -531,6 +540,44 @@ static int check_peer(struct ctl_client *c, char *why, size_t len)
 	return 0;
 }
 
+/*
+ * A crowd of connections (a script gone wrong, or someone holding the
+ * socket) would write a line per connection: at most one line a second,
+ * saying how many were not written.
+ */
+static void crowd_log(struct ul_ctlsrv *srv, const char *what, int pid)
+{
+	uint64_t now = ul_loop_timers(srv->loop)->now_ns;
+
+	if (srv->crowd_log_ns && now - srv->crowd_log_ns < 1000000000u) {
+		srv->crowd_quiet++;
+		return;
+	}
+	ul_log(srv->log, UL_D_NETERROR,
+	       "ctl: %u control clients at once: %s pid %d (%u more like "
+	       "this not logged)",
+	       srv->nclients, what, pid, srv->crowd_quiet);
+	srv->crowd_log_ns = now;
+	srv->crowd_quiet = 0;
+}
+
+/*
+ * The longest-connected client that has not begun a request: the one to
+ * drop when every slot is taken, so that idle connections cannot keep
+ * ulnetctl out. NULL if all are working.
+ */
+static struct ctl_client *oldest_idle(struct ul_ctlsrv *srv,
+				      const struct ctl_client *but)
+{
+	struct ctl_client *c;
+
+	ul_list_for_each_entry(c, &srv->clients, link)
+		if (c != but && c->state == CTL_CLIENT_READ_HDR &&
+		    c->hdr_got == 0)
+			return c;
+	return NULL;
+}
+
 static void accept_one(struct ul_ctlsrv *srv, int fd)
 {
 	struct ctl_client *c = calloc(1, sizeof(*c));
@@ -555,14 +602,23 @@ static void accept_one(struct ul_ctlsrv *srv, int fd)
 	ul_list_add_tail(&srv->clients, &c->link);
 	srv->nclients++;
 	rc = check_peer(c, why, sizeof(why));
-	if (!rc && srv->nclients > UL_CTLSRV_MAX_CLIENTS) {
-		snprintf(why, sizeof(why), "too many control clients (%d)",
-			 UL_CTLSRV_MAX_CLIENTS);
-		rc = -EBUSY;
-	}
 	if (rc) {
-		client_refuse(c, rc, why, false);
+		client_refuse(c, rc, why, false, true);
 		return;
+	}
+	if (srv->nclients > UL_CTLSRV_MAX_CLIENTS) {
+		struct ctl_client *idle = oldest_idle(srv, c);
+
+		if (!idle) {
+			crowd_log(srv, "refused client", (int)c->pid);
+			snprintf(why, sizeof(why),
+				 "too many control clients (%d)",
+				 UL_CTLSRV_MAX_CLIENTS);
+			client_refuse(c, -EBUSY, why, false, false);
+			return;
+		}
+		crowd_log(srv, "closed idle client", (int)idle->pid);
+		client_close(idle);
 	}
 	client_arm_timer(c);
 }

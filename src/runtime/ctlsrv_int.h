@@ -55,6 +55,8 @@ struct ul_ctlsrv {
 	struct ul_io io;
 	struct ul_list clients;
 	unsigned int nclients;
+	uint64_t crowd_log_ns;	  /* last "too many clients" line */
+	unsigned int crowd_quiet; /* such lines not written since */
 	uint64_t timeout_ns;
 	gid_t group; /* --ctl-group: members are served too */
 	bool has_group;

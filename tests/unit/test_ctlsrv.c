@@ -447,6 +447,46 @@ static void bad_clients_refused_good_served(void **state)
 	}
 }
 
+/*
+ * More idle connections than the server keeps (a script holding the
+ * socket open) do not lock ulnetctl out: the longest idle ones are closed
+ * to make room, and a request is answered.
+ */
+static void idle_crowd_does_not_lock_out(void **state)
+{
+	struct fx *f = *state;
+	int idle[UL_CTLSRV_MAX_CLIENTS + 16];
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	size_t i, nclosed = 0, len;
+
+	for (i = 0; i < sizeof(idle) / sizeof(idle[0]); i++) {
+		idle[i] = client_connect(f);
+		/* Let the server take it before the backlog fills. */
+		ul_loop_run_once(f->loop, 0);
+		ul_loop_run_once(f->loop, 0);
+	}
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_NET_SHOW;
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	ul_ctl_reply_fini(&r);
+	/* The oldest ones were closed, the newest are still there. */
+	for (i = 0; i < sizeof(idle) / sizeof(idle[0]); i++) {
+		char b;
+		ssize_t n = recv(idle[i], &b, 1, 0);
+
+		if (n == 0)
+			nclosed++;
+		else
+			assert_true(n < 0 && errno == EAGAIN);
+	}
+	assert_true(nclosed >= 16);
+	assert_null(client_recv(f, idle[0], &len));
+	for (i = 0; i < sizeof(idle) / sizeof(idle[0]); i++)
+		close(idle[i]);
+}
+
 /* Half a frame, then silence: closed after the client timeout. */
 static void stalled_client_closed(void **state)
 {
@@ -624,6 +664,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(one_connection_many_requests,
 						setup_show, teardown),
 		cmocka_unit_test_setup_teardown(bad_clients_refused_good_served,
+						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(idle_crowd_does_not_lock_out,
 						setup_show, teardown),
 		cmocka_unit_test_setup_teardown(stalled_client_closed,
 						setup_show, teardown),

@@ -183,6 +183,19 @@ static void raw_attr(struct raw *r, uint16_t type, const void *v, uint32_t n)
 	ul_put_le32(r->buf + 8, (uint32_t)(r->len - UL_CTL_HDR_SIZE));
 }
 
+/* A 20-byte NID attribute as LNet lays it out (wire.md §3.2). */
+static void raw_nid(struct raw *r, uint16_t type, uint8_t size, uint8_t lnd,
+		    uint16_t num, uint32_t addr0)
+{
+	uint8_t v[20] = { size, lnd, (uint8_t)(num >> 8), (uint8_t)num };
+
+	v[4] = (uint8_t)(addr0 >> 24);
+	v[5] = (uint8_t)(addr0 >> 16);
+	v[6] = (uint8_t)(addr0 >> 8);
+	v[7] = (uint8_t)addr0;
+	raw_attr(r, type, v, sizeof(v));
+}
+
 static void malformed_generic_requests(void **state)
 {
 	struct ul_ctl_req *out = malloc(sizeof(*out));
@@ -195,7 +208,7 @@ static void malformed_generic_requests(void **state)
 	assert_non_null(out);
 	memset(longname, 'x', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
-	for (row = 1; row <= 4; row++) {
+	for (row = 1; row <= 8; row++) {
 		struct ul_err err = { 0 };
 
 		raw_init(&r, UL_CTL_OP_PEER_ADD);
@@ -218,11 +231,31 @@ static void malformed_generic_requests(void **state)
 		case 4: /* a u32 field of the wrong size */
 			raw_attr(&r, UL_CTL_A_ARG_HOP, u32, 2);
 			break;
+		case 5: /* a NID of an LND that does not exist */
+			ul_put_le64(has, UL_CTL_ARG_NID);
+			raw_attr(&r, UL_CTL_A_ARG_HAS, has, 8);
+			raw_nid(&r, UL_CTL_A_ARG_NID, 0, 107, 3, 0x0a000001);
+			break;
+		case 6: /* an IPv6-sized NID on o2ib */
+			ul_put_le64(has, UL_CTL_ARG_NID);
+			raw_attr(&r, UL_CTL_A_ARG_HAS, has, 8);
+			raw_nid(&r, UL_CTL_A_ARG_NID, 12, ULNET_LND_O2IB, 0, 1);
+			break;
+		case 7: /* an address size that is neither 4 nor 16 */
+			ul_put_le64(has, UL_CTL_ARG_NID);
+			raw_attr(&r, UL_CTL_A_ARG_HAS, has, 8);
+			raw_nid(&r, UL_CTL_A_ARG_NID, 3, ULNET_LND_SOCK, 0, 1);
+			break;
+		case 8: /* in a NID list, 1@lo */
+			raw_nid(&r, UL_CTL_A_ARG_NIDS, 0, ULNET_LND_LO, 0, 1);
+			break;
 		}
 		print_message("row %d\n", row);
 		assert_int_equal(ul_ctl_req_decode(r.buf, r.len, out, &err),
 				 -EPROTO);
 		assert_true(err.msg[0] != '\0');
+		if (row >= 5 && !strstr(err.msg, "not a NID"))
+			fail_msg("row %d: %s", row, err.msg);
 	}
 	free(out);
 }

@@ -156,8 +156,17 @@ int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 	}
 	rc = send_all(fd, m.buf, m.len, deadline);
 	ul_ctl_msg_fini(&m);
-	if (!rc)
+	/*
+	 * A refusal (another uid, too many clients) may have come and the
+	 * server closed before the request was out: its reason is waiting.
+	 */
+	if (!rc || rc == -EPIPE || rc == -ECONNRESET) {
+		int send_rc = rc;
+
 		rc = recv_all(fd, hdr, sizeof(hdr), deadline);
+		if (rc && send_rc)
+			rc = send_rc;
+	}
 	if (rc) {
 		ul_err_set(err, rc, "no reply from ulnetd at %s: %s", path,
 			   rc == -ECONNRESET ? "connection closed"
