@@ -125,8 +125,13 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 	struct ul_peer_ni *lpni = NULL;
 	int rc;
 
-	if (is_lo_nid(dst) || ul_ni_find(c, dst)) {
-		/* selection.md §6.9: to ourselves over 0@lo. */
+	/*
+	 * selection.md §6.9: only 0@lo goes over lolnd without selection.
+	 * One of our own NIDs is a peer like any other (LNet creates a
+	 * peer for it and sends through the LND, to itself), so its NIs
+	 * and peer NI count the traffic.
+	 */
+	if (is_lo_nid(dst)) {
 		nni = n->lo;
 		if (!nni || nni->is_stopping)
 			return -ENETDOWN;

@@ -103,25 +103,18 @@ int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa)
 	return cpt < ncpt ? (int)cpt : -1;
 }
 
+/* One NI as net show prints it; 0@lo counts what it carried, as LNet's. */
 static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
-		    const struct ul_ni *ni, uint32_t level,
-		    const struct ulnet_ni_info *info, size_t ninfo)
+		    const struct ul_ni *ni, uint32_t level)
 {
 	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
-	struct ulnet_msg_stats none;
-	const struct ulnet_msg_stats *st = &none;
-	size_t i;
 
-	memset(&none, 0, sizeof(none));
 	out->nid = ni->nid;
 	out->status = (is_lo || ni->status == UL_NI_STATUS_UP)
 			      ? UL_CTL_NI_STATUS_UP
 			      : UL_CTL_NI_STATUS_DOWN;
 	snprintf(out->ifname, sizeof(out->ifname), "%s", ni->ifname);
-	for (i = 0; i < ninfo; i++)
-		if (ulnet_nid_same(&info[i].nid, &ni->nid))
-			st = &info[i].stats;
-	fill_msg_stats(&out->b, st, ni->lat, level);
+	fill_msg_stats(&out->b, &ni->stats, ni->lat, level);
 	if (level >= 4) {
 		out->b.has_udsp = true;
 		out->b.net_prio = prio(ni->net->sel_priority);
@@ -175,8 +168,7 @@ int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
 			     struct ul_ctl_reply *r)
 {
 	struct ul_core *core = ul_node_core(srv->node);
-	struct ulnet_ni_info *info = NULL;
-	size_t ninfo = 0, n = 0, k;
+	size_t n = 0, k;
 	uint32_t only = 0;
 	struct ul_net *net;
 	struct ul_ni *ni;
@@ -193,25 +185,14 @@ int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
 			return 0;
 		}
 	}
-	if (core->nnis) {
-		info = calloc(core->nnis, sizeof(*info));
-		if (!info)
-			return -ENOMEM;
-		if (ul_node_ni_info(srv->node, info, core->nnis, &ninfo))
-			ninfo = 0;
-		if (ninfo > core->nnis)
-			ninfo = core->nnis;
-	}
 	memset(r, 0, sizeof(*r));
 	r->op = UL_CTL_OP_NET_SHOW;
 	ul_list_for_each_entry(net, &core->nets, core_link)
 		if (!req->has_net || net->net_id == only)
 			n++;
 	r->net_show.nets = calloc(n ? n : 1, sizeof(*r->net_show.nets));
-	if (!r->net_show.nets) {
-		free(info);
+	if (!r->net_show.nets)
 		return -ENOMEM;
-	}
 	ul_list_for_each_entry(net, &core->nets, core_link) {
 		struct ul_ctl_net *cn;
 
@@ -220,20 +201,16 @@ int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
 		cn = &r->net_show.nets[r->net_show.nnets++];
 		cn->net_id = net->net_id;
 		cn->nis = calloc(net->nnis ? net->nnis : 1, sizeof(*cn->nis));
-		if (!cn->nis) {
-			free(info);
+		if (!cn->nis)
 			return -ENOMEM;
-		}
 		k = 0;
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			if (k == net->nnis)
 				break;
-			fill_ni(srv, &cn->nis[k++], ni, req->verbose, info,
-				ninfo);
+			fill_ni(srv, &cn->nis[k++], ni, req->verbose);
 		}
 		cn->nnis = k;
 	}
-	free(info);
 	return 0;
 }
 

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/msg.h"
 #include "helper_mocklnd.h"
 
 struct two {
@@ -203,12 +204,11 @@ static void get_with_remote_offset_reads_from_there(void **state)
 	assert_memory_equal(sink, src + 120, sizeof(sink));
 }
 
-static void put_to_self_goes_over_lolnd(void **state)
+static void put_to_0lo_goes_over_lolnd(void **state)
 {
 	struct two *t = *state;
 	uint8_t src[80], dst[160] = { 0 };
 	struct ulnet_process_id to = { mock_nid("0@lo"), ULNET_PID_LUSTRE };
-	struct ulnet_process_id to2 = { t->a_nid, ULNET_PID_LUSTRE };
 	struct ulnet_handle sh;
 	uint32_t sent = t->f.nsent;
 
@@ -219,10 +219,8 @@ static void put_to_self_goes_over_lolnd(void **state)
 		       ULNET_RETAIN, &t->ri);
 	assert_int_equal(
 		ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 3, 8, 0, 7), 0);
-	/* To our own tcp NID: loopback too. */
-	assert_int_equal(ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to2, 3, 8,
-				     0, 7),
-			 0);
+	assert_int_equal(
+		ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 3, 8, 0, 7), 0);
 	mock_run(&t->f, 1000);
 	assert_int_equal(t->f.nsent, sent); /* the mock saw nothing */
 	assert_int_equal(t->rt.n, 2);
@@ -236,6 +234,45 @@ static void put_to_self_goes_over_lolnd(void **state)
 	assert_int_equal(t->ri.ev[3].type, ULNET_EVENT_ACK);
 	assert_memory_equal(dst, src, sizeof(src));
 	assert_memory_equal(dst + 80, src, sizeof(src));
+	/* No peer for 0@lo, and 0@lo counts what it carried. */
+	assert_null(ul_peer_find(ul_node_core(t->a), &to.nid));
+	assert_int_equal(ul_core_lo_ni(ul_node_core(t->a))->stats.send_count[1],
+			 2);
+}
+
+/*
+ * One of our own NIDs is a peer like any other (selection.md §6.9 keeps
+ * only 0@lo off the LND): the PUT goes through the LND to ourselves, a
+ * peer is created for the NID, and the NI and peer NI count it.
+ */
+static void put_to_own_nid_goes_through_the_lnd(void **state)
+{
+	struct two *t = *state;
+	uint8_t src[80], dst[80] = { 0 };
+	struct ulnet_process_id to = { t->a_nid, ULNET_PID_LUSTRE };
+	struct ul_core *core = ul_node_core(t->a);
+	struct ul_peer_ni *lpni;
+	struct ulnet_handle sh;
+	uint32_t sent = t->f.nsent;
+
+	fill(src, sizeof(src), 13);
+	mock_attach(t->a, 3, 8, dst, sizeof(dst), ULNET_MD_OP_PUT,
+		    ULNET_MD_THRESH_INF, &t->rt);
+	sh = mock_bind(t->a, src, sizeof(src), 0, 2, ULNET_UNLINK, &t->ri);
+	assert_int_equal(
+		ul_node_put(t->a, NULL, sh, ULNET_ACK_REQ, &to, 3, 8, 0, 7), 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->f.nsent, sent + 2); /* the PUT and its ACK */
+	assert_int_equal(mock_rec_count(&t->rt, ULNET_EVENT_PUT), 1);
+	assert_int_equal(mock_rec_count(&t->ri, ULNET_EVENT_ACK), 1);
+	assert_memory_equal(dst, src, sizeof(src));
+	lpni = ul_peer_ni_find(core, &t->a_nid);
+	assert_non_null(lpni);
+	assert_non_null(lpni->msgs);
+	assert_int_equal(lpni->msgs->stats.send_count[1], 1); /* PUT */
+	assert_int_equal(lpni->msgs->stats.recv_count[1], 1);
+	assert_int_equal(ul_ni_find(core, &t->a_nid)->stats.send_count[1], 1);
+	assert_int_equal(ul_ni_find(core, &t->a_nid)->stats.recv_count[1], 1);
 }
 
 /* A PUT stream to ourselves: every ACK sends the next PUT at once. */
@@ -418,8 +455,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			get_with_remote_offset_reads_from_there, two_setup,
 			two_teardown),
-		cmocka_unit_test_setup_teardown(put_to_self_goes_over_lolnd,
+		cmocka_unit_test_setup_teardown(put_to_0lo_goes_over_lolnd,
 						two_setup, two_teardown),
+		cmocka_unit_test_setup_teardown(
+			put_to_own_nid_goes_through_the_lnd, two_setup,
+			two_teardown),
 		cmocka_unit_test_setup_teardown(
 			lo_ping_pong_gives_the_driver_back, two_setup,
 			two_teardown),
