@@ -40,7 +40,7 @@ int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
 		total += !ul_ctlsrv_peer_is_lo(p);
 	if (!total)
 		return 0;
-	v = calloc(total, sizeof(*v));
+	v = calloc(total, sizeof(struct ul_peer *));
 	cpt = calloc(total, sizeof(*cpt));
 	start = calloc((size_t)ncpt + 1, sizeof(*start));
 	if (!v || !cpt || !start) {

@@ -240,7 +240,7 @@ static void list_commands(const struct ulnetctl_cmd *table)
 static int do_help(const struct ulnetctl_cmd *table, int argc, char **argv)
 {
 	char line[1024] = "";
-	size_t i;
+	size_t i, len = 0;
 	int k;
 
 	if (argc < 2) {
@@ -248,9 +248,12 @@ static int do_help(const struct ulnetctl_cmd *table, int argc, char **argv)
 		return 0;
 	}
 	for (k = 1; k < argc; k++) {
-		if (strlen(argv[k]) >= sizeof(line) - strlen(line) - 1)
+		size_t n = strlen(argv[k]);
+
+		if (n >= sizeof(line) - len)
 			return -E2BIG;
-		strcat(line, argv[k]);
+		memcpy(line + len, argv[k], n + 1);
+		len += n;
 	}
 	switch (lookup_prefix(table, line, &i)) {
 	case LOOKUP_FOUND:
