@@ -18,6 +18,7 @@
 #ifndef UL_CTL_CONF_APPLY_H
 #define UL_CTL_CONF_APPLY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -32,7 +33,8 @@ struct ul_udsp_set;
 /* One IPv4 address of an interface that is up. */
 struct ul_conf_ifaddr {
 	char ifname[UL_CONF_IFNAME_SIZE];
-	uint32_t ipv4; /* host order */
+	uint32_t ipv4;	  /* host order */
+	bool is_loopback; /* IFF_LOOPBACK: LNet never uses these */
 };
 
 /*

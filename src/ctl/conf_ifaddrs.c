@@ -44,6 +44,7 @@ int ul_conf_host_ifaddrs(struct ul_conf_ifaddr **out, size_t *n)
 			snprintf(list[nr].ifname, sizeof(list[nr].ifname), "%s",
 				 ifa->ifa_name);
 			list[nr].ipv4 = ntohl(sin->sin_addr.s_addr);
+			list[nr].is_loopback = is_lo;
 			nr++;
 		}
 	}

@@ -33,7 +33,6 @@ void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
 	opts->accept_port = UL_WIRE_ACCEPT_PORT;
 	opts->accept = ULNET_ACCEPT_SECURE;
 	opts->src_port = ULNET_SRC_PORT_AUTO;
-	opts->conns_per_peer = 1;
 	opts->typed_conns = 1;
 	opts->sock_timeout_sec = 50;
 	opts->keepalive_sec = 30;
@@ -57,7 +56,18 @@ unsigned int sock_ni_conns_per_peer(const struct sock_ni *ni)
 {
 	int cpp = ni->lni->ni->conns_per_peer;
 
-	return cpp > 0 ? (unsigned int)cpp : ni->s->opts.conns_per_peer;
+	return cpp > 0 ? (unsigned int)cpp : 1;
+}
+
+unsigned int ul_socklnd_conns_for_speed(int speed_mbps)
+{
+	unsigned int gbps = speed_mbps < 1000 ? 1
+					      : (unsigned int)speed_mbps / 1000;
+	unsigned int log2 = 0;
+
+	while (gbps >>= 1)
+		log2++;
+	return log2 / 2 + 1;
 }
 
 /* health.md §10: how socklnd classifies the errno a tx failed with. */
@@ -148,8 +158,6 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
 	struct ul_socklnd *s;
 	int rc;
 
-	if (opts->typed_conns && opts->conns_per_peer == 0)
-		return -EINVAL;
 	if (opts->accept != ULNET_ACCEPT_NONE && opts->accept_port == 0)
 		return -EINVAL;
 	if (opts->min_reconnect_ms == 0 ||
@@ -481,6 +489,24 @@ static int if_numa_node(const char *ifname)
 	return UL_NUMA_ANY;
 }
 
+/*
+ * The conns_per_peer LNet's socklnd gives an NI that has none: from the
+ * speed of its interface (sysfs "speed", Mb/s; -1 or unreadable when the
+ * link does not say, as for a virtual or down one), 1 without one.
+ */
+static unsigned int if_conns_per_peer(const char *ifname)
+{
+	char path[128];
+	int speed = -1;
+
+	if (ifname[0] && !strchr(ifname, '/')) {
+		snprintf(path, sizeof(path), "/sys/class/net/%s/speed", ifname);
+		if (!read_sysfs_int(path, &speed))
+			speed = -1;
+	}
+	return ul_socklnd_conns_for_speed(speed);
+}
+
 static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 {
 	struct ul_socklnd *s = lni->lnd->ctx;
@@ -502,6 +528,12 @@ static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	/* An NI configured without "dev cpt" gets its device's node. */
 	if (lni->ni->numa_node == UL_NUMA_ANY)
 		lni->ni->numa_node = if_numa_node(lni->ni->ifname);
+	/* Chosen at start, as LNet does: `net show -v` prints it. */
+	if (lni->ni->conns_per_peer <= 0)
+		lni->ni->conns_per_peer =
+			s->opts.conns_per_peer
+				? (int)s->opts.conns_per_peer
+				: (int)if_conns_per_peer(lni->ni->ifname);
 	ul_list_init(&ni->peers);
 	ul_list_init(&ni->passive);
 	ul_timer_init(&ni->tick, on_ni_tick);

@@ -36,7 +36,9 @@ struct ul_socklnd_opts {
 	uint16_t accept_port_bulk;	/* BULK/ANY conns; 0: accept_port */
 	enum ulnet_accept accept;	/* SECURE, ALL, NONE */
 	enum ulnet_src_port src_port;	/* AUTO: privileged when euid 0 */
-	unsigned int conns_per_peer;	/* BULK_IN and BULK_OUT each; 1 */
+	unsigned int conns_per_peer;	/* BULK_IN and BULK_OUT each, for an
+					 * NI without its own; 0: from the
+					 * link speed, as LNet; 0 */
 	int typed_conns;		/* 1: CONTROL+BULK, 0: one ANY conn */
 	unsigned int sock_timeout_sec;	/* stall on an established conn; 50 */
 	unsigned int keepalive_sec;	/* silence before a NOOP; 30, 0 off */
@@ -64,6 +66,15 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
  * loop thread; NULL is fine.
  */
 void ul_socklnd_destroy(struct ul_socklnd *s);
+
+/*
+ * LNet's socklnd default for an NI's conns_per_peer, given its link speed
+ * in Mb/s: floor(log2(speed / 1000)) / 2 + 1, a speed below 1 Gb/s or
+ * unknown (<= 0) counting as 1 Gb/s; 10 Gb/s gives 2, 100 Gb/s gives 4
+ * (lnetctl.md §6.1 Defaults). An NI started without a count of its own
+ * gets this for the speed sysfs gives its interface then.
+ */
+unsigned int ul_socklnd_conns_for_speed(int speed_mbps);
 
 /* ---- Introspection, for tests and for "ulnetctl" style listings ----- */
 

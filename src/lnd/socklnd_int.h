@@ -227,7 +227,7 @@ void sock_list_take(struct ul_list *from, struct ul_list *to);
 void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs);
 enum ul_hstatus sock_hstatus_of_errno(int err);
 uint64_t sock_now(const struct sock_ni *ni);
-/* BULK_IN and BULK_OUT conns each: the NI's conns_per_peer, else opts'. */
+/* BULK_IN and BULK_OUT conns each: the NI's conns_per_peer (set at start). */
 unsigned int sock_ni_conns_per_peer(const struct sock_ni *ni);
 
 /* socklnd_acceptor.c */

@@ -142,12 +142,14 @@ int ul_ctlsrv_debug_recovery(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 
 	if (!(a->flags & (UL_CTL_ARGF_LOCAL | UL_CTL_ARGF_PEER)))
 		return ul_err_set(err, -EINVAL, "--local or --peer needed");
-	/* An NI below full health is what LNet's recovery queue holds. */
+	/*
+	 * An NI below full health is what LNet's recovery queue holds;
+	 * 0@lo too, after `net set --health` lowered it.
+	 */
 	if (is_local) {
 		ul_list_for_each_entry(net, &core->nets, core_link)
 			ul_list_for_each_entry(ni, &net->nis, net_link) {
-				if (ni->nid.nid_type == ULNET_LND_LO ||
-				    ni->healthv >= UL_HEALTH_MAX)
+				if (ni->healthv >= UL_HEALTH_MAX)
 					continue;
 				if (!k)
 					ul_ctl_doc_map(doc,

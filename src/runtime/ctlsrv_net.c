@@ -2,11 +2,16 @@
  * `net add`, `net del`, `net set` (reference/lnetctl.md §6) on the
  * instance's side. NIs come and go through the node (ul_node_ni_add and
  * friends) so the LND starts and stops them; interfaces are the host's,
- * read with getifaddrs at each request.
+ * read with getifaddrs at each request. While LNet is down (`lnet
+ * unconfigure`) del and set answer as LNet does then; add is refused by
+ * the dispatcher (ctlsrv.c).
  */
 #include <errno.h>
+#include <ifaddrs.h>
+#include <net/if.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 #include "core/core.h"
 #include "core/node.h"
@@ -55,83 +60,112 @@ static void req_tunables(const struct ul_ctl_args *a,
 		tun->peer_tx_credits = tun->credits;
 }
 
+/*
+ * Whether interface name is up with an IPv6 address (and is not a
+ * loopback one): a --if LNet would start an IPv6 NI on, which this
+ * socklnd cannot (IPv4 only).
+ */
+static bool if_has_ipv6(const char *name)
+{
+	struct ifaddrs *ifs, *ifa;
+	bool found = false;
+
+	if (getifaddrs(&ifs) < 0)
+		return false;
+	for (ifa = ifs; ifa && !found; ifa = ifa->ifa_next)
+		found = ifa->ifa_addr && ifa->ifa_addr->sa_family == AF_INET6 &&
+			(ifa->ifa_flags & IFF_UP) &&
+			!(ifa->ifa_flags & IFF_LOOPBACK) &&
+			strcmp(ifa->ifa_name, name) == 0;
+	freeifaddrs(ifs);
+	return found;
+}
+
+#define IPV6_REFUSED "cannot add LNet NI: ulnet's socklnd is IPv4 only"
+
+/* One NI of a request: its NID, interface and CPTs, resolved. */
 struct ni_req {
 	struct ulnet_nid nid;
 	char ifname[UL_CONF_IFNAME_SIZE];
-	struct ul_expr *cpt; /* owned; NULL: the request's --cpt */
+	uint64_t cpt_mask;
 };
 
+/*
+ * The host's IPv4 address on interface name, or the interface that has
+ * address ipv4 (name NULL). Loopback interfaces are never LNet's: its
+ * interface enumeration skips them (lnetctl.md §6.1).
+ */
 static const struct ul_conf_ifaddr *
 find_ifaddr(const struct ul_conf_ifaddr *ifs, size_t n, const char *name,
 	    uint32_t ipv4)
 {
 	size_t i;
 
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
+		if (ifs[i].is_loopback)
+			continue;
 		if (name ? strcmp(ifs[i].ifname, name) == 0
 			 : ifs[i].ipv4 == ipv4)
 			return &ifs[i];
+	}
 	return NULL;
 }
 
-/* The NIs a request names: by interface (its address) or by NID. */
-static int collect(const struct ul_ctl_args *a, uint32_t net,
-		   struct ni_req *out, size_t *n, struct ul_err *err)
+/*
+ * Entry i of the request (interfaces first, then NIDs) as LNet reads one
+ * "local NI" entry: its CPTs are checked before the interface is looked
+ * up (lnet_genl_parse_local_ni), then the LND needs the interface up
+ * with an address.
+ */
+static int resolve(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+		   uint32_t net, size_t i, const struct ul_conf_ifaddr *ifs,
+		   size_t nifs, struct ni_req *r, struct ul_err *err)
 {
-	struct ul_conf_ifaddr *ifs = NULL;
-	size_t nifs = 0, i, k = 0;
-	int rc;
+	const struct ul_conf_ifaddr *ifa;
+	struct ul_expr *cpt = NULL;
+	int rc = 0;
 
-	rc = ul_conf_host_ifaddrs(&ifs, &nifs);
+	memset(r, 0, sizeof(*r));
+	if (i < a->nifs &&
+	    ul_conf_parse_ifname(a->ifs[i], r->ifname, &cpt, NULL))
+		return ul_err_set(err, -ENODEV, "cannot add LNet NI");
+	/* An unparsable --cpt is ignored, as lnetctl does (§6.1). */
+	if (!cpt && (a->has & UL_CTL_ARG_CPT))
+		(void)ul_conf_parse_cpt(a->cpt, &cpt, NULL);
+	if (cpt)
+		rc = cpt_mask(cpt, srv->ncpt, &r->cpt_mask);
+	ul_expr_free(cpt);
 	if (rc)
-		return ul_err_set(err, rc, "cannot add LNet NI");
-	for (i = 0; i < a->nifs; i++, k++) {
-		const struct ul_conf_ifaddr *ifa;
-		struct ul_err perr = { 0 };
-
-		memset(&out[k], 0, sizeof(out[k]));
-		rc = ul_conf_parse_ifname(a->ifs[i], out[k].ifname, &out[k].cpt,
-					  &perr);
-		ifa = rc ? NULL : find_ifaddr(ifs, nifs, out[k].ifname, 0);
-		if (!ifa) {
-			rc = ul_err_set(err, rc ? rc : -ENODEV,
-					"cannot add LNet NI");
-			k++;
-			goto out;
-		}
-		out[k].nid.nid_type = (uint8_t)ulnet_net_type(net);
-		out[k].nid.nid_num = (uint16_t)ulnet_net_num(net);
-		out[k].nid.nid_addr[0] = ifa->ipv4;
-	}
-	for (i = 0; i < a->nnids; i++, k++) {
-		const struct ul_conf_ifaddr *ifa;
-
-		memset(&out[k], 0, sizeof(out[k]));
-		out[k].nid = a->nids[i];
-		ifa = find_ifaddr(ifs, nifs, NULL, a->nids[i].nid_addr[0]);
+		return ul_err_set(err, -ERANGE, "invalid CPT value");
+	if (i >= a->nifs) {
+		r->nid = a->nids[i - a->nifs];
+		if (r->nid.nid_size != 0)
+			return ul_err_set(err, -EAFNOSUPPORT, IPV6_REFUSED);
+		ifa = find_ifaddr(ifs, nifs, NULL, r->nid.nid_addr[0]);
 		if (ifa)
-			memcpy(out[k].ifname, ifa->ifname,
-			       sizeof(out[k].ifname));
+			memcpy(r->ifname, ifa->ifname, sizeof(r->ifname));
+		return 0;
 	}
-	rc = 0;
-out:
-	*n = k;
-	free(ifs);
-	return rc;
+	ifa = find_ifaddr(ifs, nifs, r->ifname, 0);
+	if (!ifa && if_has_ipv6(r->ifname))
+		return ul_err_set(err, -EAFNOSUPPORT, IPV6_REFUSED);
+	if (!ifa)
+		return ul_err_set(err, -ENODEV, "cannot add LNet NI");
+	r->nid.nid_type = (uint8_t)ulnet_net_type(net);
+	r->nid.nid_num = (uint16_t)ulnet_net_num(net);
+	r->nid.nid_addr[0] = ifa->ipv4;
+	return 0;
 }
 
 static int add_one(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		   const struct ni_req *r, const struct ul_net_tunables *tun,
-		   uint64_t req_mask, struct ul_err *err)
+		   struct ul_err *err)
 {
 	struct ul_core *core = ul_node_core(srv->node);
 	struct ul_err cerr = { 0 };
-	uint64_t mask = req_mask;
 	struct ul_ni *ni;
 	int rc;
 
-	if (r->cpt && cpt_mask(r->cpt, srv->ncpt, &mask))
-		return ul_err_set(err, -ERANGE, "invalid CPT value");
 	rc = ul_node_ni_add(srv->node, &r->nid, r->ifname, UL_NUMA_ANY, tun,
 			    &cerr);
 	if (rc == -ENOSPC)
@@ -141,8 +175,10 @@ static int add_one(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return ul_err_set(err, rc, "cannot add LNet NI");
 	ni = ul_ni_find(core, &r->nid);
 	if (ni) {
-		ni->cpt_mask = mask;
-		if (a->has & UL_CTL_ARG_CONNS_PER_PEER)
+		ni->cpt_mask = r->cpt_mask;
+		/* 0 is the LND's default, which the NI's start chose. */
+		if ((a->has & UL_CTL_ARG_CONNS_PER_PEER) &&
+		    a->conns_per_peer > 0)
 			ni->conns_per_peer = a->conns_per_peer;
 		if (a->has & UL_CTL_ARG_TOS)
 			ni->tos = a->tos;
@@ -150,23 +186,33 @@ static int add_one(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
+/*
+ * LNet adds the NIs of a request one at a time (lnet_net_cmd calls
+ * lnet_dyn_add_ni per entry): the ones before a failure stay. One net of
+ * an --ip2net rule is different: LNet starts all its NIs or none
+ * (lnet_startup_lndnet), so those added here go again on a failure.
+ */
 int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err)
 {
+	bool is_ip2net = a->flags & UL_CTL_ARGF_IP2NET;
+	struct ul_conf_ifaddr *ifs = NULL;
 	struct ul_net_tunables tun;
 	struct ni_req *reqs = NULL;
-	struct ul_expr *cpt = NULL;
-	uint64_t req_mask = 0;
-	size_t n = 0, i;
+	size_t nifs = 0, n, added = 0, i;
 	uint32_t net;
 	int rc;
 
 	(void)doc;
-	if (a->nnids)
+	if (a->has & UL_CTL_ARG_NET) {
+		if (ulnet_net_parse(a->net, &net, NULL, 0) ||
+		    net == ULNET_NET_ANY)
+			return ul_err_set(err, -ENOENT, "cannot parse net");
+	} else if (a->nnids) {
 		net = ulnet_nid_net(&a->nids[0]);
-	else if (!(a->has & UL_CTL_ARG_NET) ||
-		 ulnet_net_parse(a->net, &net, NULL, 0) || net == ULNET_NET_ANY)
+	} else {
 		return ul_err_set(err, -ENOENT, "cannot parse net");
+	}
 	if (ulnet_net_type(net) == ULNET_LND_LO)
 		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
 	if (ulnet_net_type(net) != ULNET_LND_SOCK)
@@ -176,79 +222,111 @@ int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	     (a->conns_per_peer < 0 || a->conns_per_peer > 127)) ||
 	    ((a->has & UL_CTL_ARG_TOS) && (a->tos < -1 || a->tos > 255)))
 		return ul_err_set(err, -ERANGE, "failed to parse lnd tunables");
-	/* An unparsable --cpt is ignored, as lnetctl does (§6.1). */
-	if ((a->has & UL_CTL_ARG_CPT) &&
-	    ul_conf_parse_cpt(a->cpt, &cpt, NULL) == 0) {
-		rc = cpt_mask(cpt, srv->ncpt, &req_mask);
-		ul_expr_free(cpt);
-		if (rc)
-			return ul_err_set(err, -ERANGE, "invalid CPT value");
-	}
 	req_tunables(a, &tun);
-	reqs = calloc(a->nifs + a->nnids + 1, sizeof(*reqs));
-	if (!reqs)
-		return ul_err_set(err, -ENOMEM, "cannot add LNet NI");
-	rc = collect(a, net, reqs, &n, err);
-	for (i = 0; rc == 0 && i < n; i++)
-		rc = add_one(srv, a, &reqs[i], &tun, req_mask, err);
-	for (i = 0; i < n; i++)
-		ul_expr_free(reqs[i].cpt);
+	n = a->nifs + a->nnids;
+	reqs = calloc(n + 1, sizeof(*reqs));
+	rc = reqs ? ul_conf_host_ifaddrs(&ifs, &nifs) : -ENOMEM;
+	if (rc) {
+		rc = ul_err_set(err, rc, "cannot add LNet NI");
+		goto out;
+	}
+	for (i = 0; i < n && rc == 0; i++) {
+		rc = resolve(srv, a, net, i, ifs, nifs, &reqs[added], err);
+		if (rc == 0)
+			rc = add_one(srv, a, &reqs[added], &tun, err);
+		if (rc == 0)
+			added++;
+	}
+	while (rc && is_ip2net && added)
+		(void)ul_node_ni_del(srv->node, &reqs[--added].nid, NULL);
+out:
+	free(ifs);
 	free(reqs);
 	return rc;
 }
 
+/* The net a del request names; ULNET_NET_ANY for a name LNet cannot parse. */
+static uint32_t del_net(const struct ul_ctl_args *a)
+{
+	uint32_t net;
+
+	if (a->has & UL_CTL_ARG_NET)
+		return ulnet_net_parse(a->net, &net, NULL, 0) ? ULNET_NET_ANY
+							      : net;
+	return a->nnids ? ulnet_nid_net(&a->nids[0]) : ULNET_NET_ANY;
+}
+
+/*
+ * LNet's answers (lnet_net_cmd): lo is refused first; a net without NI
+ * entries goes whole (lnet_dyn_del_net: -ESHUTDOWN while LNet is down,
+ * -EINVAL for a net it does not have, an unparsable name included); then
+ * each entry in turn, the earlier ones staying deleted: a NID through
+ * lnet_dyn_del_ni (-ESHUTDOWN, -ENOENT), an interface by its net's NI
+ * list (-ENODEV, with no net at all while LNet is down).
+ */
 int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err)
 {
 	struct ul_core *core = ul_node_core(srv->node);
+	uint32_t net = del_net(a);
 	char ifname[UL_CONF_IFNAME_SIZE];
 	struct ul_expr *cpt;
 	struct ul_net *lnet;
 	struct ul_ni *ni;
-	uint32_t net;
 	size_t i;
 
 	(void)doc;
+	if (net != ULNET_NET_ANY && ulnet_net_type(net) == ULNET_LND_LO)
+		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	if (a->nnids == 0 && a->nifs == 0) {
+		if (srv->is_down)
+			return ul_err_set(err, -ESHUTDOWN,
+					  "cannot del network");
+		if (net == ULNET_NET_ANY || !ul_net_find(core, net) ||
+		    ul_node_net_del(srv->node, net, NULL))
+			return ul_err_set(err, -EINVAL, "cannot del network");
+		return 0;
+	}
 	for (i = 0; i < a->nnids; i++) {
+		if (srv->is_down)
+			return ul_err_set(err, -ESHUTDOWN,
+					  "cannot del LNet NI");
 		if (!ul_ni_find(core, &a->nids[i]) ||
 		    ul_node_ni_del(srv->node, &a->nids[i], NULL))
 			return ul_err_set(err, -ENOENT, "cannot del LNet NI");
 	}
-	if (a->nnids)
-		return 0;
-	if (!(a->has & UL_CTL_ARG_NET) ||
-	    ulnet_net_parse(a->net, &net, NULL, 0))
-		return ul_err_set(err, -ENOENT, "cannot parse net");
-	if (ulnet_net_type(net) == ULNET_LND_LO)
-		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
-	lnet = ul_net_find(core, net);
-	if (a->nifs == 0) {
-		if (!lnet || ul_node_net_del(srv->node, net, NULL))
-			return ul_err_set(err, -EINVAL, "cannot del network");
-		return 0;
-	}
-	if (!lnet)
-		return ul_err_set(err, -ENODEV, "LNet net doesn't exist");
 	for (i = 0; i < a->nifs; i++) {
+		lnet = srv->is_down || net == ULNET_NET_ANY
+			       ? NULL
+			       : ul_net_find(core, net);
+		if (!lnet)
+			return ul_err_set(err, -ENODEV,
+					  "LNet net doesn't exist");
 		cpt = NULL;
 		if (ul_conf_parse_ifname(a->ifs[i], ifname, &cpt, NULL))
 			return ul_err_set(err, -ENODEV, "cannot del LNet NI");
 		ul_expr_free(cpt);
-		lnet = ul_net_find(core, net);
-		ni = lnet ? ul_ni_find_by_ifname(lnet, ifname) : NULL;
+		ni = ul_ni_find_by_ifname(lnet, ifname);
 		if (!ni || ul_node_ni_del(srv->node, &ni->nid, NULL))
 			return ul_err_set(err, -ENODEV, "cannot del LNet NI");
 	}
 	return 0;
 }
 
-/* health.md: 0 takes an NI down, full health brings it back up. */
+/*
+ * lnet_ni_set_healthv: the value as given (a negative one never comes:
+ * lnetctl does not send it); exactly 0 takes the NI down and exactly full
+ * health brings it up (health.md), other values leave the status. 0@lo
+ * takes the value too, and its status stays up, as LNet shows it.
+ */
 static void set_health(struct ul_ni *ni, int v)
 {
 	ni->healthv = v;
-	if (v <= 0)
+	if (ni->nid.nid_type == ULNET_LND_LO)
+		return;
+	if (v == 0)
 		ni->status = UL_NI_STATUS_DOWN;
-	else if (v >= UL_HEALTH_MAX && !ni->is_fatal)
+	else if (v == UL_HEALTH_MAX && !ni->is_fatal)
 		ni->status = UL_NI_STATUS_UP;
 }
 
@@ -291,22 +369,31 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		ul_ctlsrv_lnd_timeout_apply(srv);
 		return 0;
 	}
+	/*
+	 * As lnet_net_cmd: a NID on lo is refused before anything else;
+	 * otherwise LNet walks the NIs it has, none while it is down.
+	 */
+	if (only && a->nid.nid_type == ULNET_LND_LO)
+		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	if (srv->is_down)
+		return 0;
 	ul_list_for_each_entry(net, &core->nets, core_link)
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
-			if (ni->nid.nid_type == ULNET_LND_LO)
-				continue;
 			if (only && !ulnet_nid_same(&ni->nid, &a->nid))
 				continue;
 			if (a->has & UL_CTL_ARG_HEALTH)
 				set_health(ni, a->health);
 			/*
-			 * LNet applies a new count only to the NIs of a
+			 * LNet applies the LND tunables only to the NIs of a
 			 * request without a NID (--all, or no selector: the
-			 * same request) and, as the request carries the LND
-			 * tunables whole, resets ToS to 0 (lnetctl.md §6.4).
+			 * same request), through each LND: lolnd has none.
+			 * The request carries them whole: conns_per_peer
+			 * when above 0, and ToS 0 always (lnetctl.md §6.4).
 			 */
-			if ((a->has & UL_CTL_ARG_CONNS_PER_PEER) && !only) {
-				ni->conns_per_peer = a->conns_per_peer;
+			if ((a->has & UL_CTL_ARG_CONNS_PER_PEER) && !only &&
+			    ni->nid.nid_type != ULNET_LND_LO) {
+				if (a->conns_per_peer > 0)
+					ni->conns_per_peer = a->conns_per_peer;
 				ni->tos = 0;
 			}
 		}

@@ -17,7 +17,7 @@ cli_daemon n 'net:
 
 # --- net -------------------------------------------------------------
 expect net_add_nid 0 "" "" -- $u net add --nid 127.1.1.2@tcp --peer-credits 16
-expect net_add_if_cpt 0 "" "" -- $u net add --net tcp1 --if 'lo[1]' \
+expect net_add_if_cpt 0 "" "" -- $u net add --nid 127.1.2.1@tcp1 --cpt '[1]' \
 	--conns-per-peer 2 --tos 8
 expect net_show_v1 0 @cmd/net_show_v1.yaml "" -- $u net show -v
 expect net_add_exists 234 "" @cmd/net_add_exists.err -- \

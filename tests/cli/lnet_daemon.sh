@@ -69,8 +69,21 @@ expect down_net_show 234 "" "$(d1 show net -100 'LNet stack down')" -- \
 	$u net show
 expect down_net_add 234 "" "$(d1 add net -108 'cannot add LNet NI')" -- \
 	$u net add --nid 127.1.1.3@tcp
-expect down_net_del 234 "" "$(d1 del net -100 'Network is down')" -- \
+# net del and net set answer as LNet does while down: a whole net or a
+# NID is -ESHUTDOWN, an interface finds no net; setting walks no NI.
+expect down_net_del 234 "" "$(d1 del net -108 'cannot del network')" -- \
 	$u net del --net tcp
+expect down_net_del_nid 234 "" "$(d1 del net -108 'cannot del LNet NI')" -- \
+	$u net del --nid 127.1.1.2@tcp
+expect down_net_del_if 234 "" "$(d1 del net -19 "LNet net doesn't exist")" \
+	-- $u net del --net tcp --if eth0
+expect down_net_del_lo 234 "" "$(d1 del net -19 'setting @lo not allowed')" \
+	-- $u net del --net lo
+expect down_net_set 0 "" "" -- $u net set --all --health 0
+expect down_net_set_nid 0 "" "" -- $u net set --nid 127.1.1.2@tcp --health 0
+expect down_net_set_lo 234 "" "$(d1 set net -19 'setting @lo not allowed')
+$(d2 net set -22 '')" -- $u net set --nid 0@lo --health 0
+expect down_net_set_cpp 0 "" "" -- $u net set --conns-per-peer 2
 expect down_peer_show 234 "" "$(d1 show peer -100 'Network is down')" -- \
 	$u peer show
 expect down_cpt 234 "" "$(d1 show cpt-of-nid -100 'Network is down')" -- \
@@ -79,7 +92,12 @@ expect down_dbg_peer 156 "" "$(d2 debug peer -100 'Network is down')" -- \
 	$u debug peer --nid 127.1.1.50@tcp
 # 8 unconfiguring again succeeds; an unknown option does nothing.
 expect unconfigure_again 0 "" "" -- $u lnet unconfigure
-expect configure_unknown 0 "" "*" -- $u lnet configure --bogus
+expect configure_unknown 0 "" "configure: unrecognized option '--bogus'" -- \
+	$u lnet configure --bogus
+# getopt speaks only for a single argument, as lnetctl's check_cmd().
+expect configure_x 0 "" "configure: invalid option -- 'x'" -- \
+	$u lnet configure -x
+expect configure_x_all 0 "" "" -- $u lnet configure -x --all
 expect still_down 234 "" "$(d1 show net -100 'LNet stack down')" -- \
 	$u net show
 
@@ -87,6 +105,9 @@ expect still_down 234 "" "$(d1 show net -100 'LNet stack down')" -- \
 # 9 plain configure: only 0@lo; nothing that was configured came back.
 expect configure 0 "" "" -- $u lnet configure
 expect lo_only 0 @lnet/show_lo.yaml "" -- $u net show
+# the net set while down changed nothing: 0@lo is at full health.
+expect lo_health 0 "*" "" -- $u net show -v 2
+check lo_health_1000 '^                  health value: 1000$'
 expect no_peers 0 "" "" -- $u peer show
 expect no_routes 0 "" "" -- $u route show
 expect no_udsp 0 "" "" -- $u udsp show

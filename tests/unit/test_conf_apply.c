@@ -23,10 +23,10 @@
 
 /* The host the example is applied on: eth0..eth3 up with these addresses. */
 static const struct ul_conf_ifaddr host[] = {
-	{ "eth0", 0xc0a80102 }, /* 192.168.1.2 */
-	{ "eth1", 0xc0a80202 }, /* 192.168.2.2 */
-	{ "eth2", 0x0a000002 }, /* 10.0.0.2 */
-	{ "eth3", 0x0a140105 }, /* 10.20.1.5 */
+	{ "eth0", 0xc0a80102, false }, /* 192.168.1.2 */
+	{ "eth1", 0xc0a80202, false }, /* 192.168.2.2 */
+	{ "eth2", 0x0a000002, false }, /* 10.0.0.2 */
+	{ "eth3", 0x0a140105, false }, /* 10.20.1.5 */
 };
 
 struct fixture {

@@ -163,6 +163,47 @@ static void socklnd_conns_per_peer_is_per_ni(void **state)
 	assert_int_equal(npassive, 7);
 }
 
+/*
+ * LNet's default conns_per_peer from the link speed (Mb/s): below 1 Gb/s
+ * or unknown counts as 1 Gb/s, then floor(log2(Gb/s)) / 2 + 1.
+ */
+static void socklnd_conns_for_speed(void **state)
+{
+	static const struct {
+		int speed_mbps;
+		unsigned int conns;
+	} rows[] = {
+		/* 0 */ { -1, 1 },
+		{ 0, 1 },
+		{ 100, 1 },
+		/* 3 */ { 999, 1 },
+		{ 1000, 1 },
+		{ 2500, 1 },
+		/* 6 */ { 3999, 1 },
+		{ 4000, 2 },
+		{ 10000, 2 },
+		/* 9 */ { 15999, 2 },
+		{ 16000, 3 },
+		{ 25000, 3 },
+		/* 12 */ { 40000, 3 },
+		{ 64000, 4 },
+		{ 100000, 4 },
+		/* 15 */ { 200000, 4 },
+		{ 400000, 5 },
+		{ 2147483647, 11 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		unsigned int got =
+			ul_socklnd_conns_for_speed(rows[i].speed_mbps);
+
+		if (got != rows[i].conns)
+			fail_msg("row %zu: speed %d gives %u, want %u", i,
+				 rows[i].speed_mbps, got, rows[i].conns);
+	}
+}
+
 /* Each side's connections carry its own NI's ToS (net add --tos). */
 static void socklnd_tos_is_per_ni(void **state)
 {
@@ -611,6 +652,7 @@ int main(void)
 			socklnd_conns_per_peer_is_per_ni, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_tos_is_per_ni, setup,
 						teardown),
+		cmocka_unit_test(socklnd_conns_for_speed),
 		cmocka_unit_test_setup_teardown(
 			socklnd_two_nets_share_an_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_send_stall_closes_conn,

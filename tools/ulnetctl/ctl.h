@@ -52,10 +52,11 @@ int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
 int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
 		const char *object, int engine);
 /*
- * `net add --ip2net RULES` (ip2net.c): the rules matched against this
- * host's interfaces, one net add per matching net.
+ * `net add --ip2net RULES` (ip2net.c): LNet's legacy ip2nets matching,
+ * against the interfaces of ulnetctl's own network namespace, then one
+ * net add per net that matched.
  */
-int ulnetctl_net_add_ip2net(const char *rules, struct ul_ctl_args *a);
+int ulnetctl_net_add_ip2net(const char *rules);
 /*
  * Expand a NID range list (§4.3) as lnetctl does, IPv4 host names
  * resolved first ("myhost@tcp"): ul_nidrange_expand()'s results and

@@ -54,6 +54,12 @@ static int lnet_configure(int argc, char **argv)
 
 	if (!a)
 		return -ENOMEM;
+	/*
+	 * lnetctl's check_cmd() leaves getopt's diagnostics on only for a
+	 * single argument: "configure: invalid option -- 'x'" for `-x`,
+	 * nothing for `-x --all`.
+	 */
+	opterr = argc <= 2;
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "al", opts, NULL)) != -1) {
 		if (opt == 'a') {
@@ -136,7 +142,7 @@ const struct ulnetctl_cmd ulnetctl_lnet_cmds[] = {
 	{ "configure", lnet_configure, NULL,
 	  "bring LNet up\n"
 	  "\t--all: also configure what the daemon's --config file says\n"
-	  "\t--large: accepted; NIDs of any size are always allowed\n" },
+	  "\t--large: accepted; the socklnd has no IPv6 NIs to allow\n" },
 	{ "unconfigure", lnet_unconfigure, NULL,
 	  "remove every NI, peer, route and rule and take LNet down\n" },
 	{ NULL, NULL, NULL, NULL },

@@ -1,7 +1,12 @@
 /*
- * ulnetctl net show (reference/lnetctl.md §6.3) over the control socket;
- * and the verbosity option shared with peer show. The other net verbs
- * (add, del, set) come with their control ops.
+ * ulnetctl net add / del / show / set (reference/lnetctl.md §6) over the
+ * control socket, and the verbosity option shared with peer show.
+ *
+ * getopt's own diagnostics: lnetctl's check_cmd() turns them off and
+ * turns them back on only when the verb has a single argument, so
+ * "add: unrecognized option '--bogus'" appears for `net add --bogus` and
+ * not for `net add --net tcp --bogus`. Each verb sets opterr the same way
+ * (with_diagnostics()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -21,22 +26,41 @@
 /* lnetctl's bound on a string option (its LNET_MAX_STR_LEN). */
 #define LNET_MAX_STR_LEN 128
 
-uint32_t ulnetctl_verbose_arg(int argc, char **argv)
+/* lnetctl's getopt diagnostics: on only for a verb's single argument. */
+static void with_diagnostics(int argc)
+{
+	opterr = argc <= 2;
+}
+
+/*
+ * A number as lnetctl's parse_long() reads it: strtol base 0, false on
+ * overflow or trailing text ("" reads as 0).
+ */
+static bool lnet_long(const char *s, long *out)
 {
 	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 0);
+	return errno != ERANGE && !*end;
+}
+
+uint32_t ulnetctl_verbose_arg(int argc, char **argv)
+{
 	long v;
 
 	/*
 	 * lnetctl: "-v" or "--verbose" alone is 1; "-v N" consumes the next
 	 * word when it does not start with '-' (a non-number reads as 1);
 	 * a value glued to the option ("--verbose=N", "-vN") reads as 1.
+	 * The level travels as the netlink header's 8-bit version, so only
+	 * its low byte counts: 256 is 0, 257 is 1.
 	 */
 	if (optarg || optind >= argc || argv[optind][0] == '-')
 		return 1;
-	v = strtol(argv[optind++], &end, 0);
-	if (*end || v < 0 || v > UINT32_MAX || end == argv[optind - 1])
+	if (!lnet_long(argv[optind++], &v))
 		return 1;
-	return (uint32_t)v;
+	return (uint8_t)v;
 }
 
 /* A show failure as lnetctl prints it: D1 on stderr, status 234. */
@@ -52,7 +76,6 @@ static int net_show(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "net", required_argument, NULL, 'n' },
 		{ "verbose", optional_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_err err = { 0 };
@@ -62,8 +85,9 @@ static int net_show(int argc, char **argv)
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_NET_SHOW;
+	with_diagnostics(argc);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "n:vh", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:v", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			if (strlen(optarg) >= sizeof(req.net_show.net))
@@ -108,13 +132,49 @@ static int ni_add_failed(int rc, const char *descr)
 	return ni_failed("add", rc, descr);
 }
 
-/* Split "eth0[0,1],eth1" at the commas outside brackets into a->ifs. */
-static int split_ifs(const char *list, struct ul_ctl_args *a)
+/*
+ * One word of a --if or --nid list, filed as lnetctl files it: a word
+ * with '@' is a NID (and names the request's net), any other an
+ * interface name with an optional CPT expression in brackets.
+ */
+static int add_word(const char *w, struct ul_ctl_args *a)
 {
-	const char *p = list, *start = list;
+	const char *open = strchr(w, '[');
+	struct ul_expr *cpt = NULL;
+
+	if (strchr(w, '@')) {
+		if (a->nnids == UL_CTL_ARGS_NIDS_MAX ||
+		    ulnet_nid_parse(w, &a->nids[a->nnids], NULL, 0))
+			return -EINVAL;
+		a->nnids++;
+		a->has |= UL_CTL_ARG_NIDS;
+		return 0;
+	}
+	/* lnetctl parses the CPT expression itself (cfs_expr_list_parse). */
+	if (open && ul_conf_parse_cpt(open, &cpt, NULL))
+		return -EINVAL;
+	ul_expr_free(cpt);
+	if (a->nifs == UL_CTL_ARGS_IFS_MAX)
+		return -EINVAL;
+	snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX, "%s", w);
+	a->has |= UL_CTL_ARG_IFS;
+	return 0;
+}
+
+/*
+ * A --if or --nid list "eth0[0,1],eth1" split at the commas outside
+ * brackets, appended to what earlier options gave (lnetctl's
+ * lustre_lnet_parse_interfaces adds to one list). A word of 128
+ * characters or more, a bracket left open, a bad CPT expression or an
+ * unparsable NID refuses the list.
+ */
+static int add_words(const char *list, struct ul_ctl_args *a)
+{
+	char word[UL_CTL_IFNAME_MAX];
+	const char *p, *start = list;
 	int depth = 0;
 
-	for (;; p++) {
+	for (p = list;; p++) {
 		if (*p == '[')
 			depth++;
 		else if (*p == ']')
@@ -122,71 +182,48 @@ static int split_ifs(const char *list, struct ul_ctl_args *a)
 		if ((*p == ',' && depth == 0) || *p == '\0') {
 			size_t len = (size_t)(p - start);
 
-			if (depth || len == 0 || len >= UL_CTL_IFNAME_MAX ||
-			    a->nifs == UL_CTL_ARGS_IFS_MAX)
+			if (depth || len == 0 || len >= sizeof(word))
 				return -EINVAL;
-			memcpy(a->ifs[a->nifs], start, len);
-			a->ifs[a->nifs++][len] = '\0';
+			memcpy(word, start, len);
+			word[len] = '\0';
+			if (add_word(word, a))
+				return -EINVAL;
 			start = p + 1;
 		}
 		if (*p == '\0')
-			break;
+			return 0;
 	}
-	a->has |= UL_CTL_ARG_IFS;
-	return depth ? -EINVAL : 0;
-}
-
-/* A comma list of NIDs into a->nids. */
-static int split_nids(const char *list, struct ul_ctl_args *a)
-{
-	char *copy = strdup(list), *save = NULL, *tok;
-	int rc = 0;
-
-	if (!copy)
-		return -ENOMEM;
-	for (tok = strtok_r(copy, ",", &save); tok && !rc;
-	     tok = strtok_r(NULL, ",", &save)) {
-		if (a->nnids == UL_CTL_ARGS_NIDS_MAX ||
-		    ulnet_nid_parse(tok, &a->nids[a->nnids], NULL, 0))
-			rc = -EINVAL;
-		else
-			a->nnids++;
-	}
-	free(copy);
-	if (!rc && a->nnids == 0)
-		rc = -EINVAL;
-	a->has |= UL_CTL_ARG_NIDS;
-	return rc;
-}
-
-/* An int option read with lnetctl's strtol check; false if unparsable. */
-static bool int_arg(const char *s, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 0);
-	return !errno && end != s && !*end;
 }
 
 /* lnetctl's refusal of a --conns-per-peer value (add and set alike). */
 #define CPP_INVALID "invalid conns-per-peer value (valid range 0-127)"
 
 /*
- * --conns-per-peer: false for a value lnetctl refuses (unparsable, above
- * 127); a negative one is accepted and changes nothing (lnetctl.md §6.4).
+ * A --conns-per-peer value as lnetctl reads it: false for one it refuses
+ * (unparsable, above 127); *out is the value as the int lnetctl keeps.
  */
-static bool cpp_arg(const char *s, struct ul_ctl_args *a)
+static bool cpp_arg(const char *s, int *out)
 {
 	long v;
 
-	if (!int_arg(s, &v) || v > 127)
+	if (!lnet_long(s, &v) || v > 127)
 		return false;
-	if (v >= 0) {
-		a->conns_per_peer = (int32_t)v;
-		a->has |= UL_CTL_ARG_CONNS_PER_PEER;
-	}
+	*out = (int)v;
 	return true;
+}
+
+/* A common tunable of net add: sent only when the test holds (§6.1). */
+static void tunable_arg(const char *s, bool is_timeout, int32_t *field,
+			uint64_t bit, struct ul_ctl_args *a)
+{
+	long v;
+
+	a->has &= ~bit;
+	if (!lnet_long(s, &v))
+		return; /* unparsable: ignored */
+	*field = (int32_t)v;
+	if (is_timeout ? *field >= 0 : *field > 0)
+		a->has |= bit;
 }
 
 static int net_add(int argc, char **argv)
@@ -206,60 +243,65 @@ static int net_add(int argc, char **argv)
 		{ "skip-mr-route-setup", no_argument, NULL, 'k' },
 		{ "auth-key", required_argument, NULL, 'a' },
 		{ "traffic-class", required_argument, NULL, 'T' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ifs = NULL, *nids = NULL, *ip2net = NULL;
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	const char *ip2net = NULL;
 	struct ul_expr *cpt = NULL;
-	int opt, rc = 0;
+	bool has_nid_opt = false;
+	int opt, rc = 0, cpp;
 	long v;
 
 	if (!a)
 		return -ENOMEM;
+	with_diagnostics(argc);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "a:b:c:i:km:n:p:r:s:t:T:", opts,
+	/* "k:" as lnetctl's: -k takes a value, --skip-mr-route-setup not. */
+	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			snprintf(a->net, sizeof(a->net), "%s", optarg);
 			a->has |= UL_CTL_ARG_NET;
 			break;
+		/* Lists are checked as they come, before anything else. */
 		case 'i':
-			ifs = optarg;
+			if (add_words(optarg, a)) {
+				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
+						   "bad interface list");
+				goto out;
+			}
 			break;
 		case 'N':
-			nids = optarg;
+			if (add_words(optarg, a)) {
+				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
+						   "bad NID list");
+				goto out;
+			}
+			has_nid_opt = true;
 			break;
 		case 'p':
 			ip2net = optarg;
 			break;
 		case 't':
-			if (int_arg(optarg, &v) && v >= 0) {
-				a->peer_timeout = (int32_t)v;
-				a->has |= UL_CTL_ARG_PEER_TIMEOUT;
-			}
+			tunable_arg(optarg, true, &a->peer_timeout,
+				    UL_CTL_ARG_PEER_TIMEOUT, a);
 			break;
 		case 'c':
-			if (int_arg(optarg, &v) && v > 0) {
-				a->peer_credits = (int32_t)v;
-				a->has |= UL_CTL_ARG_PEER_CREDITS;
-			}
+			tunable_arg(optarg, false, &a->peer_credits,
+				    UL_CTL_ARG_PEER_CREDITS, a);
 			break;
 		case 'b':
-			if (int_arg(optarg, &v) && v > 0) {
-				a->peer_buffer_credits = (int32_t)v;
-				a->has |= UL_CTL_ARG_PEER_BUF_CREDITS;
-			}
+			tunable_arg(optarg, false, &a->peer_buffer_credits,
+				    UL_CTL_ARG_PEER_BUF_CREDITS, a);
 			break;
 		case 'r':
-			if (int_arg(optarg, &v) && v > 0) {
-				a->credits = (int32_t)v;
-				a->has |= UL_CTL_ARG_CREDITS;
-			}
+			tunable_arg(optarg, false, &a->credits,
+				    UL_CTL_ARG_CREDITS, a);
 			break;
 		case 's':
-			/* An unparsable CPT list is ignored, as lnetctl. */
+			/* The last --cpt counts; unparsable, none (§6.1). */
+			a->has &= ~UL_CTL_ARG_CPT;
 			if (ul_conf_parse_cpt(optarg, &cpt, NULL) == 0 &&
 			    strlen(optarg) < sizeof(a->cpt)) {
 				snprintf(a->cpt, sizeof(a->cpt), "%s", optarg);
@@ -269,13 +311,19 @@ static int net_add(int argc, char **argv)
 			cpt = NULL;
 			break;
 		case 'm':
-			if (!cpp_arg(optarg, a)) {
+			if (!cpp_arg(optarg, &cpp)) {
 				rc = ni_add_failed(-1, CPP_INVALID);
 				goto out;
 			}
+			/* Sent when not negative; 0 is the LND's default. */
+			a->has &= ~UL_CTL_ARG_CONNS_PER_PEER;
+			if (cpp >= 0) {
+				a->conns_per_peer = cpp;
+				a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+			}
 			break;
 		case 'S':
-			if (!int_arg(optarg, &v) || v < -1 || v > 255) {
+			if (!lnet_long(optarg, &v) || v < -1 || v > 255) {
 				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
 						   "Invalid ToS argument");
 				goto out;
@@ -301,36 +349,35 @@ static int net_add(int argc, char **argv)
 			}
 			break; /* kfi only, as --auth-key */
 		default:
+			/* lnetctl: help, and nothing done (§1.2 Quirk). */
 			ulnetctl_print_help(ulnetctl_net_cmds, "net", "add");
 			goto out;
 		}
 	}
-	if (ip2net) {
-		rc = ulnetctl_net_add_ip2net(ip2net, a);
-		goto out;
-	}
-	if (nids && (a->has & UL_CTL_ARG_NET)) {
+	if (has_nid_opt && (a->has & UL_CTL_ARG_NET)) {
 		printf("--net is invalid with --nid option\n");
 		rc = ULNETCTL_RC_BAD_PARAM;
 		goto out;
 	}
-	if (nids && split_nids(nids, a)) {
-		rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM, "bad NID list");
+	/* lnetctl sends the rule only without a net of the request's own. */
+	if (ip2net && !(a->has & UL_CTL_ARG_NET) && !has_nid_opt) {
+		rc = ulnetctl_net_add_ip2net(ip2net);
 		goto out;
 	}
-	if (!nids && !(a->has & UL_CTL_ARG_NET)) {
+	/* The net: --net, or the '@' of a NID (none: "198.18.0.1" alone). */
+	if (!ip2net && !(a->has & UL_CTL_ARG_NET) && !a->nnids) {
 		printf("missing mandatory parameters in NI config: "
 		       "'network'\n");
 		rc = ULNETCTL_RC_BAD_PARAM;
 		goto out;
 	}
-	if (ifs && split_ifs(ifs, a)) {
-		rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM, "bad interface list");
-		goto out;
-	}
-	if (!nids && !ifs) {
-		printf("creating a local NI needs at least one interface\n");
-		rc = ULNETCTL_RC_BAD_PARAM;
+	if (!a->nifs && !a->nnids) {
+		/* With --ip2net a net without NIs asks for nothing. */
+		if (!ip2net) {
+			printf("creating a local NI needs at least one "
+			       "interface\n");
+			rc = ULNETCTL_RC_BAD_PARAM;
+		}
 		goto out;
 	}
 	rc = ulnetctl_do(UL_CTL_OP_NET_ADD, a, "add", "net", -1);
@@ -345,52 +392,52 @@ static int net_del(int argc, char **argv)
 		{ "net", required_argument, NULL, 'n' },
 		{ "if", required_argument, NULL, 'i' },
 		{ "nid", required_argument, NULL, 'N' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *ifs = NULL, *nids = NULL;
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	bool has_nid_opt = false;
 	int opt, rc = 0;
 
 	if (!a)
 		return -ENOMEM;
+	with_diagnostics(argc);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "n:i:h", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			snprintf(a->net, sizeof(a->net), "%s", optarg);
 			a->has |= UL_CTL_ARG_NET;
 			break;
 		case 'i':
-			ifs = optarg;
+			/* lnetctl reports a bad list under "ni: - add:". */
+			if (add_words(optarg, a)) {
+				rc = ni_failed("add", ULNETCTL_RC_BAD_PARAM,
+					       "bad interface list");
+				goto out;
+			}
 			break;
 		case 'N':
-			nids = optarg;
+			if (add_words(optarg, a)) {
+				rc = ni_failed("del", ULNETCTL_RC_BAD_PARAM,
+					       "bad NID list");
+				goto out;
+			}
+			has_nid_opt = true;
 			break;
 		default:
 			ulnetctl_print_help(ulnetctl_net_cmds, "net", "del");
 			goto out;
 		}
 	}
-	if (nids && (a->has & UL_CTL_ARG_NET)) {
+	if (has_nid_opt && (a->has & UL_CTL_ARG_NET)) {
 		printf("--net is invalid with --nid option\n");
 		rc = ULNETCTL_RC_BAD_PARAM;
 		goto out;
 	}
-	if (nids && split_nids(nids, a)) {
-		rc = ni_failed("del", ULNETCTL_RC_BAD_PARAM, "bad NID list");
-		goto out;
-	}
-	if (!nids && !(a->has & UL_CTL_ARG_NET)) {
+	if (!(a->has & UL_CTL_ARG_NET) && !a->nnids) {
 		printf("missing mandatory parameters in NI config: "
 		       "'network'\n");
 		rc = ULNETCTL_RC_BAD_PARAM;
-		goto out;
-	}
-	/* lnetctl reports a bad list under "ni: - add:" here too. */
-	if (ifs && split_ifs(ifs, a)) {
-		rc = ni_failed("add", ULNETCTL_RC_BAD_PARAM,
-			       "bad interface list");
 		goto out;
 	}
 	rc = ulnetctl_do(UL_CTL_OP_NET_DEL, a, "del", "net", -1);
@@ -440,6 +487,35 @@ static int lnd_timeout_set(const struct ul_ctl_args *a)
 	return rc;
 }
 
+/*
+ * The NI of `net set --nid S`, as lnetctl and LNet take it: the net
+ * after the '@' goes first ("net type"; no '@' is refused before
+ * sending); a net LNet cannot name is LNET_NET_ANY, which LNet reads as
+ * every NI; then LNet parses the NID and refuses it with "unsupported
+ * NID". 0 with a->nid set (or nothing set: every NI), -EINVAL with the
+ * errors printed.
+ */
+static int set_nid(const char *s, struct ul_ctl_args *a)
+{
+	const char *at = strchr(s, '@');
+	uint32_t net;
+
+	if (!at)
+		return net_set_failed(-EINVAL, "");
+	if (ulnet_net_parse(at + 1, &net, NULL, 0) || net == ULNET_NET_ANY)
+		return 0;
+	if (ulnet_net_type(net) == ULNET_LND_LO) {
+		/* ulnetd refuses it, as LNet refuses any request on lo. */
+		memset(&a->nid, 0, sizeof(a->nid));
+		a->nid.nid_type = ULNET_LND_LO;
+	} else if (ulnet_nid_parse(s, &a->nid, NULL, 0)) {
+		ulnetctl_d1("set", "net", -EINVAL, "unsupported NID");
+		return net_set_failed(-EINVAL, "");
+	}
+	a->has |= UL_CTL_ARG_NID;
+	return 0;
+}
+
 static int net_set(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -448,21 +524,22 @@ static int net_set(int argc, char **argv)
 		{ "lnd-timeout", required_argument, NULL, 'l' },
 		{ "conns-per-peer", required_argument, NULL, 'm' },
 		{ "nid", required_argument, NULL, 'n' },
+		{ "state", required_argument, NULL, 's' },
 		{ "health", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	const char *nidstr = NULL;
+	int opt, rc = 0, cpp = -1;
 	char descr[160];
 	uint32_t net;
-	int opt, rc = 0;
-	long v;
+	long v, health = -1;
 
 	if (!a)
 		return -ENOMEM;
+	with_diagnostics(argc);
 	optind = 0;
-	/* Quiet getopt: lnetctl prints only its own D2 entry here. */
-	while ((opt = getopt_long(argc, argv, ":ai:l:m:n:t:", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "ai:l:m:n:s:t:", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'a':
@@ -494,7 +571,7 @@ static int net_set(int argc, char **argv)
 			a->has |= UL_CTL_ARG_LND_TIMEOUT;
 			break;
 		case 'm':
-			if (!cpp_arg(optarg, a)) {
+			if (!cpp_arg(optarg, &cpp)) {
 				rc = net_set_failed(-1, CPP_INVALID);
 				goto out;
 			}
@@ -502,13 +579,12 @@ static int net_set(int argc, char **argv)
 		case 'n':
 			nidstr = optarg;
 			break;
+		case 's':
+			break; /* lnetctl reads --state for peer set only */
 		case 't':
-			/* Unparsable, or -1 (lnetctl's "unset"): ignored. */
-			if (int_arg(optarg, &v) && v != -1 && v >= INT32_MIN &&
-			    v <= INT32_MAX) {
-				a->health = (int32_t)v;
-				a->has |= UL_CTL_ARG_HEALTH;
-			}
+			/* Unparsable: lnetctl's "unset", -1. */
+			if (!lnet_long(optarg, &health))
+				health = -1;
 			break;
 		default:
 			rc = net_set_failed(-EINVAL, "\"Invalid option or "
@@ -527,18 +603,28 @@ static int net_set(int argc, char **argv)
 		goto out;
 	}
 	if (a->has & UL_CTL_ARG_LND_TIMEOUT) {
-		a->has &= ~(UL_CTL_ARG_HEALTH | UL_CTL_ARG_CONNS_PER_PEER);
 		rc = lnd_timeout_set(a);
 		goto out;
 	}
-	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_CONNS_PER_PEER)))
+	/*
+	 * Both travel as ints: -1 is "not given". A health below 0 is not
+	 * sent; any other --conns-per-peer sends the LND tunables, which
+	 * name a count only above 0 and always carry ToS 0 (§6.4).
+	 */
+	if (cpp == -1 && (int)health == -1)
 		goto out;
+	if ((int)health >= 0) {
+		a->health = (int32_t)health;
+		a->has |= UL_CTL_ARG_HEALTH;
+	}
+	if (cpp != -1) {
+		a->conns_per_peer = cpp;
+		a->has |= UL_CTL_ARG_CONNS_PER_PEER;
+	}
 	if (nidstr) {
-		if (ulnet_nid_parse(nidstr, &a->nid, NULL, 0)) {
-			rc = net_set_failed(-EINVAL, "");
+		rc = set_nid(nidstr, a);
+		if (rc)
 			goto out;
-		}
-		a->has |= UL_CTL_ARG_NID;
 	}
 	rc = ulnetctl_do(UL_CTL_OP_NET_SET, a, "set", "net", -1);
 	if (rc)
@@ -554,15 +640,18 @@ const struct ulnetctl_cmd ulnetctl_net_cmds[] = {
 	  "\t--net: the network (e.g. tcp1)\n"
 	  "\t--if: interfaces, each optionally with CPTs: eth0[0,1],eth1\n"
 	  "\t--nid: NIDs of the NIs, instead of --net and --if\n"
-	  "\t--ip2net: an ip2nets rule string\n"
+	  "\t--ip2net: an ip2nets rule string, matched against this "
+	  "namespace's interfaces\n"
 	  "\t--peer-timeout: seconds before an idle peer counts as dead\n"
 	  "\t--peer-credits: credits toward one peer\n"
 	  "\t--peer-buffer-credits: router buffer credits per peer\n"
 	  "\t--credits: transmit credits of each NI\n"
 	  "\t--cpt: CPTs for interfaces without their own, e.g. [0,1]\n"
-	  "\t--conns-per-peer: bulk connection pairs per peer (0-127)\n"
+	  "\t--conns-per-peer: bulk connection pairs per peer (0-127; "
+	  "0: from the link speed)\n"
 	  "\t--tos: IP type of service, -1 for the LND's default\n"
-	  "\t--skip-mr-route-setup: accepted; ulnet installs no routes\n"
+	  "\t--skip-mr-route-setup: accepted; ulnet installs no routes "
+	  "(-k takes a value)\n"
 	  "\t--auth-key: kfi only\n"
 	  "\t--traffic-class: kfi only\n" },
 	{ "del", net_del, NULL,
