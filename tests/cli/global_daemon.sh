@@ -2,7 +2,8 @@
 # ulnetctl set <tunable> <value>, global show, stats show and stats reset
 # against live ulnetd (reference/lnetctl.md §3, §8.4, §9, §10): defaults,
 # every tunable set and shown back with LNet's side effects (max_interfaces
-# below 16, non-zero flags stored as 1, recovery_interval ignored,
+# below 16, non-zero flags stored as 1 and -1 as 1, numa_range -1 stored
+# as 4294967295, recovery_interval ignored whatever its value,
 # health_sensitivity 0 zeroing retry_count, lnd_timeout computed), the
 # parse errors (parser/set, 255), LNet's refusals (-61, 195), lnetctl's
 # own range checks (-22, 234), buffers below -1 (-34, 222), routing's
@@ -53,6 +54,19 @@ expect set_retry_no_health 195 "" \
 expect set_max_intf_big 0 "" "" -- $u set max_interfaces 200
 expect global_max_intf 0 "*" "" -- $u global show
 check global_max_intf '^    max_interfaces: 200$'
+# lnetctl writes discovery and drop_asym_route as 0/1 (-1 enables), hands
+# numa_range to LNet as a __u32, and LNet ignores recovery_interval
+# without reading it: none of these is refused.
+expect set_drop_asym_off 0 "" "" -- $u set drop_asym_route 0
+expect set_discovery_neg 0 "" "" -- $u set discovery -1
+expect set_drop_asym_neg 0 "" "" -- $u set drop_asym_route -1
+expect set_numa_neg 0 "" "" -- $u set numa_range -1
+expect set_recovery_interval_neg 0 "" "" -- $u set recovery_interval -5
+expect global_negatives 0 "*" "" -- $u global show
+check global_discovery_neg '^    discovery: 1$'
+check global_drop_asym_neg '^    drop_asym_route: 1$'
+check global_numa_neg '^    numa_range: 4294967295$'
+check global_recovery_interval_neg '^    recovery_interval: 1$'
 
 # --- set: parse errors (parser/set, exit 255) -------------------------------
 while read -r name what; do

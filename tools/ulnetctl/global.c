@@ -168,6 +168,13 @@ static int set_param(int argc, char **argv)
 	}
 	/* lnetctl hands the value on as an int */
 	v = (int32_t)(uint32_t)(uint64_t)v;
+	/*
+	 * lnetctl writes these two flags as 0 or 1 whatever was typed
+	 * (lustre_lnet_config_discovery, .._drop_asym_route): -1 enables.
+	 */
+	if (strcmp(p->name, "discovery") == 0 ||
+	    strcmp(p->name, "drop_asym_route") == 0)
+		v = v != 0;
 	if ((p->min_msg && v < p->min) || (p->max_msg && v > p->max))
 		return d2("add", p->entity, -EINVAL,
 			  v < p->min ? p->min_msg : p->max_msg);
