@@ -9,8 +9,9 @@
 # own range checks (-22, 234), buffers below -1 (-34, 222), routing's
 # two-line parse error, help and missing value; stats after a ping
 # between two daemons (counters and the GET round trip) and all zero
-# after stats reset, NI and peer NI
-# statistics too. NIDs: 127.1.4.0/24.
+# after stats reset, NI and peer NI statistics too; a refused connection
+# counted as LNet counts it (no drop), health counters kept by stats
+# reset; stats show and reset while LNet is down. NIDs: 127.1.4.0/24.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
 
@@ -199,6 +200,49 @@ fi
 # The other daemon keeps its own counters.
 ULNET_CTL=$TMP/g2.ctl expect stats_other 0 "*" "" -- $u stats show
 check stats_other '^    recv_count: [1-9][0-9]*$'
+
+# --- a failed send is not a drop; stats reset keeps health ----------------
+# Nothing listens on 127.1.4.9: the connection is refused at once. LNet
+# counts no drop for it (lnet_msg_decommit_tx), only its health status
+# (remote_dropped_count, the peer NI's "dropped"), and stats reset leaves
+# the NI and peer NI health counters alone (lnet_iface_stats_reset).
+dropped_get() { # the get count under dropped_stats in $TMP/out
+	awk '/dropped_stats:/ { d = 1 } d && /get:/ { print $NF; exit }' \
+		"$TMP/out"
+}
+expect refused_reset 0 "" "" -- $u stats reset
+expect refused_ping 255 "*" "" -- $u ping 127.1.4.9@tcp
+check refused_ping "failed to ping 127.1.4.9@tcp: Connection refused"
+expect refused_stats 0 "*" "" -- $u stats show
+check refused_no_drop '^    drop_count: 0$'
+check refused_no_drop_length '^    drop_length: 0$'
+check refused_remote_dropped '^    remote_dropped_count: 1$'
+expect refused_peer 0 "*" "" -- $u peer show -v 2 --nid 127.1.4.9@tcp
+check refused_peer_health '^ +dropped: 1$'
+check refused_peer_no_drop '^ +drop_count: 0$'
+if [ "$(dropped_get)" = 0 ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL refused_peer_dropped_stats: get $(dropped_get)"
+	failed=$((failed + 1))
+fi
+expect refused_net 0 "*" "" -- $u net show -v 2 --net tcp
+check refused_net_no_drop '^ +drop_count: 0$'
+expect health_reset 0 "" "" -- $u stats reset
+expect health_kept_peer 0 "*" "" -- $u peer show -v 2 --nid 127.1.4.9@tcp
+check health_kept_peer '^ +dropped: 1$'
+expect health_reset_global 0 "*" "" -- $u stats show
+check health_reset_global '^    remote_dropped_count: 0$'
+
+# --- stats while LNet is down ----------------------------------------------
+expect down 0 "" "" -- $u lnet unconfigure
+expect stats_reset_down 156 "" \
+	"$(d2 show statistics -100 '"cannot reset lnet statistics: Network is down"')" \
+	-- $u stats reset
+expect stats_show_down 255 "" \
+	"$(d2 show statistics -100 '"cannot get lnet statistics: Network is down"')" \
+	-- $u stats show
+expect up 0 "" "" -- $u lnet configure
 
 # --- no daemon ---------------------------------------------------------------
 expect stats_no_daemon 255 "" "*" -- $u --ctl "$TMP/none.ctl" stats show
