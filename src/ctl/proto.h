@@ -61,7 +61,11 @@
  *
  *	PING      request  NID (target), SRC_NID?, TIMEOUT_MS?
  *	          reply    PING_PRIMARY, PING_PID, PING_FEATURES,
- *	                   PING_NI* {NID, STATUS}
+ *	                   PING_NI* {NID, STATUS}, PING_MR
+ *	          (PING_PRIMARY and PING_MR are the node's peer record for
+ *	          the target after the ping, as lnetctl prints them; the
+ *	          target itself and 0 when there is none. PING_PID,
+ *	          PING_FEATURES and PING_NI are the reply's.)
  *	NET_SHOW  request  NET_NAME?, VERBOSE?
  *	          reply    NET* {NET_ID, NI* {NID, STATUS, IFNAME?, STATS?,
  *	                   NET_PRIO?, NID_PRIO?, SENT_STATS?, RECV_STATS?,
@@ -217,6 +221,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_PING_PID = 0x0101,	 /* u32 */
 	UL_CTL_A_PING_FEATURES = 0x0102, /* u32: pi_features */
 	UL_CTL_A_PING_NI = 0x0103,	 /* nested {NID, STATUS} */
+	UL_CTL_A_PING_MR = 0x0104,	 /* u32: 0 or 1, the peer record's */
 
 	/* 0x02xx: local nets and NIs */
 	UL_CTL_A_NET = 0x0200,		       /* nested {NET_ID, NI*} */
@@ -743,8 +748,9 @@ struct ul_ctl_reply {
 	uint32_t version;	      /* UL_CTL_A_VERSION if sent, else 0 */
 	union {
 		struct {
-			struct ulnet_nid primary;
-			uint32_t pid;
+			struct ulnet_nid primary; /* the peer record's */
+			bool is_mr;		  /* the peer record's */
+			uint32_t pid;		  /* the reply's, as features */
 			uint32_t features;
 			size_t nnis;
 			struct ul_ctl_ping_ni *nis;

@@ -145,6 +145,7 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m)
 		ul_ctl_put_nid(m, UL_CTL_A_PING_PRIMARY, &r->ping.primary);
 		ul_ctl_put_u32(m, UL_CTL_A_PING_PID, r->ping.pid);
 		ul_ctl_put_u32(m, UL_CTL_A_PING_FEATURES, r->ping.features);
+		ul_ctl_put_u32(m, UL_CTL_A_PING_MR, r->ping.is_mr);
 		for (i = 0; i < r->ping.nnis; i++) {
 			ul_ctl_nest_start(m, UL_CTL_A_PING_NI);
 			ul_ctl_put_nid(m, UL_CTL_A_NID, &r->ping.nis[i].nid);
@@ -665,6 +666,8 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			r->ping.pid = ul_ctl_attr_u32(a);
 		else if (a->type == UL_CTL_A_PING_FEATURES)
 			r->ping.features = ul_ctl_attr_u32(a);
+		else if (a->type == UL_CTL_A_PING_MR)
+			r->ping.is_mr = ul_ctl_attr_u32(a) != 0;
 		else if (a->type == UL_CTL_A_PING_NI)
 			return dec_ping_ni(a, r, err);
 		return 0;

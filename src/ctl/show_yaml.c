@@ -9,7 +9,6 @@
 #include "ulnet/nid.h"
 
 #define INDENT_A 6
-#define INDENT_B 2
 
 static void quoted(struct ul_yemit *y, const char *s, bool is_bang,
 		   yaml_scalar_style_t style)
@@ -303,75 +302,6 @@ int ul_show_yaml_peer(FILE *out, const struct ul_ctl_reply *r, uint32_t level)
 		ul_yemit_map_end(&y);
 	}
 	ul_yemit_seq_end(&y);
-	ul_yemit_map_end(&y);
-	return ul_yemit_close(&y);
-}
-
-/* Multi-Rail as ping shows it: the pi_features bit. */
-#define PING_FEAT_MULTI_RAIL 0x08u
-
-int ul_show_yaml_ping(FILE *out, const struct ul_ctl_reply *const *replies,
-		      size_t n)
-{
-	size_t i, j, nok = 0;
-	struct ul_yemit y;
-	char descr[UL_CTL_STR_MAX + 128];
-	int rc;
-
-	for (i = 0; i < n; i++)
-		if (replies[i]->rc == 0)
-			nok++;
-	rc = ul_yemit_open(&y, out, INDENT_B, false);
-	if (rc)
-		return rc;
-	ul_yemit_map_start(&y);
-	if (nok) {
-		ul_yemit_str(&y, "ping");
-		ul_yemit_seq_start(&y);
-		for (i = 0; i < n; i++) {
-			const struct ul_ctl_reply *r = replies[i];
-
-			if (r->rc)
-				continue;
-			ul_yemit_map_start(&y);
-			kv_nid(&y, "primary nid", &r->ping.primary);
-			ul_yemit_kv(&y, "Multi-Rail", "%s",
-				    r->ping.features & PING_FEAT_MULTI_RAIL
-					    ? "true"
-					    : "false");
-			ul_yemit_str(&y, "peer_ni");
-			ul_yemit_seq_start(&y);
-			for (j = 0; j < r->ping.nnis; j++) {
-				ul_yemit_map_start(&y);
-				kv_nid(&y, "nid", &r->ping.nis[j].nid);
-				ul_yemit_map_end(&y);
-			}
-			ul_yemit_seq_end(&y);
-			ul_yemit_map_end(&y);
-		}
-		ul_yemit_seq_end(&y);
-	}
-	if (nok < n) {
-		ul_yemit_str(&y, "manage");
-		ul_yemit_seq_start(&y);
-		for (i = 0; i < n; i++) {
-			const struct ul_ctl_reply *r = replies[i];
-
-			if (!r->rc)
-				continue;
-			snprintf(descr, sizeof(descr), "%s: %s", r->err_msg,
-				 strerror(-r->rc));
-			ul_yemit_map_start(&y);
-			ul_yemit_str(&y, "ping");
-			ul_yemit_str(&y, "");
-			ul_yemit_kv(&y, "errno", "%d", r->rc);
-			ul_yemit_str(&y, "descr");
-			quoted(&y, descr, true,
-			       YAML_SINGLE_QUOTED_SCALAR_STYLE);
-			ul_yemit_map_end(&y);
-		}
-		ul_yemit_seq_end(&y);
-	}
 	ul_yemit_map_end(&y);
 	return ul_yemit_close(&y);
 }

@@ -154,6 +154,7 @@ static void reply_ping_roundtrip(void **state)
 	in.ping.primary = ht_nid("192.168.1.20@tcp");
 	in.ping.pid = 12345;
 	in.ping.features = 0x1b;
+	in.ping.is_mr = true;
 	nis[0].nid = ht_nid("192.168.1.20@tcp");
 	nis[0].status = UL_CTL_NI_STATUS_UP;
 	nis[1].nid = ht_nid("192.168.2.20@tcp");
@@ -166,6 +167,7 @@ static void reply_ping_roundtrip(void **state)
 	assert_true(ulnet_nid_same(&out->ping.primary, &in.ping.primary));
 	assert_int_equal(out->ping.pid, 12345);
 	assert_int_equal(out->ping.features, 0x1b);
+	assert_true(out->ping.is_mr);
 	assert_int_equal(out->ping.nnis, 2);
 	assert_memory_equal(out->ping.nis, nis, sizeof(nis));
 	free_reply(out);
