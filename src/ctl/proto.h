@@ -73,9 +73,9 @@
  *	                   DEV_CPT?, CPT?}}
  *	PEER_SHOW request  NID?, VERBOSE?
  *	          reply    PEER* {PEER_PRIMARY, PEER_MR, PEER_STATE?,
- *	                   PEER_NI* {NID, NET_PRIO?, NID_PRIO?, PNI_STATE,
- *	                   credits...?, STATS?, SENT_STATS?, RECV_STATS?,
- *	                   DROP_STATS?, HEALTH?}}
+ *	                   PEER_NI* {NID, NET_PRIO?, NID_PRIO?,
+ *	                   PREF_RTR_NID*, PNI_STATE, credits...?, STATS?,
+ *	                   SENT_STATS?, RECV_STATS?, DROP_STATS?, HEALTH?}}
  *
  *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
  *	                   PERF_INFLIGHT
@@ -254,6 +254,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_RTR_CREDITS = 0x030a,	   /* s32 */
 	UL_CTL_A_MIN_RTR_CREDITS = 0x030b, /* s32 */
 	UL_CTL_A_REFCOUNT = 0x030c,	   /* s32 */
+	UL_CTL_A_PREF_RTR_NID = 0x030d,	   /* nid, repeated: a list */
 
 	/* 0x04xx: statistics blocks shared by NIs and peer NIs */
 	UL_CTL_A_STATS = 0x0400,      /* nested {SEND_COUNT..PUT_ACK} */
@@ -711,6 +712,10 @@ struct ul_ctl_peer_ni {
 	int32_t min_rtr_credits;
 	int32_t refcount;
 	struct ul_ctl_ni_blocks b;
+	/* level >= 4: the preferred gateways UDSP gave it (at most 128,
+	 * LNET_MAX_SHOW_NUM_NID), owned */
+	size_t npref_rtrs;
+	struct ulnet_nid *pref_rtrs;
 };
 
 struct ul_ctl_peer {

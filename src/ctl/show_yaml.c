@@ -62,12 +62,30 @@ static void statistics(struct ul_yemit *y, const struct ul_ctl_stats *s)
 	ul_yemit_map_end(y);
 }
 
-static void udsp_info(struct ul_yemit *y, const struct ul_ctl_ni_blocks *b)
+/*
+ * "udsp info", with a peer NI's preferred gateways when it has some
+ * (udsp.md §6: lnet_udsp_info_send sends them, numbered NID-0, NID-1...;
+ * the preferred source NIDs travel only on the ioctl path).
+ */
+static void udsp_info(struct ul_yemit *y, const struct ul_ctl_ni_blocks *b,
+		      const struct ulnet_nid *rtrs, size_t nrtrs)
 {
+	char key[32];
+	size_t i;
+
 	ul_yemit_str(y, "udsp info");
 	ul_yemit_map_start(y);
 	kv_s64(y, "net priority", b->net_prio);
 	kv_s64(y, "nid priority", b->nid_prio);
+	if (nrtrs) {
+		ul_yemit_str(y, "Preferred gateway NIDs");
+		ul_yemit_map_start(y);
+		for (i = 0; i < nrtrs; i++) {
+			snprintf(key, sizeof(key), "NID-%zu", i);
+			kv_nid(y, key, &rtrs[i]);
+		}
+		ul_yemit_map_end(y);
+	}
 	ul_yemit_map_end(y);
 }
 
@@ -144,7 +162,7 @@ static void net_ni(struct ul_yemit *y, const struct ul_ctl_ni *ni,
 	if (level >= 1)
 		statistics(y, &ni->b.stats);
 	if (level >= 4)
-		udsp_info(y, &ni->b);
+		udsp_info(y, &ni->b, NULL, 0);
 	if (level >= 2) {
 		msg_stats(y, &ni->b);
 		ul_yemit_str(y, "health stats");
@@ -243,7 +261,7 @@ static void peer_ni(struct ul_yemit *y, const struct ul_ctl_peer_ni *p,
 		return;
 	}
 	if (level >= 4)
-		udsp_info(y, &p->b);
+		udsp_info(y, &p->b, p->pref_rtrs, p->npref_rtrs);
 	ul_yemit_kv(y, "state", "%s", p->state < 3 ? states[p->state] : "NA");
 	if (level >= 1) {
 		kv_s64(y, "max_ni_tx_credits", p->max_tx_credits);

@@ -132,6 +132,38 @@ expect del_empty 255 "" \
 	"$(d2 add udsp -1 '"cannot del udsp: No such file or directory"')" -- \
 	$u udsp del --idx 0
 
+# --- a router rule: the peer NI's preferred gateways (udsp.md §6, scenario
+# 18), under "udsp info" in peer show -v 4 only --------------------------------
+expect rtr_route 0 "" "" -- $u route add --net tcp9 --gateway 127.1.4.50@tcp
+expect rtr_peer 0 "" "" -- $u peer add --prim_nid 127.1.49.1@tcp9
+expect rtr_rule 0 "" "" -- \
+	$u udsp add --dst 127.1.49.1@tcp9 --rte 127.1.4.50@tcp
+expect rtr_show 0 "*" "" -- $u peer show -v 4 --nid 127.1.49.1@tcp9
+# the block from "udsp info:" up to the peer NI's next field
+awk '/udsp info:/ { p = 1 } p && /^ +state:/ { exit } p' "$TMP/out" \
+	>"$TMP/udsp_info"
+if diff -u "$EXPECTED/udsp/pref_rtr_udsp_info.txt" "$TMP/udsp_info"; then
+	passed=$((passed + 1))
+else
+	echo "FAIL rtr_show: udsp info differs"
+	failed=$((failed + 1))
+fi
+expect rtr_show_v3 0 "*" "" -- $u peer show -v 3 --nid 127.1.49.1@tcp9
+if grep -q 'Preferred gateway NIDs' "$TMP/out"; then
+	echo "FAIL rtr_show_v3: gateways below -v 4"
+	failed=$((failed + 1))
+else
+	passed=$((passed + 1))
+fi
+expect rtr_del 0 "" "" -- $u udsp del --all
+expect rtr_show_none 0 "*" "" -- $u peer show -v 4 --nid 127.1.49.1@tcp9
+if grep -q 'Preferred gateway NIDs' "$TMP/out"; then
+	echo "FAIL rtr_show_none: the list outlived its rule"
+	failed=$((failed + 1))
+else
+	passed=$((passed + 1))
+fi
+
 # --- LNet down: the size query fails (show -errno, 156) -----------------------
 expect down 0 "" "" -- $u lnet unconfigure
 expect show_down 156 "" \
