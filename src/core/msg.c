@@ -198,6 +198,14 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 		return;
 	}
 	if (n->opts.timers->now_ns > m->deadline_ns) {
+		/*
+		 * lnet_post_send_locked's drop: the deadline passed before
+		 * the message reached the LND. LNet never gets here for
+		 * loopback, which has no peer NI.
+		 */
+		if (m->lpni)
+			ul_msg_count_drop(n, m->ni, m->lpni, m->type,
+					  m->tx.nob);
 		ul_msg_finalize(n, m, -ETIMEDOUT, UL_HSTATUS_NETWORK_TIMEOUT);
 		return;
 	}
@@ -482,16 +490,19 @@ void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
 	g->drop_length += bytes;
 }
 
+/*
+ * lnet_msg_decommit_tx/rx: only a message that succeeded is counted. A
+ * failed one is not a drop either (its health counters say what went
+ * wrong); drops are counted where LNet drops on purpose, through
+ * ul_msg_count_drop() (health.md §3, fault.md §4.1).
+ */
 static void msg_stats(struct ul_node *n, struct ul_msg *m, int status)
 {
 	struct ul_counters *g = &n->core->counters;
 	uint32_t bytes = m->is_tx ? m->tx.nob : m->rx_hdr.payload_length;
-	bool is_ok = status == 0;
 
-	if (!is_ok) {
-		ul_msg_count_drop(n, m->ni, m->lpni, m->type, bytes);
+	if (status)
 		return;
-	}
 	if (m->ni)
 		stats_add(&m->ni->stats, m->is_tx, true, m->type, bytes);
 	if (m->lpni && m->lpni->msgs)

@@ -171,7 +171,10 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 /* The peer NI's message state, created on first use; NULL on ENOMEM. */
 struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
 					 struct ul_peer_ni *lpni);
-/* Count a message dropped before it became one (rx drops). */
+/*
+ * Count one drop on LNet's explicit drop paths (a receive nobody takes,
+ * a send past its deadline); a failed message is not a drop.
+ */
 void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
 		       struct ul_peer_ni *lpni, uint32_t type, uint32_t bytes);
 /* A PUT was received into its MD: send the ACK it asked for. */

@@ -84,7 +84,7 @@ uint32_t ul_tunables_lnd_timeout(const struct ul_tunables *t)
 	return v ? v : 1;
 }
 
-/* Every tunable but one is unsigned in LNet: refuse what kstrtoul does. */
+/* The module parameters are unsigned in LNet: refuse what kstrtoul does. */
 static int unsigned_value(int64_t value, enum ul_tunable id, struct ul_err *err)
 {
 	if (value < 0 || value > UINT32_MAX)
@@ -117,13 +117,29 @@ int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 		t->max_interfaces = (uint32_t)value;
 		return 0;
 	}
+	if (id == UL_TUNABLE_NUMA_RANGE) {
+		/*
+		 * IOC_LIBCFS_SET_NUMA_RANGE carries a __u32 and LNet stores
+		 * it unchecked: lnetctl's int -1 becomes 4294967295.
+		 */
+		if (value < INT32_MIN || value > UINT32_MAX)
+			return ul_err_set(err, -EINVAL,
+					  "%s: %lld is out of range", names[id],
+					  (long long)value);
+		t->numa_range = (uint32_t)value;
+		return 0;
+	}
+	if (id == UL_TUNABLE_RECOVERY_INTERVAL) {
+		/*
+		 * Deprecated: LNet's setter only warns, it never parses the
+		 * value, so any value is accepted and the tunable shows 1.
+		 */
+		return 0;
+	}
 	if (unsigned_value(value, id, err))
 		return -EINVAL;
 
 	switch (id) {
-	case UL_TUNABLE_NUMA_RANGE:
-		t->numa_range = v;
-		break;
 	case UL_TUNABLE_DISCOVERY:
 		t->discovery = v ? 1 : 0;
 		break;
@@ -161,9 +177,6 @@ int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 		if (t->health_sensitivity != 0 && v == 0)
 			t->retry_count = 0;
 		t->health_sensitivity = v;
-		break;
-	case UL_TUNABLE_RECOVERY_INTERVAL:
-		/* Deprecated: accepted, ignored, always shows 1. */
 		break;
 	case UL_TUNABLE_ROUTER_SENSITIVITY:
 		if (v > 100)

@@ -62,8 +62,11 @@ void ul_tunables_init(struct ul_tunables *t);
  * (which may be NULL) and t unchanged. Side effects as in LNet: setting
  * health_sensitivity from non-zero to 0 zeroes retry_count;
  * max_interfaces below 16 becomes 4096; discovery, drop_asym_route and the
- * other flags store non-zero as 1; recovery_interval is accepted and
- * ignored.
+ * other flags store non-zero as 1 (negative values are refused, as the
+ * kernel's unsigned parameters refuse them: lnetctl turns discovery and
+ * drop_asym_route into 0 or 1 before it writes them); numa_range takes
+ * any 32-bit value and stores it unsigned (-1 is 4294967295);
+ * recovery_interval accepts anything and ignores it.
  */
 int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 		    struct ul_err *err);

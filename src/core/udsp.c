@@ -102,20 +102,20 @@ int ul_udsp_rule_dup(const struct ul_udsp_rule *r, struct ul_udsp_rule **out)
 	return 0;
 }
 
+/* lnetctl says which parameter, not why (lustre_lnet_add_udsp). */
 static int descr_parse(const char *what, const char *str,
 		       struct ul_nid_descr **out, struct ul_err *err)
 {
-	struct ul_err perr = { 0 };
 	int rc;
 
 	if (!str)
 		return 0;
-	rc = ul_nid_descr_parse(str, out, &perr);
+	rc = ul_nid_descr_parse(str, out, NULL);
 	if (rc == -ENOMEM)
 		return ul_err_set(err, rc, "out of memory");
 	if (rc)
-		return ul_err_set(err, rc, "failed to parse %s parameter: %s",
-				  what, perr.msg);
+		return ul_err_set(err, rc, "failed to parse %s parameter",
+				  what);
 	return 0;
 }
 
@@ -164,12 +164,15 @@ int ul_udsp_rule_from_strings(const char *src, const char *dst, const char *rte,
 	return 0;
 }
 
-/* strtol(s, 0) over the whole of s, as lnetctl's parse_long(). */
+/*
+ * strtol(s, 0) over the whole of s, as lnetctl's parse_long(): an empty
+ * word is 0, a number past the 64-bit range is refused.
+ */
 static bool parse_long(const char *s, long long *v)
 {
 	char *end;
 
-	if (!s || !*s)
+	if (!s)
 		return false;
 	errno = 0;
 	*v = strtoll(s, &end, 0);
@@ -180,9 +183,10 @@ int ul_udsp_parse_priority(const char *s, uint32_t *out, struct ul_err *err)
 {
 	long long v;
 
-	if (!parse_long(s, &v) || v < 0 || v > (long long)UINT32_MAX)
+	if (!parse_long(s, &v) || v < 0)
 		return ul_err_set(err, -EINVAL, "Invalid priority \"%s\"",
 				  s ? s : "");
+	/* udsp.md §1.2: the rule carries a u32, larger values wrap. */
 	*out = (uint32_t)v;
 	return 0;
 }
@@ -675,11 +679,22 @@ static struct ul_udsp_rule *rule_at(const struct ul_udsp_set *set, int idx)
 	return NULL;
 }
 
+/* udsp.md §2.2: LNet matches a net number against one range only. */
+static bool has_net_ranges(const struct ul_nid_descr *d)
+{
+	return d && d->net_num && d->net_num->nr > 1;
+}
+
 int ul_udsp_add(struct ul_udsp_set *set, const struct ul_udsp_rule *rule,
 		struct ul_err *err)
 {
 	struct ul_udsp_rule *r, *copy, *pos;
 
+	if (has_net_ranges(rule->src) || has_net_ranges(rule->dst) ||
+	    has_net_ranges(rule->rte))
+		return ul_err_set(err, -EINVAL,
+				  "a net number expression may hold only one "
+				  "range");
 	ul_list_for_each_entry(r, &set->rules, link) {
 		if (!rule_same_descrs(r, rule))
 			continue;

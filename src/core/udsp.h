@@ -50,10 +50,9 @@
  *  (e) A full application also rebuilds the preferred-source lists that
  *      rules wrote (not the automatic sticky NID of a non-MR peer), so a
  *      list never keeps the NID of a rule or a local NI that is gone.
- *  (f) ul_udsp_parse_priority() refuses values above 4294967295 (lnetctl
- *      wraps them modulo 2^32, so 4294967296 became priority 0, the most
- *      preferred) and ul_udsp_parse_idx() refuses values above INT32_MAX
- *      (lnetctl truncates them).
+ *  (f) ul_udsp_parse_idx() refuses values above INT32_MAX (lnetctl
+ *      truncates them). Priorities wrap modulo 2^32 as in lnetctl
+ *      (udsp.md §1.2: 4294967296 is priority 0, the most preferred).
  * The consequence: after any sequence of rule and object events, every
  * field above equals what evaluating all rules from scratch against the
  * present objects gives (tests/unit/test_udsp_property.c checks this),
@@ -119,7 +118,9 @@ struct ul_udsp_stats {
  * lnetctl's messages in err: -EINVAL for "Missing required argument(s)"
  * (no descriptor), "The combination of src, dst and rte is not
  * supported", "src and rte cannot be combined", and "failed to parse
- * src parameter" (dst, rte) followed by the parser's reason. Descriptors
+ * src parameter" (dst, rte), lnetctl's text without a reason. A net
+ * number with several ranges ("o2ib[0,1]") parses; ul_udsp_add()
+ * refuses it, as the kernel does (udsp.md §2.2). Descriptors
  * are NULL when not given. Without has_priority the action is a preferred
  * list, except for a rule of src alone or dst alone, which gets priority
  * 0. idx < 0 appends. Returns 0 and sets *out (free with
@@ -130,9 +131,9 @@ int ul_udsp_rule_from_strings(const char *src, const char *dst, const char *rte,
 			      struct ul_udsp_rule **out, struct ul_err *err);
 /*
  * The argv checks of `lnetctl udsp add`: a priority is a C-style number
- * (strtol base 0, nothing after it) from 0 to 4294967295, an index one
- * from 0 to INT32_MAX; otherwise -EINVAL with "Invalid priority \"s\"" or
- * "Invalid index \"s\"". *out is set only on success.
+ * (strtol base 0, nothing after it, "" is 0) from 0 up, kept modulo 2^32;
+ * an index one from 0 to INT32_MAX; otherwise -EINVAL with "Invalid
+ * priority \"s\"" or "Invalid index \"s\"". *out is set only on success.
  */
 int ul_udsp_parse_priority(const char *s, uint32_t *out, struct ul_err *err);
 int ul_udsp_parse_idx(const char *s, int *out, struct ul_err *err);
@@ -182,7 +183,9 @@ void ul_udsp_detach(struct ul_udsp_set *set);
  * with -EALREADY, unless both are priority actions with different values:
  * then the existing rule takes the new priority in place (requested idx
  * ignored) and 0 is returned. Every success re-applies every rule to
- * every object (§4.3). -ENOMEM. err gets the detail.
+ * every object (§4.3). A descriptor whose net number holds several
+ * ranges is refused with -EINVAL, as the kernel refuses it (§2.2).
+ * -ENOMEM. err gets the detail.
  */
 int ul_udsp_add(struct ul_udsp_set *set, const struct ul_udsp_rule *rule,
 		struct ul_err *err);

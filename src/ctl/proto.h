@@ -61,7 +61,11 @@
  *
  *	PING      request  NID (target), SRC_NID?, TIMEOUT_MS?
  *	          reply    PING_PRIMARY, PING_PID, PING_FEATURES,
- *	                   PING_NI* {NID, STATUS}
+ *	                   PING_NI* {NID, STATUS}, PING_MR
+ *	          (PING_PRIMARY and PING_MR are the node's peer record for
+ *	          the target after the ping, as lnetctl prints them; the
+ *	          target itself and 0 when there is none. PING_PID,
+ *	          PING_FEATURES and PING_NI are the reply's.)
  *	NET_SHOW  request  NET_NAME?, VERBOSE?
  *	          reply    NET* {NET_ID, NI* {NID, STATUS, IFNAME?, STATS?,
  *	                   NET_PRIO?, NID_PRIO?, SENT_STATS?, RECV_STATS?,
@@ -69,9 +73,9 @@
  *	                   DEV_CPT?, CPT?}}
  *	PEER_SHOW request  NID?, VERBOSE?
  *	          reply    PEER* {PEER_PRIMARY, PEER_MR, PEER_STATE?,
- *	                   PEER_NI* {NID, NET_PRIO?, NID_PRIO?, PNI_STATE,
- *	                   credits...?, STATS?, SENT_STATS?, RECV_STATS?,
- *	                   DROP_STATS?, HEALTH?}}
+ *	                   PEER_NI* {NID, NET_PRIO?, NID_PRIO?,
+ *	                   PREF_RTR_NID*, PNI_STATE, credits...?, STATS?,
+ *	                   SENT_STATS?, RECV_STATS?, DROP_STATS?, HEALTH?}}
  *
  *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
  *	                   PERF_INFLIGHT
@@ -217,6 +221,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_PING_PID = 0x0101,	 /* u32 */
 	UL_CTL_A_PING_FEATURES = 0x0102, /* u32: pi_features */
 	UL_CTL_A_PING_NI = 0x0103,	 /* nested {NID, STATUS} */
+	UL_CTL_A_PING_MR = 0x0104,	 /* u32: 0 or 1, the peer record's */
 
 	/* 0x02xx: local nets and NIs */
 	UL_CTL_A_NET = 0x0200,		       /* nested {NET_ID, NI*} */
@@ -249,6 +254,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_RTR_CREDITS = 0x030a,	   /* s32 */
 	UL_CTL_A_MIN_RTR_CREDITS = 0x030b, /* s32 */
 	UL_CTL_A_REFCOUNT = 0x030c,	   /* s32 */
+	UL_CTL_A_PREF_RTR_NID = 0x030d,	   /* nid, repeated: a list */
 
 	/* 0x04xx: statistics blocks shared by NIs and peer NIs */
 	UL_CTL_A_STATS = 0x0400,      /* nested {SEND_COUNT..PUT_ACK} */
@@ -707,6 +713,10 @@ struct ul_ctl_peer_ni {
 	int32_t min_rtr_credits;
 	int32_t refcount;
 	struct ul_ctl_ni_blocks b;
+	/* level >= 4: the preferred gateways UDSP gave it (at most 128,
+	 * LNET_MAX_SHOW_NUM_NID), owned */
+	size_t npref_rtrs;
+	struct ulnet_nid *pref_rtrs;
 };
 
 struct ul_ctl_peer {
@@ -744,8 +754,9 @@ struct ul_ctl_reply {
 	uint32_t version;	      /* UL_CTL_A_VERSION if sent, else 0 */
 	union {
 		struct {
-			struct ulnet_nid primary;
-			uint32_t pid;
+			struct ulnet_nid primary; /* the peer record's */
+			bool is_mr;		  /* the peer record's */
+			uint32_t pid;		  /* the reply's, as features */
 			uint32_t features;
 			size_t nnis;
 			struct ul_ctl_ping_ni *nis;

@@ -112,6 +112,8 @@ static void put_ni(struct ul_ctl_msg *m, const struct ul_ctl_ni *ni)
 
 static void put_peer_ni(struct ul_ctl_msg *m, const struct ul_ctl_peer_ni *p)
 {
+	size_t i;
+
 	ul_ctl_nest_start(m, UL_CTL_A_PEER_NI);
 	ul_ctl_put_nid(m, UL_CTL_A_NID, &p->nid);
 	ul_ctl_put_u32(m, UL_CTL_A_PNI_STATE, p->state);
@@ -125,6 +127,8 @@ static void put_peer_ni(struct ul_ctl_msg *m, const struct ul_ctl_peer_ni *p)
 		ul_ctl_put_s32(m, UL_CTL_A_REFCOUNT, p->refcount);
 	}
 	put_blocks(m, &p->b);
+	for (i = 0; i < p->npref_rtrs; i++)
+		ul_ctl_put_nid(m, UL_CTL_A_PREF_RTR_NID, &p->pref_rtrs[i]);
 	ul_ctl_nest_end(m);
 }
 
@@ -145,6 +149,7 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m)
 		ul_ctl_put_nid(m, UL_CTL_A_PING_PRIMARY, &r->ping.primary);
 		ul_ctl_put_u32(m, UL_CTL_A_PING_PID, r->ping.pid);
 		ul_ctl_put_u32(m, UL_CTL_A_PING_FEATURES, r->ping.features);
+		ul_ctl_put_u32(m, UL_CTL_A_PING_MR, r->ping.is_mr);
 		for (i = 0; i < r->ping.nnis; i++) {
 			ul_ctl_nest_start(m, UL_CTL_A_PING_NI);
 			ul_ctl_put_nid(m, UL_CTL_A_NID, &r->ping.nis[i].nid);
@@ -539,6 +544,14 @@ static int dec_peer_ni_attr(const struct ul_ctl_attr *a,
 	case UL_CTL_A_REFCOUNT:
 		p->refcount = ul_ctl_attr_s32(a);
 		break;
+	case UL_CTL_A_PREF_RTR_NID: {
+		struct ulnet_nid *nid = APPEND(p->pref_rtrs, p->npref_rtrs);
+
+		if (!nid)
+			return ul_err_set(err, -ENOMEM, "out of memory");
+		ul_ctl_attr_nid(a, nid);
+		break;
+	}
 	default:
 		break;
 	}
@@ -665,6 +678,8 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			r->ping.pid = ul_ctl_attr_u32(a);
 		else if (a->type == UL_CTL_A_PING_FEATURES)
 			r->ping.features = ul_ctl_attr_u32(a);
+		else if (a->type == UL_CTL_A_PING_MR)
+			r->ping.is_mr = ul_ctl_attr_u32(a) != 0;
 		else if (a->type == UL_CTL_A_PING_NI)
 			return dec_ping_ni(a, r, err);
 		return 0;
@@ -744,7 +759,7 @@ int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 
 void ul_ctl_reply_fini(struct ul_ctl_reply *r)
 {
-	size_t i;
+	size_t i, j;
 
 	ul_ytree_free(r->doc);
 	switch (r->op) {
@@ -757,8 +772,13 @@ void ul_ctl_reply_fini(struct ul_ctl_reply *r)
 		free(r->net_show.nets);
 		break;
 	case UL_CTL_OP_PEER_SHOW:
-		for (i = 0; i < r->peer_show.npeers; i++)
-			free(r->peer_show.peers[i].pnis);
+		for (i = 0; i < r->peer_show.npeers; i++) {
+			struct ul_ctl_peer *p = &r->peer_show.peers[i];
+
+			for (j = 0; p->pnis && j < p->npnis; j++)
+				free(p->pnis[j].pref_rtrs);
+			free(p->pnis);
+		}
 		free(r->peer_show.peers);
 		break;
 	case UL_CTL_OP_PERF_PUT:

@@ -9,7 +9,6 @@
 #include "ulnet/nid.h"
 
 #define INDENT_A 6
-#define INDENT_B 2
 
 static void quoted(struct ul_yemit *y, const char *s, bool is_bang,
 		   yaml_scalar_style_t style)
@@ -63,12 +62,30 @@ static void statistics(struct ul_yemit *y, const struct ul_ctl_stats *s)
 	ul_yemit_map_end(y);
 }
 
-static void udsp_info(struct ul_yemit *y, const struct ul_ctl_ni_blocks *b)
+/*
+ * "udsp info", with a peer NI's preferred gateways when it has some
+ * (udsp.md §6: lnet_udsp_info_send sends them, numbered NID-0, NID-1...;
+ * the preferred source NIDs travel only on the ioctl path).
+ */
+static void udsp_info(struct ul_yemit *y, const struct ul_ctl_ni_blocks *b,
+		      const struct ulnet_nid *rtrs, size_t nrtrs)
 {
+	char key[32];
+	size_t i;
+
 	ul_yemit_str(y, "udsp info");
 	ul_yemit_map_start(y);
 	kv_s64(y, "net priority", b->net_prio);
 	kv_s64(y, "nid priority", b->nid_prio);
+	if (nrtrs) {
+		ul_yemit_str(y, "Preferred gateway NIDs");
+		ul_yemit_map_start(y);
+		for (i = 0; i < nrtrs; i++) {
+			snprintf(key, sizeof(key), "NID-%zu", i);
+			kv_nid(y, key, &rtrs[i]);
+		}
+		ul_yemit_map_end(y);
+	}
 	ul_yemit_map_end(y);
 }
 
@@ -145,7 +162,7 @@ static void net_ni(struct ul_yemit *y, const struct ul_ctl_ni *ni,
 	if (level >= 1)
 		statistics(y, &ni->b.stats);
 	if (level >= 4)
-		udsp_info(y, &ni->b);
+		udsp_info(y, &ni->b, NULL, 0);
 	if (level >= 2) {
 		msg_stats(y, &ni->b);
 		ul_yemit_str(y, "health stats");
@@ -244,7 +261,7 @@ static void peer_ni(struct ul_yemit *y, const struct ul_ctl_peer_ni *p,
 		return;
 	}
 	if (level >= 4)
-		udsp_info(y, &p->b);
+		udsp_info(y, &p->b, p->pref_rtrs, p->npref_rtrs);
 	ul_yemit_kv(y, "state", "%s", p->state < 3 ? states[p->state] : "NA");
 	if (level >= 1) {
 		kv_s64(y, "max_ni_tx_credits", p->max_tx_credits);
@@ -303,75 +320,6 @@ int ul_show_yaml_peer(FILE *out, const struct ul_ctl_reply *r, uint32_t level)
 		ul_yemit_map_end(&y);
 	}
 	ul_yemit_seq_end(&y);
-	ul_yemit_map_end(&y);
-	return ul_yemit_close(&y);
-}
-
-/* Multi-Rail as ping shows it: the pi_features bit. */
-#define PING_FEAT_MULTI_RAIL 0x08u
-
-int ul_show_yaml_ping(FILE *out, const struct ul_ctl_reply *const *replies,
-		      size_t n)
-{
-	size_t i, j, nok = 0;
-	struct ul_yemit y;
-	char descr[UL_CTL_STR_MAX + 128];
-	int rc;
-
-	for (i = 0; i < n; i++)
-		if (replies[i]->rc == 0)
-			nok++;
-	rc = ul_yemit_open(&y, out, INDENT_B, false);
-	if (rc)
-		return rc;
-	ul_yemit_map_start(&y);
-	if (nok) {
-		ul_yemit_str(&y, "ping");
-		ul_yemit_seq_start(&y);
-		for (i = 0; i < n; i++) {
-			const struct ul_ctl_reply *r = replies[i];
-
-			if (r->rc)
-				continue;
-			ul_yemit_map_start(&y);
-			kv_nid(&y, "primary nid", &r->ping.primary);
-			ul_yemit_kv(&y, "Multi-Rail", "%s",
-				    r->ping.features & PING_FEAT_MULTI_RAIL
-					    ? "true"
-					    : "false");
-			ul_yemit_str(&y, "peer_ni");
-			ul_yemit_seq_start(&y);
-			for (j = 0; j < r->ping.nnis; j++) {
-				ul_yemit_map_start(&y);
-				kv_nid(&y, "nid", &r->ping.nis[j].nid);
-				ul_yemit_map_end(&y);
-			}
-			ul_yemit_seq_end(&y);
-			ul_yemit_map_end(&y);
-		}
-		ul_yemit_seq_end(&y);
-	}
-	if (nok < n) {
-		ul_yemit_str(&y, "manage");
-		ul_yemit_seq_start(&y);
-		for (i = 0; i < n; i++) {
-			const struct ul_ctl_reply *r = replies[i];
-
-			if (!r->rc)
-				continue;
-			snprintf(descr, sizeof(descr), "%s: %s", r->err_msg,
-				 strerror(-r->rc));
-			ul_yemit_map_start(&y);
-			ul_yemit_str(&y, "ping");
-			ul_yemit_str(&y, "");
-			ul_yemit_kv(&y, "errno", "%d", r->rc);
-			ul_yemit_str(&y, "descr");
-			quoted(&y, descr, true,
-			       YAML_SINGLE_QUOTED_SCALAR_STYLE);
-			ul_yemit_map_end(&y);
-		}
-		ul_yemit_seq_end(&y);
-	}
 	ul_yemit_map_end(&y);
 	return ul_yemit_close(&y);
 }

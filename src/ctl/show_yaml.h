@@ -1,7 +1,7 @@
 /*
  * lnetctl's YAML for the replies of the control protocol (proto.h), used
  * by ulnetctl: `net show` and `peer show` in engine A (libyaml, indent 6,
- * no document markers), `ping` in engine B (indent 2), and the D1 error
+ * no document markers) and the D1 error
  * document (indent 6, "---"/"...", descr tagged "!" and double-quoted),
  * as reference/lnetctl.md §2, §6.3, §7.3 and §11.1 give them. Field order
  * and the verbose level at which each block appears are lnetctl's; the
@@ -33,13 +33,6 @@ int ul_show_yaml_net(FILE *out, const struct ul_ctl_reply *r, uint32_t level);
 
 /* `peer show -v level` of a PEER_SHOW reply; no peers print nothing. */
 int ul_show_yaml_peer(FILE *out, const struct ul_ctl_reply *r, uint32_t level);
-/*
- * `ping` of n PING replies in target order: the answered ones under
- * "ping:", then the failed ones (rc < 0; err_msg "failed to ping <nid>",
- * to which ": <strerror>" is added) under "manage:".
- */
-int ul_show_yaml_ping(FILE *out, const struct ul_ctl_reply *const *replies,
-		      size_t n);
 /*
  * The D1 error document:
  *	---

@@ -26,7 +26,6 @@ static int net_part_parse(struct ul_nid_descr *d, const char *str,
 	const struct ul_lnd_info *lnd = ul_lnd_by_prefix(net, len);
 	const char *rest;
 	size_t n, i;
-	int rc;
 
 	if (!lnd)
 		return ul_err_set(err, -EINVAL,
@@ -43,15 +42,11 @@ static int net_part_parse(struct ul_nid_descr *d, const char *str,
 	if (memchr(rest, '[', len) && (i == len || rest[i] != '['))
 		return ul_err_set(err, -EINVAL,
 				  "unexpected text before '[' in '%s'", str);
-	rc = ul_expr_parse(rest, len, 0, UL_EXPR_NUM_MAX, &d->net_num, err);
-	if (rc)
-		return rc;
-	if (d->net_num->nr > 1)
-		return ul_err_set(
-			err, -EINVAL,
-			"a net number expression may hold only one range: '%s'",
-			str);
-	return 0;
+	/*
+	 * Several ranges ("o2ib[0,1]") parse, as in lnetctl; LNet refuses
+	 * such a rule when it is added (core/udsp.c).
+	 */
+	return ul_expr_parse(rest, len, 0, UL_EXPR_NUM_MAX, &d->net_num, err);
 }
 
 static int addr_part_parse(struct ul_nid_descr *d, const char *addr, size_t len,

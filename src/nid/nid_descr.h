@@ -12,9 +12,11 @@
  * range over 0..0xffffffff, octets over 0..255. Blanks between the type
  * and its number are allowed ("tcp 1"), blanks before the type are not.
  *
+ * A net-number list with more than one range ("o2ib[1,3]") parses, as in
+ * lnetctl; adding a rule that holds one is refused (core/udsp.h), as the
+ * kernel refuses it with EINVAL.
+ *
  * Departures from LNet, each a defect there:
- *  - A net-number list with more than one range ("o2ib[1,3]") is refused
- *    here; lnetctl sends it and the kernel refuses it with EINVAL.
  *  - Text between the type and a '[' is refused ("tcp5[1-3]", "tcpx[1]");
  *    LNet ignores it and reads "tcp[1-3]".
  *  - Printing fixes cfs_expr2str(): a list holding single values prints
@@ -42,7 +44,7 @@ struct ul_nid_descr {
 	unsigned int net_type;	 /* LND type (enum ulnet_lnd_type) */
 	struct ul_expr *net_num; /* NULL when no number was written ("tcp"):
 				  * then only net number 0 matches; else
-				  * exactly one range */
+				  * its ranges (a rule takes one only) */
 	unsigned int nr_addr;	 /* 0: net only; 1: numeric; 4: IPv4 octets */
 	struct ul_expr *addr[4]; /* nr_addr expressions, most significant
 				  * octet first */

@@ -124,7 +124,9 @@ int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 
 /*
  * lnetctl.md §10: the global counters (the messages alive now stay what
- * they are), and every NI's and peer NI's statistics.
+ * they are), and every NI's and peer NI's message counts and latency
+ * samples. The NIs' and peer NIs' health counters stay, as LNet's
+ * lnet_iface_stats_reset() leaves ni_hstats and lpni_hstats alone.
  */
 int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  struct ul_ctl_msg *doc, struct ul_err *err)
@@ -147,16 +149,11 @@ int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	ul_list_for_each_entry(net, &core->nets, core_link)
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			memset(&ni->stats, 0, sizeof(ni->stats));
-			memset(&ni->hstats, 0, sizeof(ni->hstats));
 			memset(ni->lat, 0, sizeof(ni->lat));
 		}
 	ul_list_for_each_entry(pm, &n->lpni_msgs, link) {
 		memset(&pm->stats, 0, sizeof(pm->stats));
 		memset(pm->lat, 0, sizeof(pm->lat));
-		pm->hs_dropped = 0;
-		pm->hs_error = 0;
-		pm->hs_timeout = 0;
-		pm->hs_network_timeout = 0;
 	}
 	return 0;
 }

@@ -188,7 +188,17 @@ int ul_ctlsrv_debug_peer(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	struct ul_peer *p;
 
 	(void)doc;
-	p = (a->has & UL_CTL_ARG_NID) ? ul_peer_find(core, &a->nid) : NULL;
+	if (!(a->has & UL_CTL_ARG_NID))
+		return ul_err_set(err, -EINVAL, "no NID given");
+	/*
+	 * LNet hands IOC_LIBCFS_GET_PEER to the LND of the NID's net:
+	 * -EINVAL without a local NI there (lolnd has no ioctl either),
+	 * -ENOENT when it has no peer to show.
+	 */
+	if (a->nid.nid_type == ULNET_LND_LO ||
+	    !ul_net_find(core, ulnet_nid_net(&a->nid)))
+		return ul_err_set(err, -EINVAL, "no local NI on the NID's net");
+	p = ul_peer_find(core, &a->nid);
 	if (!p)
 		return ul_err_set(err, -ENOENT, "peer not found");
 	ul_log(srv->log, UL_D_INFO,

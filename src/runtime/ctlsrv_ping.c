@@ -35,6 +35,23 @@ static void ping_failed(struct ctl_client *c, const struct ulnet_nid *nid,
 	ul_ctlsrv_client_send(c, &r, false);
 }
 
+/*
+ * What lnetctl prints for a ping (lnet_ping_show_dump): the primary NID
+ * and Multi-Rail of the node's peer record for the target after the ping,
+ * not the reply's. A ping is no discovery, so a target first met here is
+ * its own primary and not Multi-Rail; one without any record (our own
+ * NIDs and 0@lo, answered over the loopback) prints the same way.
+ */
+static void ping_peer_record(struct ul_ctlsrv *srv,
+			     const struct ulnet_nid *target,
+			     struct ulnet_nid *primary, bool *is_mr)
+{
+	const struct ul_peer *p = ul_peer_find(ul_node_core(srv->node), target);
+
+	*primary = p ? p->primary_nid : *target;
+	*is_mr = p && p->is_mr;
+}
+
 static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
 			    int rc);
 static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
@@ -68,7 +85,7 @@ static void ping_done(void *arg, int status,
 	memset(&r, 0, sizeof(r));
 	memset(nis, 0, sizeof(nis));
 	r.op = UL_CTL_OP_PING;
-	r.ping.primary = res->primary.nid;
+	ping_peer_record(c->srv, &target, &r.ping.primary, &r.ping.is_mr);
 	r.ping.pid = res->primary.pid;
 	r.ping.features = res->features;
 	for (i = 0; i < res->nnis && i < 64; i++) {
@@ -118,8 +135,17 @@ fail:
 
 void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
 {
+	struct ul_ctl_reply r;
+
+	/*
+	 * lnet_ping_show_start refuses the whole request, not one target:
+	 * the message is not "failed to ping <nid>" (ulnetctl tells them
+	 * apart by that).
+	 */
 	if (c->srv->is_down) {
-		ping_failed(c, &req->target, -ENETDOWN);
+		ul_ctl_reply_error(&r, UL_CTL_OP_PING, -ENETDOWN,
+				   "Network is down");
+		ul_ctlsrv_client_send(c, &r, false);
 		return;
 	}
 	start_ping(c, &req->target, req->has_src ? &req->src : NULL,

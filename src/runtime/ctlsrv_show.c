@@ -233,9 +233,12 @@ static uint32_t peer_state_bits(const struct ul_peer *p)
 	return s;
 }
 
-static void fill_peer_ni(struct ul_ctl_peer_ni *out,
-			 const struct ul_peer_ni *lpni,
-			 const struct ul_core *core, uint32_t level)
+/* What lnet_udsp_get_construct_info shows of a list (lnet-dlc.h). */
+#define SHOW_NIDS_MAX 128
+
+static int fill_peer_ni(struct ul_ctl_peer_ni *out,
+			const struct ul_peer_ni *lpni,
+			const struct ul_core *core, uint32_t level)
 {
 	const struct ul_peer *p = ul_peer_ni_peer(lpni);
 	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
@@ -273,9 +276,21 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,
 		       level);
 	if (level >= 4) {
+		const struct ul_nid_list *rtrs = &lpni->pref_rtr_nids;
+		size_t n = rtrs->count < SHOW_NIDS_MAX ? rtrs->count
+						       : SHOW_NIDS_MAX;
+
 		out->b.has_udsp = true;
 		out->b.net_prio = prio(lpni->peer_net->sel_priority);
 		out->b.nid_prio = prio(lpni->sel_priority);
+		if (n) {
+			out->pref_rtrs = calloc(n, sizeof(*out->pref_rtrs));
+			if (!out->pref_rtrs)
+				return -ENOMEM;
+			memcpy(out->pref_rtrs, ul_nid_list_items(rtrs),
+			       n * sizeof(*out->pref_rtrs));
+			out->npref_rtrs = n;
+		}
 	}
 	if (level >= 2) {
 		out->b.has_health = true;
@@ -287,6 +302,7 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 			out->b.health.network_timeout = pm->hs_network_timeout;
 		}
 	}
+	return 0;
 }
 
 static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
@@ -294,6 +310,7 @@ static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
 {
 	const struct ul_peer_net *lpn;
 	const struct ul_peer_ni *lpni;
+	int rc;
 
 	out->primary = p->primary_nid;
 	out->is_mr = p->is_mr;
@@ -308,8 +325,10 @@ static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
 		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
 			if (out->npnis == p->nnis)
 				return 0;
-			fill_peer_ni(&out->pnis[out->npnis++], lpni, core,
-				     level);
+			rc = fill_peer_ni(&out->pnis[out->npnis++], lpni, core,
+					  level);
+			if (rc)
+				return rc;
 		}
 	return 0;
 }

@@ -75,7 +75,12 @@ int ul_ctlsrv_udsp_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	unsigned int i, n;
 	bool any = false;
 
-	(void)err;
+	/*
+	 * LNet's GET_UDSP_SIZE ioctl fails while LNet is down, and only
+	 * ENOENT (no rule) is silent (lustre_lnet_show_udsp).
+	 */
+	if (srv->is_down)
+		return ul_err_set(err, -ENETDOWN, "Network is down");
 	if (!srv->udsp)
 		return 0;
 	n = ul_udsp_count(srv->udsp);

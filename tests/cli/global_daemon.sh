@@ -2,14 +2,16 @@
 # ulnetctl set <tunable> <value>, global show, stats show and stats reset
 # against live ulnetd (reference/lnetctl.md §3, §8.4, §9, §10): defaults,
 # every tunable set and shown back with LNet's side effects (max_interfaces
-# below 16, non-zero flags stored as 1, recovery_interval ignored,
+# below 16, non-zero flags stored as 1 and -1 as 1, numa_range -1 stored
+# as 4294967295, recovery_interval ignored whatever its value,
 # health_sensitivity 0 zeroing retry_count, lnd_timeout computed), the
 # parse errors (parser/set, 255), LNet's refusals (-61, 195), lnetctl's
 # own range checks (-22, 234), buffers below -1 (-34, 222), routing's
 # two-line parse error, help and missing value; stats after a ping
 # between two daemons (counters and the GET round trip) and all zero
-# after stats reset, NI and peer NI
-# statistics too. NIDs: 127.1.4.0/24.
+# after stats reset, NI and peer NI statistics too; a refused connection
+# counted as LNet counts it (no drop), health counters kept by stats
+# reset; stats show and reset while LNet is down. NIDs: 127.1.4.0/24.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
 
@@ -53,6 +55,19 @@ expect set_retry_no_health 195 "" \
 expect set_max_intf_big 0 "" "" -- $u set max_interfaces 200
 expect global_max_intf 0 "*" "" -- $u global show
 check global_max_intf '^    max_interfaces: 200$'
+# lnetctl writes discovery and drop_asym_route as 0/1 (-1 enables), hands
+# numa_range to LNet as a __u32, and LNet ignores recovery_interval
+# without reading it: none of these is refused.
+expect set_drop_asym_off 0 "" "" -- $u set drop_asym_route 0
+expect set_discovery_neg 0 "" "" -- $u set discovery -1
+expect set_drop_asym_neg 0 "" "" -- $u set drop_asym_route -1
+expect set_numa_neg 0 "" "" -- $u set numa_range -1
+expect set_recovery_interval_neg 0 "" "" -- $u set recovery_interval -5
+expect global_negatives 0 "*" "" -- $u global show
+check global_discovery_neg '^    discovery: 1$'
+check global_drop_asym_neg '^    drop_asym_route: 1$'
+check global_numa_neg '^    numa_range: 4294967295$'
+check global_recovery_interval_neg '^    recovery_interval: 1$'
 
 # --- set: parse errors (parser/set, exit 255) -------------------------------
 while read -r name what; do
@@ -185,6 +200,49 @@ fi
 # The other daemon keeps its own counters.
 ULNET_CTL=$TMP/g2.ctl expect stats_other 0 "*" "" -- $u stats show
 check stats_other '^    recv_count: [1-9][0-9]*$'
+
+# --- a failed send is not a drop; stats reset keeps health ----------------
+# Nothing listens on 127.1.4.9: the connection is refused at once. LNet
+# counts no drop for it (lnet_msg_decommit_tx), only its health status
+# (remote_dropped_count, the peer NI's "dropped"), and stats reset leaves
+# the NI and peer NI health counters alone (lnet_iface_stats_reset).
+dropped_get() { # the get count under dropped_stats in $TMP/out
+	awk '/dropped_stats:/ { d = 1 } d && /get:/ { print $NF; exit }' \
+		"$TMP/out"
+}
+expect refused_reset 0 "" "" -- $u stats reset
+expect refused_ping 255 "*" "" -- $u ping 127.1.4.9@tcp
+check refused_ping "failed to ping 127.1.4.9@tcp: Connection refused"
+expect refused_stats 0 "*" "" -- $u stats show
+check refused_no_drop '^    drop_count: 0$'
+check refused_no_drop_length '^    drop_length: 0$'
+check refused_remote_dropped '^    remote_dropped_count: 1$'
+expect refused_peer 0 "*" "" -- $u peer show -v 2 --nid 127.1.4.9@tcp
+check refused_peer_health '^ +dropped: 1$'
+check refused_peer_no_drop '^ +drop_count: 0$'
+if [ "$(dropped_get)" = 0 ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL refused_peer_dropped_stats: get $(dropped_get)"
+	failed=$((failed + 1))
+fi
+expect refused_net 0 "*" "" -- $u net show -v 2 --net tcp
+check refused_net_no_drop '^ +drop_count: 0$'
+expect health_reset 0 "" "" -- $u stats reset
+expect health_kept_peer 0 "*" "" -- $u peer show -v 2 --nid 127.1.4.9@tcp
+check health_kept_peer '^ +dropped: 1$'
+expect health_reset_global 0 "*" "" -- $u stats show
+check health_reset_global '^    remote_dropped_count: 0$'
+
+# --- stats while LNet is down ----------------------------------------------
+expect down 0 "" "" -- $u lnet unconfigure
+expect stats_reset_down 156 "" \
+	"$(d2 show statistics -100 '"cannot reset lnet statistics: Network is down"')" \
+	-- $u stats reset
+expect stats_show_down 255 "" \
+	"$(d2 show statistics -100 '"cannot get lnet statistics: Network is down"')" \
+	-- $u stats show
+expect up 0 "" "" -- $u lnet configure
 
 # --- no daemon ---------------------------------------------------------------
 expect stats_no_daemon 255 "" "*" -- $u --ctl "$TMP/none.ctl" stats show

@@ -55,8 +55,11 @@ expect dbg_peer_none 234 "" "$(d2 debug peer -22 '--nid must be specified')" \
 expect dbg_peer_bad 234 "" \
 	"$(d2 debug peer -22 '"badly formatted primary NID: foo"')" -- \
 	$u debug peer --nid foo
-expect dbg_peer_unknown 254 "" "$(d2 debug peer -2 'peer not found')" -- \
+# LNet's LND answers -ENOENT (no peer) or, off the local nets, -EINVAL.
+expect dbg_peer_unknown 254 "" "$(d2 debug peer -2 Error)" -- \
 	$u debug peer --nid 127.1.1.99@tcp
+expect dbg_peer_remote_net 234 "" "$(d2 debug peer -22 Error)" -- \
+	$u debug peer --nid 127.1.1.99@tcp9
 
 # --- lnet unconfigure ---------------------------------------------------
 # 6 with a net, a peer, a route and a UDSP rule configured.
@@ -88,7 +91,7 @@ expect down_peer_show 234 "" "$(d1 show peer -100 'Network is down')" -- \
 	$u peer show
 expect down_cpt 234 "" "$(d1 show cpt-of-nid -100 'Network is down')" -- \
 	$u cpt-of-nid 127.1.1.1@tcp
-expect down_dbg_peer 156 "" "$(d2 debug peer -100 'Network is down')" -- \
+expect down_dbg_peer 156 "" "$(d2 debug peer -100 Error)" -- \
 	$u debug peer --nid 127.1.1.50@tcp
 # 8 unconfiguring again succeeds; an unknown option does nothing.
 expect unconfigure_again 0 "" "" -- $u lnet unconfigure

@@ -58,7 +58,7 @@ struct tun_row {
 /* lnetctl.md §9 / health.md §2, one set each on fresh defaults. */
 static const struct tun_row tun_rows[] = {
 	/* 0 */ { UL_TUNABLE_NUMA_RANGE, 30, 0, 30 },
-	{ UL_TUNABLE_NUMA_RANGE, -1, -EINVAL, 0 },
+	{ UL_TUNABLE_NUMA_RANGE, -1, 0, 4294967295LL },
 	{ UL_TUNABLE_MAX_INTERFACES, 15, 0, 4096 },
 	{ UL_TUNABLE_MAX_INTERFACES, 16, 0, 16 },
 	{ UL_TUNABLE_DISCOVERY, 0, 0, 0 },
@@ -87,6 +87,9 @@ static const struct tun_row tun_rows[] = {
 	{ UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL, -1, 0, -1 },
 	{ UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE, 3, 0, 1 },
 	{ UL_TUNABLE__COUNT, 0, -EINVAL, 0 },
+	/* 30 */ { UL_TUNABLE_RECOVERY_INTERVAL, -5, 0, 1 },
+	{ UL_TUNABLE_NUMA_RANGE, 4294967296LL, -EINVAL, 0 },
+	{ UL_TUNABLE_DISCOVERY, -1, -EINVAL, 1 },
 };
 
 static void core_tunable_setters_apply_lnet_checks(void **state)

@@ -154,6 +154,7 @@ static void reply_ping_roundtrip(void **state)
 	in.ping.primary = ht_nid("192.168.1.20@tcp");
 	in.ping.pid = 12345;
 	in.ping.features = 0x1b;
+	in.ping.is_mr = true;
 	nis[0].nid = ht_nid("192.168.1.20@tcp");
 	nis[0].status = UL_CTL_NI_STATUS_UP;
 	nis[1].nid = ht_nid("192.168.2.20@tcp");
@@ -166,6 +167,7 @@ static void reply_ping_roundtrip(void **state)
 	assert_true(ulnet_nid_same(&out->ping.primary, &in.ping.primary));
 	assert_int_equal(out->ping.pid, 12345);
 	assert_int_equal(out->ping.features, 0x1b);
+	assert_true(out->ping.is_mr);
 	assert_int_equal(out->ping.nnis, 2);
 	assert_memory_equal(out->ping.nis, nis, sizeof(nis));
 	free_reply(out);
@@ -254,7 +256,8 @@ static void reply_peer_show_roundtrip(void **state)
 	struct ul_ctl_peer_ni pnis[3];
 	struct ul_ctl_peer peers[2];
 	struct ul_ctl_reply in, *out;
-	size_t i;
+	struct ulnet_nid rtrs[2];
+	size_t i, j;
 
 	(void)state;
 	memset(&in, 0, sizeof(in));
@@ -271,6 +274,10 @@ static void reply_peer_show_roundtrip(void **state)
 	pnis[0].min_rtr_credits = 8;
 	pnis[0].refcount = 4;
 	fill_blocks(&pnis[0].b, 7);
+	rtrs[0] = ht_nid("10.1.0.101@o2ib");
+	rtrs[1] = ht_nid("10.1.0.102@o2ib");
+	pnis[0].pref_rtrs = rtrs;
+	pnis[0].npref_rtrs = 2;
 	pnis[1].nid = ht_nid("192.168.2.20@tcp");
 	pnis[2].nid = ht_nid("10.0.0.5@tcp1");
 	pnis[2].state = UL_CTL_PNI_STATE_UP;
@@ -297,8 +304,17 @@ static void reply_peer_show_roundtrip(void **state)
 		assert_int_equal(a->has_state, b->has_state);
 		assert_int_equal(a->state, b->state);
 		assert_int_equal(a->npnis, b->npnis);
-		assert_memory_equal(a->pnis, b->pnis,
-				    a->npnis * sizeof(*a->pnis));
+		for (j = 0; j < a->npnis; j++) {
+			struct ul_ctl_peer_ni x = a->pnis[j], y = b->pnis[j];
+
+			assert_int_equal(x.npref_rtrs, y.npref_rtrs);
+			if (x.npref_rtrs)
+				assert_memory_equal(
+					x.pref_rtrs, y.pref_rtrs,
+					x.npref_rtrs * sizeof(*x.pref_rtrs));
+			x.pref_rtrs = y.pref_rtrs = NULL;
+			assert_memory_equal(&x, &y, sizeof(x));
+		}
 	}
 	free_reply(out);
 }

@@ -72,19 +72,20 @@ static void rule_from_strings_follows_lnetctl(void **state)
 		{ NULL, "o2ib2", "10.1.0.[100-101]@o2ib", NO_PRIO, 0,
 		  "{ idx: -1, dst: o2ib2, rte: 10.1.0.[100-101]@o2ib }" },
 		{ "foo", NULL, NULL, 1, -EINVAL,
-		  "failed to parse src parameter: " },
+		  "failed to parse src parameter" },
 		/* 10 */
 		{ NULL, "1.2.3@tcp", NULL, 1, -EINVAL,
-		  "failed to parse dst parameter: " },
+		  "failed to parse dst parameter" },
 		{ NULL, "tcp", "*@tcp", NO_PRIO, -EINVAL,
-		  "failed to parse rte parameter: " },
-		/* §2.2: several ranges for a net number (scenario 24) */
-		{ "o2ib[0,1]", NULL, NULL, 1, -EINVAL,
-		  "failed to parse src parameter: " },
+		  "failed to parse rte parameter" },
+		/* §2.2: several ranges for a net number parse (scenario 24:
+		 * the kernel refuses the rule, ul_udsp_add here) */
+		{ "o2ib[0,1]", NULL, NULL, 1, 0,
+		  "{ idx: -1, src: o2ib[0,1], action: { priority: 1 } }" },
 		{ "o2ib[0-1]", NULL, NULL, 1, 0,
 		  "{ idx: -1, src: o2ib[0-1], action: { priority: 1 } }" },
 		{ "10.0.0.[1-5/0]@tcp", NULL, NULL, 1, -EINVAL,
-		  "failed to parse src parameter: " },
+		  "failed to parse src parameter" },
 		/* 15: the combination check comes before parsing */
 		{ "foo", NULL, "bar", 1, -EINVAL,
 		  "src and rte cannot be combined" },
@@ -108,9 +109,9 @@ static void rule_from_strings_follows_lnetctl(void **state)
 			fail_msg("row %zu: rc %d, want %d (%s)", i, rc,
 				 rows[i].rc, err.msg);
 		if (rc) {
+			/* lnetctl's exact words, nothing after them */
 			assert_ptr_equal(r, (struct ul_udsp_rule *)0x1);
-			if (strncmp(err.msg, rows[i].msg,
-				    strlen(rows[i].msg)) != 0)
+			if (strcmp(err.msg, rows[i].msg) != 0)
 				fail_msg("row %zu: '%s'", i, err.msg);
 			continue;
 		}
@@ -136,13 +137,13 @@ static void priority_and_idx_parse_like_lnetctl(void **state)
 		{ "-1", -1, -1 },
 		/* 5 */
 		{ "4294967295", 4294967295LL, -1 },
-		/* lnetctl wraps these to 0 and 1 (departure (f)) */
-		{ "4294967296", -1, -1 },
-		{ "4294967297", -1, -1 },
+		/* udsp.md §1.2: stored as u32, these wrap to 0 and 1 */
+		{ "4294967296", 0, -1 },
+		{ "4294967297", 1, -1 },
 		{ "2147483647", 2147483647LL, 2147483647LL },
 		{ "2147483648", 2147483648LL, -1 },
-		/* 10 */
-		{ "", -1, -1 },
+		/* 10: parse_long() reads an empty word as 0 */
+		{ "", 0, 0 },
 		{ "1x", -1, -1 },
 		{ "one", -1, -1 },
 		{ "99999999999999999999", -1, -1 },
@@ -402,6 +403,20 @@ static void del_all_empties_the_list(void **state)
 	assert_int_equal(ul_udsp_del(fx->set, 0, NULL), -ENOENT);
 }
 
+/* §2.2, scenario 24: the kernel refuses a net number of two ranges. */
+static void add_refuses_several_net_ranges(void **state)
+{
+	struct fx *fx = *state;
+
+	assert_int_equal(add(fx, "o2ib[0,1]", NULL, NULL, 1, -1), -EINVAL);
+	assert_int_equal(add(fx, NULL, "10.1.0.1@tcp[1,3]", NULL, 1, -1),
+			 -EINVAL);
+	assert_int_equal(add(fx, NULL, "tcp", "10.1.0.1@tcp[1,3]", NO_PRIO, -1),
+			 -EINVAL);
+	expect_list(fx, NULL, 0);
+	assert_int_equal(add(fx, "o2ib[0-1]", NULL, NULL, 1, -1), 0);
+}
+
 /* The set copies the rule: the caller's rule stays the caller's. */
 static void add_copies_the_callers_rule(void **state)
 {
@@ -477,6 +492,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(del_renumbers_following_rules,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(del_all_empties_the_list,
+						fx_setup, fx_teardown),
+		cmocka_unit_test_setup_teardown(add_refuses_several_net_ranges,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(add_copies_the_callers_rule,
 						fx_setup, fx_teardown),

@@ -58,9 +58,10 @@ int ulnetctl_do(uint16_t op, const struct ul_ctl_args *a, const char *d1_op,
  */
 int ulnetctl_net_add_ip2net(const char *rules);
 /*
- * Expand a NID range list (§4.3) as lnetctl does, IPv4 host names
- * resolved first ("myhost@tcp"): ul_nidrange_expand()'s results and
- * errors (peer.c).
+ * Expand a NID range list (§4.3) as lnetctl does, IPv4 host names (words
+ * that start with a letter) resolved first ("myhost@tcp"):
+ * ul_nidrange_expand()'s results and errors (peer.c). Used by peer,
+ * route, ping and discover.
  */
 int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
 			    size_t *count, struct ul_err *err);

@@ -187,9 +187,10 @@ static int debug_peer(int argc, char **argv)
 		ul_cyaml_err_add(&t, "debug", "peer", rc, err.msg);
 		goto out;
 	}
+	/* lnetctl says "Error" for any refusal of LNet's (its default). */
 	rc = reply.rc;
 	if (rc)
-		ul_cyaml_err_add(&t, "debug", "peer", rc, reply.err_msg);
+		ul_cyaml_err_add(&t, "debug", "peer", rc, "Error");
 	ul_ctl_reply_fini(&reply);
 out:
 	free(a);

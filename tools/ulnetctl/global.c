@@ -168,6 +168,13 @@ static int set_param(int argc, char **argv)
 	}
 	/* lnetctl hands the value on as an int */
 	v = (int32_t)(uint32_t)(uint64_t)v;
+	/*
+	 * lnetctl writes these two flags as 0 or 1 whatever was typed
+	 * (lustre_lnet_config_discovery, .._drop_asym_route): -1 enables.
+	 */
+	if (strcmp(p->name, "discovery") == 0 ||
+	    strcmp(p->name, "drop_asym_route") == 0)
+		v = v != 0;
 	if ((p->min_msg && v < p->min) || (p->max_msg && v > p->max))
 		return d2("add", p->entity, -EINVAL,
 			  v < p->min ? p->min_msg : p->max_msg);
@@ -193,9 +200,14 @@ static int set_param(int argc, char **argv)
 	return rc;
 }
 
-/* A show whose output is cYAML; failures are D2 "show/<entity>". */
-static int show_c(uint16_t op, const char *entity, int fail_rc)
+/*
+ * A show whose output is cYAML; failures are D2 "show/<entity>", the
+ * instance's refusal worded "<what>: <strerror>" when what is given.
+ */
+static int show_c(uint16_t op, const char *entity, const char *what,
+		  int fail_rc)
 {
+	char descr[UL_CTL_STR_MAX + 128];
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply reply;
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
@@ -210,8 +222,14 @@ static int show_c(uint16_t op, const char *entity, int fail_rc)
 		return fail_rc;
 	}
 	if (reply.rc) {
-		d2("show", entity, reply.rc,
-		   reply.err_msg[0] ? reply.err_msg : strerror(-reply.rc));
+		if (what)
+			snprintf(descr, sizeof(descr), "\"%s: %s\"", what,
+				 strerror(-reply.rc));
+		else
+			snprintf(descr, sizeof(descr), "%s",
+				 reply.err_msg[0] ? reply.err_msg
+						  : strerror(-reply.rc));
+		d2("show", entity, reply.rc, descr);
 		rc = fail_rc;
 	} else if (ul_doc_print(stdout, reply.doc, UL_DOC_C)) {
 		rc = -EIO;
@@ -224,14 +242,16 @@ static int global_show(int argc, char **argv)
 {
 	(void)argc; /* lnetctl ignores extra words (§9) */
 	(void)argv;
-	return show_c(UL_CTL_OP_GLOBAL_SHOW, "global", -1);
+	return show_c(UL_CTL_OP_GLOBAL_SHOW, "global", NULL, -1);
 }
 
 static int stats_show(int argc, char **argv)
 {
 	(void)argc;
 	(void)argv;
-	return show_c(UL_CTL_OP_STATS_SHOW, "statistics", -1);
+	/* lustre_lnet_show_stats() words it so; lnetctl.md §3: 255 */
+	return show_c(UL_CTL_OP_STATS_SHOW, "statistics",
+		      "cannot get lnet statistics", -1);
 }
 
 static int stats_reset(int argc, char **argv)
@@ -248,12 +268,20 @@ static int stats_reset(int argc, char **argv)
 	rc = ulnetctl_call(UL_CTL_OP_STATS_RESET, a, ULNETCTL_CTL_TIMEOUT_MS,
 			   &reply, &err);
 	free(a);
+	/*
+	 * lustre_lnet_reset_stats() builds its error under SHOW_CMD, so a
+	 * failed reset reads "show: - statistics:"; the status is -errno.
+	 */
 	if (rc)
-		return d2("reset", "statistics", rc, err.msg);
+		return d2("show", "statistics", rc, err.msg);
 	rc = reply.rc;
-	if (rc)
-		d2("reset", "statistics", rc,
-		   reply.err_msg[0] ? reply.err_msg : strerror(-rc));
+	if (rc) {
+		char descr[128];
+
+		snprintf(descr, sizeof(descr),
+			 "\"cannot reset lnet statistics: %s\"", strerror(-rc));
+		d2("show", "statistics", rc, descr);
+	}
 	ul_ctl_reply_fini(&reply);
 	return rc;
 }
@@ -313,6 +341,6 @@ const struct ulnetctl_cmd ulnetctl_stats_cmds[] = {
 	{ "show", stats_show, NULL, "show the LNet message counters\n" },
 	{ "reset", stats_reset, NULL,
 	  "clear the message counters and every NI's and peer NI's "
-	  "statistics\n" },
+	  "message statistics\n" },
 	{ NULL, NULL, NULL, NULL },
 };

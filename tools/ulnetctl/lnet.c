@@ -94,7 +94,7 @@ static int lnet_unconfigure(int argc, char **argv)
 static const struct ulnetctl_cmd cpt_of_nid_help[] = {
 	{ "cpt-of-nid", NULL, NULL,
 	  "Calculate the CPTs associated with NIDs\n"
-	  " usage:\n\tlnetctl cpt-of-nid nid[ nid ...]\n" },
+	  " usage:\n\tulnetctl cpt-of-nid nid[ nid ...]\n" },
 	{ NULL, NULL, NULL, NULL },
 };
 

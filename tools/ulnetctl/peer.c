@@ -16,6 +16,7 @@
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
+#include "nid/lnd.h"
 #include "nid/nidrange.h"
 #include "util/err.h"
 
@@ -67,74 +68,121 @@ static int peer_show(int argc, char **argv)
 	return rc;
 }
 
+static bool is_letter(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
+
 /*
- * Copy one list item (len bytes at item) to out, a host name in its
- * address part replaced by the host's first IPv4 address. Only an item
- * without brackets whose address does not parse is looked up; a name
- * that does not resolve stays, for the expansion to refuse.
+ * The NID a list item (len bytes at item) names by host name
+ * ("myhost@tcp"), as lnetctl's libcfs_strnid() reads one: an item without
+ * brackets on an IP net whose address part starts with a letter
+ * (libcfs_ip_str2addr_size: "1@tcp" or "010.1.1.1@tcp" is no host name)
+ * and resolves to an IPv4 address, which is taken as it comes, the
+ * loopback address too (LNet refuses 127.0.0.1 only when it is typed).
+ * 0 and *nid, or -ENOENT: not a host name, the expansion reads the item.
  */
-static char *item_resolved(char *out, const char *item, size_t len)
+static int item_host(const char *item, size_t len, struct ulnet_nid *nid)
 {
 	struct addrinfo hints = { .ai_family = AF_INET };
-	char host[NI_MAXHOST], addr[INET_ADDRSTRLEN];
+	char host[NI_MAXHOST], netstr[UL_CTL_NET_NAME_MAX];
 	const char *at = memchr(item, '@', len);
-	struct ulnet_nid nid;
+	const struct ul_lnd_info *lnd;
 	struct addrinfo *res;
-	size_t hlen;
+	size_t hlen, nlen;
+	uint32_t net;
 
-	memcpy(out, item, len);
-	out[len] = '\0';
-	if (!at || memchr(item, '[', len) ||
-	    !ulnet_nid_parse(out, &nid, NULL, 0))
-		return out + len;
+	if (!at || memchr(item, '[', len) || !is_letter(item[0]))
+		return -ENOENT;
 	hlen = (size_t)(at - item);
-	if (hlen == 0 || hlen >= sizeof(host) || memchr(item, ':', hlen))
-		return out + len;
+	nlen = len - hlen - 1;
+	if (hlen >= sizeof(host) || memchr(item, ':', hlen) || nlen == 0 ||
+	    nlen >= sizeof(netstr))
+		return -ENOENT;
+	memcpy(netstr, at + 1, nlen);
+	netstr[nlen] = '\0';
+	if (ulnet_net_parse(netstr, &net, NULL, 0))
+		return -ENOENT;
+	lnd = ul_lnd_by_type(ulnet_net_type(net));
+	if (!lnd || !ul_lnd_is_ip(lnd))
+		return -ENOENT;
 	memcpy(host, item, hlen);
 	host[hlen] = '\0';
 	if (getaddrinfo(host, NULL, &hints, &res))
-		return out + len;
-	if (inet_ntop(AF_INET,
-		      &((const struct sockaddr_in *)(void *)res->ai_addr)
-			       ->sin_addr,
-		      addr, sizeof(addr)))
-		out += snprintf(out, len + INET_ADDRSTRLEN, "%s%.*s", addr,
-				(int)(len - hlen), at);
-	else
-		out += len;
+		return -ENOENT;
+	memset(nid, 0, sizeof(*nid));
+	nid->nid_type = (uint8_t)ulnet_net_type(net);
+	nid->nid_num = (uint16_t)ulnet_net_num(net);
+	nid->nid_addr[0] =
+		ntohl(((const struct sockaddr_in *)(void *)res->ai_addr)
+			      ->sin_addr.s_addr);
 	freeaddrinfo(res);
-	return out;
+	return 0;
+}
+
+/* Expand the run of items in buf (run bytes) onto out[*n..max). */
+static int flush_run(char *buf, size_t *run, struct ulnet_nid *out, size_t max,
+		     size_t *n, struct ul_err *err)
+{
+	size_t got;
+	int rc;
+
+	if (*run == 0)
+		return 0;
+	buf[*run] = '\0';
+	rc = ul_nidrange_expand(buf, out + *n, max - *n, &got, err);
+	if (rc)
+		return rc;
+	*n += got;
+	*run = 0;
+	return 0;
 }
 
 int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
 			    size_t *count, struct ul_err *err)
 {
-	size_t n = strlen(list), items = 1, i, start = 0;
-	char *buf, *w;
-	int depth = 0, rc;
+	size_t len = strlen(list), i, start = 0, run = 0, n = 0;
+	struct ulnet_nid nid;
+	int depth = 0, rc = 0;
+	char *buf;
 
-	for (i = 0; i < n; i++)
-		items += list[i] == ',';
-	/* An address never exceeds INET_ADDRSTRLEN more than its name. */
-	buf = malloc(n + items * INET_ADDRSTRLEN + 1);
+	/*
+	 * The items between host names are expanded together, as one list,
+	 * so that their errors are the expansion's; a host name's NID goes
+	 * in between, in list order.
+	 */
+	buf = malloc(len + 1);
 	if (!buf)
 		return ul_err_set(err, -ENOMEM, "out of memory");
-	w = buf;
-	for (i = 0; i <= n; i++) {
+	for (i = 0; i <= len && !rc; i++) {
 		if (list[i] == '[')
 			depth++;
 		else if (list[i] == ']')
 			depth--;
 		if (list[i] != '\0' && (list[i] != ',' || depth > 0))
 			continue;
-		w = item_resolved(w, list + start, i - start);
-		if (list[i] == ',')
-			*w++ = ',';
+		if (item_host(list + start, i - start, &nid) == 0) {
+			rc = flush_run(buf, &run, out, max, &n, err);
+			if (!rc && n >= max)
+				rc = ul_err_set(err, -E2BIG,
+						"Unable to parse nidlist: "
+						"specifies more NIDs than "
+						"allowed");
+			if (!rc)
+				out[n++] = nid;
+		} else {
+			if (run)
+				buf[run++] = ',';
+			memcpy(buf + run, list + start, i - start);
+			run += i - start;
+		}
 		start = i + 1;
 	}
-	*w = '\0';
-	rc = ul_nidrange_expand(buf, out, max, count, err);
+	if (!rc)
+		rc = flush_run(buf, &run, out, max, &n, err);
 	free(buf);
+	if (!rc)
+		*count = n;
 	return rc;
 }
 

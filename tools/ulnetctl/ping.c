@@ -1,7 +1,11 @@
 /*
- * ulnetctl ping (reference/lnetctl.md §11.1): each target, a NID range
- * list, is expanded here and every NID pinged in turn by the instance;
- * the answers print under "ping:", the failures under "manage:".
+ * ulnetctl ping and discover (reference/lnetctl.md §11). As lnetctl's
+ * yaml_lnet_ping(), every target, a NID range list whose host names are
+ * resolved (§4.3), is expanded before anything is sent: one that does not
+ * parse is a D1 "manage: - ping:" (or discover) error and nothing is
+ * pinged. Then each NID is asked of the instance in turn; the answers
+ * print under "ping:" or "discover:", the failures under "manage:"
+ * (src/ctl/ping_yaml.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,19 +14,89 @@
 #include <string.h>
 
 #include "ctl/doc_yaml.h"
-#include "ctl/show_yaml.h"
-#include "ctl/yemit.h"
-#include "ctl/ytree.h"
-#include "nid/nidrange.h"
+#include "ctl/ping_yaml.h"
 #include "util/err.h"
 
 #include "cmd.h"
 #include "ctl.h"
 
-/* NIDs one ping command may reach, over all its targets. */
-#define PING_MAX_NIDS 1024
+/*
+ * NIDs one command may name over all its targets. lnetctl has no limit;
+ * this one only keeps a typing slip ("[0-255].[0-255].[0-255].[0-255]")
+ * from eating the memory: 2^20 NIDs take 20 MiB.
+ */
+#define TARGETS_MAX (1u << 20)
+#define TARGETS_FIRST 64
 
-static void usage(void)
+/* The lnetctl ping waits up to 180 s for one target, on top of the call. */
+#define TARGET_WAIT_MS (ULNETCTL_CTL_TIMEOUT_MS + 180000u)
+
+struct targets {
+	struct ulnet_nid *nids;
+	size_t n, cap;
+};
+
+/* Append word's NIDs to t, growing it up to TARGETS_MAX. */
+static int expand_one(struct targets *t, const char *word, struct ul_err *err)
+{
+	struct ulnet_nid *v;
+	size_t got, cap;
+	int rc;
+
+	for (;;) {
+		rc = ulnetctl_nidlist_expand(word, t->nids + t->n,
+					     t->cap - t->n, &got, err);
+		if (rc != -E2BIG || t->cap >= TARGETS_MAX)
+			break;
+		cap = t->cap * 2 < TARGETS_MAX ? t->cap * 2 : TARGETS_MAX;
+		v = realloc(t->nids, cap * sizeof(*v));
+		if (!v)
+			return ul_err_set(err, -ENOMEM, "out of memory");
+		t->nids = v;
+		t->cap = cap;
+	}
+	if (rc == 0)
+		t->n += got;
+	return rc;
+}
+
+/*
+ * Expand argv[optind..argc) into t. On a bad target print lnetctl's D1
+ * "manage: - <object>:" and return its status (234); t is freed by the
+ * caller either way.
+ */
+static int expand_targets(struct targets *t, int argc, char **argv,
+			  const char *object)
+{
+	struct ul_err err = { 0 };
+	int i, rc;
+
+	t->nids = calloc(TARGETS_FIRST, sizeof(*t->nids));
+	if (!t->nids)
+		return -ENOMEM;
+	t->cap = TARGETS_FIRST;
+	for (i = optind; i < argc; i++) {
+		rc = expand_one(t, argv[i], &err);
+		if (rc)
+			return ulnetctl_d1(
+				"manage", object,
+				rc == -ENOMEM || rc == -E2BIG ? rc : -EINVAL,
+				err.msg);
+	}
+	return 0;
+}
+
+/*
+ * A failure of one target carries the instance's "failed to <verb>
+ * <nid>"; anything else refused the whole command (LNet down), which
+ * lnetctl reports once, as the D1 error of the request.
+ */
+static bool is_target_failure(const struct ul_ctl_reply *r)
+{
+	return strncmp(r->err_msg, "failed to ", strlen("failed to ")) == 0;
+}
+
+static void ping_usage(void)
 {
 	printf("ping nid[,nid,...]\n"
 	       "\t --source: source nid\n"
@@ -30,46 +104,47 @@ static void usage(void)
 	       "\t --help: display this help\n");
 }
 
-/* Expand every target into nids; D1 manage/ping on a bad one. */
-static int expand(int argc, char **argv, struct ulnet_nid *nids, size_t *count)
+/* Ping every target of t in turn, printing as the answers come. */
+static int ping_targets(const struct ul_ctl_req *proto, const struct targets *t)
 {
-	struct ul_err err = { 0 };
-	size_t n = 0, got;
-
-	for (; optind < argc; optind++) {
-		if (ul_nidrange_expand(argv[optind], nids + n,
-				       PING_MAX_NIDS - n, &got, &err)) {
-			ul_show_yaml_err(stderr, "manage", "ping", -EINVAL,
-					 err.msg);
-			return ULNETCTL_RC_BAD_PARAM;
-		}
-		n += got;
-	}
-	*count = n;
-	return 0;
-}
-
-static int ping_all(const struct ul_ctl_req *proto,
-		    const struct ulnet_nid *nids, size_t n,
-		    struct ul_ctl_reply *replies)
-{
-	uint32_t wait_ms = ULNETCTL_CTL_TIMEOUT_MS + 180000u;
-	struct ul_err err = { 0 };
 	struct ul_ctl_req req = *proto;
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_ping_yaml *out;
+	int rc, status = 0;
 	size_t i;
-	int rc;
 
-	for (i = 0; i < n; i++) {
-		req.ping.target = nids[i];
-		rc = ulnetctl_ctl_call(&req, wait_ms, &replies[i], &err);
+	rc = ul_ping_yaml_open(&out, stdout, "ping");
+	if (rc)
+		return rc;
+	for (i = 0; i < t->n; i++) {
+		req.ping.target = t->nids[i];
+		rc = ulnetctl_ctl_call(&req, TARGET_WAIT_MS, &reply, &err);
 		if (rc) {
-			ul_show_yaml_err(stderr, "manage", "ping", rc, err.msg);
-			while (i--)
-				ul_ctl_reply_fini(&replies[i]);
-			return -1;
+			ul_ping_yaml_abort(out);
+			return ulnetctl_d1("manage", "ping", rc, err.msg);
+		}
+		if (reply.rc && !is_target_failure(&reply)) {
+			ul_ping_yaml_abort(out);
+			rc = ulnetctl_d1("manage", "ping", reply.rc,
+					 reply.err_msg);
+			ul_ctl_reply_fini(&reply);
+			return rc;
+		}
+		if (reply.rc) {
+			status = -1;
+			rc = ul_ping_yaml_fail(out, reply.rc, reply.err_msg);
+		} else {
+			ul_ping_yaml_ping(out, &reply);
+		}
+		ul_ctl_reply_fini(&reply);
+		if (rc) {
+			ul_ping_yaml_abort(out);
+			return rc;
 		}
 	}
-	return 0;
+	rc = ul_ping_yaml_close(out);
+	return rc ? rc : status;
 }
 
 int ulnetctl_ping(int argc, char **argv)
@@ -80,11 +155,8 @@ int ulnetctl_ping(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const struct ul_ctl_reply **views = NULL;
-	struct ul_ctl_reply *replies = NULL;
-	struct ulnet_nid *nids = NULL;
+	struct targets t = { 0 };
 	struct ul_ctl_req req;
-	size_t n = 0, i;
 	int opt, rc;
 	long sec;
 
@@ -110,127 +182,68 @@ int ulnetctl_ping(int argc, char **argv)
 						: 0;
 			}
 			break;
+		case 'h':
+			ping_usage();
+			return 0;
 		default:
-			usage();
+			/* getopt said what is wrong; lnetctl adds nothing */
 			return 0;
 		}
 	}
-	nids = calloc(PING_MAX_NIDS, sizeof(*nids));
-	if (!nids)
-		return -ENOMEM;
-	rc = expand(argc, argv, nids, &n);
-	if (rc || n == 0) {
-		if (!rc)
-			usage();
-		free(nids);
-		return rc;
-	}
-	rc = -ENOMEM;
-	replies = calloc(n, sizeof(*replies));
-	views = calloc(n, sizeof(const struct ul_ctl_reply *));
-	if (!replies || !views)
-		goto out;
-	rc = ping_all(&req, nids, n, replies);
-	if (rc)
-		goto out;
-	for (i = 0; i < n; i++) {
-		views[i] = &replies[i];
-		if (replies[i].rc)
-			rc = -1;
-	}
-	if (ul_show_yaml_ping(stdout, views, n) && !rc)
-		rc = -EIO;
-	for (i = 0; i < n; i++)
-		ul_ctl_reply_fini(&replies[i]);
-out:
-	free(views);
-	free(replies);
-	free(nids);
+	rc = expand_targets(&t, argc, argv, "ping");
+	if (rc == 0 && t.n == 0)
+		ping_usage();
+	else if (rc == 0)
+		rc = ping_targets(&req, &t);
+	free(t.nids);
 	return rc;
 }
 
-/*
- * discover's output (lnetctl.md §11.2), engine B: the peers found under
- * "discover:", then the failures under "manage:" as ping prints them.
- */
-static int print_discover(const struct ul_ctl_reply *replies,
-			  const bool *is_raw, size_t n)
-{
-	char descr[UL_CTL_STR_MAX + 128];
-	const struct ul_ynode *items;
-	size_t i, j, nok = 0;
-	struct ul_yemit y;
-	int rc;
-
-	for (i = 0; i < n; i++)
-		if (replies[i].rc == 0)
-			nok++;
-	rc = ul_yemit_open(&y, stdout, 2, false);
-	if (rc)
-		return rc;
-	ul_yemit_map_start(&y);
-	if (nok) {
-		ul_yemit_str(&y, "discover");
-		ul_yemit_seq_start(&y);
-		for (i = 0; i < n; i++) {
-			items = ul_doc_get(replies[i].doc, "discover");
-			if (replies[i].rc || !items)
-				continue;
-			for (j = 0; j < items->nr; j++)
-				ul_doc_emit(&y, items->kids[j]);
-		}
-		ul_yemit_seq_end(&y);
-	}
-	if (nok < n) {
-		ul_yemit_str(&y, "manage");
-		ul_yemit_seq_start(&y);
-		for (i = 0; i < n; i++) {
-			if (!replies[i].rc)
-				continue;
-			if (is_raw[i])
-				snprintf(descr, sizeof(descr), "%s",
-					 replies[i].err_msg);
-			else
-				snprintf(descr, sizeof(descr), "%s: %s",
-					 replies[i].err_msg,
-					 strerror(-replies[i].rc));
-			ul_yemit_map_start(&y);
-			ul_yemit_str(&y, "discover");
-			ul_yemit_str(&y, "");
-			ul_yemit_kv(&y, "errno", "%d", replies[i].rc);
-			ul_yemit_str(&y, "descr");
-			ul_yemit_quoted(&y, descr, true,
-					YAML_SINGLE_QUOTED_SCALAR_STYLE);
-			ul_yemit_map_end(&y);
-		}
-		ul_yemit_seq_end(&y);
-	}
-	ul_yemit_map_end(&y);
-	return ul_yemit_close(&y);
-}
-
-/*
- * One target word: its NIDs appended to nids[*n] (replies to come), or,
- * when it does not parse, one failure "cannot parse NID '<x>'" in its
- * place, as lnetctl reports it among the others.
- */
-static void discover_expand(const char *word, struct ulnet_nid *nids,
-			    struct ul_ctl_reply *replies, bool *is_raw,
-			    size_t *n)
+/* Discover every target of t in turn, printing as the answers come. */
+static int discover_targets(const struct targets *t)
 {
 	struct ul_err err = { 0 };
-	size_t got;
+	struct ul_ctl_reply reply;
+	struct ul_ping_yaml *out;
+	struct ul_ctl_args *a;
+	int rc, status = 0;
+	size_t i;
 
-	if (ul_nidrange_expand(word, nids + *n, PING_MAX_NIDS - *n, &got,
-			       &err) == 0) {
-		*n += got;
-		return;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return -ENOMEM;
+	rc = ul_ping_yaml_open(&out, stdout, "discover");
+	if (rc) {
+		free(a);
+		return rc;
 	}
-	replies[*n].rc = -EINVAL;
-	snprintf(replies[*n].err_msg, sizeof(replies[*n].err_msg),
-		 "cannot parse NID '%s'", word);
-	is_raw[*n] = true;
-	(*n)++;
+	a->has = UL_CTL_ARG_NID;
+	for (i = 0; i < t->n && !rc; i++) {
+		a->nid = t->nids[i];
+		rc = ulnetctl_call(UL_CTL_OP_DISCOVER, a, TARGET_WAIT_MS,
+				   &reply, &err);
+		if (rc) {
+			/* No instance to ask: lnetctl's D1 for the command. */
+			ul_ping_yaml_abort(out);
+			free(a);
+			return ulnetctl_d1("manage", "discover", rc, err.msg);
+		}
+		if (reply.rc) {
+			status = -1;
+			rc = ul_ping_yaml_fail(out, reply.rc, reply.err_msg);
+		} else {
+			ul_ping_yaml_doc(out,
+					 ul_doc_get(reply.doc, "discover"));
+		}
+		ul_ctl_reply_fini(&reply);
+	}
+	free(a);
+	if (rc) {
+		ul_ping_yaml_abort(out);
+		return rc;
+	}
+	rc = ul_ping_yaml_close(out);
+	return rc ? rc : status;
 }
 
 int ulnetctl_discover(int argc, char **argv)
@@ -240,63 +253,31 @@ int ulnetctl_discover(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	uint32_t wait_ms = ULNETCTL_CTL_TIMEOUT_MS + 180000u;
-	struct ul_ctl_reply *replies = NULL;
-	struct ulnet_nid *nids = NULL;
-	struct ul_err err = { 0 };
-	struct ul_ctl_args *a = NULL;
-	bool *is_raw = NULL;
-	size_t n = 0, i;
+	struct targets t = { 0 };
 	int opt, rc;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
-		if (opt == 'f')
-			continue; /* ulnet always pings: see lnetctl-differences */
-		printf("discover nid[,nid,...]\n"
-		       "\t --force: force discovery\n"
-		       "\t --help: display this help\n");
-		return 0;
+		switch (opt) {
+		case 'f':
+			break; /* ulnet always pings: see lnetctl-differences */
+		case 'h':
+			printf("discover nid[,nid,...]\n"
+			       "\t --force: force discovery\n"
+			       "\t --help: display this help\n");
+			return 0;
+		default:
+			/* getopt said what is wrong; lnetctl adds nothing */
+			return 0;
+		}
 	}
 	if (optind >= argc) {
 		printf("Missing nid argument\n");
 		return -1;
 	}
-	rc = -ENOMEM;
-	a = calloc(1, sizeof(*a));
-	nids = calloc(PING_MAX_NIDS, sizeof(*nids));
-	replies = calloc(PING_MAX_NIDS, sizeof(*replies));
-	is_raw = calloc(PING_MAX_NIDS, sizeof(*is_raw));
-	if (!a || !nids || !replies || !is_raw)
-		goto out;
-	for (; optind < argc && n < PING_MAX_NIDS; optind++)
-		discover_expand(argv[optind], nids, replies, is_raw, &n);
-	rc = 0;
-	for (i = 0; i < n; i++) {
-		if (is_raw[i]) {
-			rc = -1;
-			continue;
-		}
-		a->has = UL_CTL_ARG_NID;
-		a->nid = nids[i];
-		if (ulnetctl_call(UL_CTL_OP_DISCOVER, a, wait_ms, &replies[i],
-				  &err)) {
-			/* No instance to ask: lnetctl's D1 for the command. */
-			rc = ulnetctl_d1("manage", "discover", err.code,
-					 err.msg);
-			goto out;
-		}
-		if (replies[i].rc)
-			rc = -1;
-	}
-	if (print_discover(replies, is_raw, n) && !rc)
-		rc = -EIO;
-out:
-	for (i = 0; replies && i < n; i++)
-		ul_ctl_reply_fini(&replies[i]);
-	free(is_raw);
-	free(replies);
-	free(nids);
-	free(a);
+	rc = expand_targets(&t, argc, argv, "discover");
+	if (rc == 0)
+		rc = discover_targets(&t);
+	free(t.nids);
 	return rc;
 }

@@ -252,10 +252,16 @@ static int udsp_show(int argc, char **argv)
 		return rc;
 	}
 	rc = reply.rc;
-	if (rc)
-		d2("show", rc, reply.err_msg);
-	else if (ul_doc_print(stdout, reply.doc, UL_DOC_C))
+	if (rc) {
+		/* lustre_lnet_show_udsp's words; the status is -errno */
+		char descr[128];
+
+		snprintf(descr, sizeof(descr), "\"cannot get udsp: %s\"",
+			 strerror(-rc));
+		d2("show", rc, descr);
+	} else if (ul_doc_print(stdout, reply.doc, UL_DOC_C)) {
 		rc = -EIO;
+	}
 	ul_ctl_reply_fini(&reply);
 	return rc;
 }
