@@ -90,7 +90,7 @@ tcp1|127.1.2.54@tcp||add_exists.err
 tcp5|127.1.2.50@tcp||add_exists.err
 tcp5|127.1.2.54@tcp4||add_unreach.err
 tcp5|127.1.2.[4-2]@tcp||add_range_order.err
-tcp5|localhost@tcp||add_range_invalid.err
+tcp5|1@tcp||add_range_invalid.err
 EOF
 # 5 missing options: stdout text, 234.
 expect add_missing_both 234 "missing mandatory parameters:'net , gateway'" "" \
