@@ -87,9 +87,16 @@ static int build_info(struct ul_node *n, uint32_t seq, void **out,
 			i++;
 		}
 	}
-	/* Discovery is not implemented: its bit stays clear (§4). */
+	/*
+	 * DISCOVERY follows the tunable (§4, §10): a peer that reads it
+	 * clear treats this node as non-MR. ulnet answers pings with every
+	 * NID and takes pushes (and ignores their data), which is what a
+	 * discovering peer needs of it.
+	 */
 	pi.features = UL_WIRE_PING_FEAT_NI_STATUS |
 		      UL_WIRE_PING_FEAT_MULTI_RAIL;
+	if (c->tun.discovery)
+		pi.features |= UL_WIRE_PING_FEAT_DISCOVERY;
 	if (!c->tun.routing)
 		pi.features |= UL_WIRE_PING_FEAT_RTE_DISABLED;
 	pi.pid = n->opts.pid;

@@ -16,7 +16,11 @@
 
 /* LNet's state bits a peer keeps here (lnetctl.md §7.3). */
 #define PEER_STATE_MULTI_RAIL (1u << 0)
+#define PEER_STATE_NO_DISCOVERY (1u << 1)
+#define PEER_STATE_ROUTER_ENABLED (1u << 2)
 #define PEER_STATE_CONFIGURED (1u << 3)
+#define PEER_STATE_DISCOVERED (1u << 4)
+#define PEER_STATE_NIDS_UPTODATE (1u << 8)
 #define PEER_STATE_LOCK_PRIMARY (1u << 20)
 
 bool ul_ctlsrv_peer_is_lo(const struct ul_peer *p)
@@ -196,7 +200,15 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 					  "invalid peer state param");
 		/* Only the bits a peer keeps here can change (see notes). */
 		ul_peer_set_mr(p, a->state & PEER_STATE_MULTI_RAIL);
+		p->has_no_discovery = a->state & PEER_STATE_NO_DISCOVERY;
+		p->rtr = (a->state & PEER_STATE_ROUTER_ENABLED)
+				 ? UL_PEER_RTR_ENABLED
+			 : p->rtr == UL_PEER_RTR_ENABLED ? UL_PEER_RTR_DISABLED
+							 : p->rtr;
 		p->is_configured = a->state & PEER_STATE_CONFIGURED;
+		p->is_discovered = a->state & PEER_STATE_DISCOVERED;
+		p->is_nids_uptodate = a->state & PEER_STATE_NIDS_UPTODATE;
+		/* LNet keeps the lock's time: never locked is the earliest. */
 		p->is_lock_prim = a->state & PEER_STATE_LOCK_PRIMARY;
 		if (srv->udsp)
 			ul_udsp_apply_all(srv->udsp);

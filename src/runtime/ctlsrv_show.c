@@ -246,11 +246,15 @@ static uint32_t peer_state_bits(const struct ul_peer *p)
 		s |= 1u << 0;
 	if (p->has_no_discovery)
 		s |= 1u << 1;
-	/* Only what a gateway's ping said makes it a router here. */
-	if (p->rtr_refcount && p->is_router_enabled)
+	/* Only what a discover reply said makes it a router here. */
+	if (p->rtr == UL_PEER_RTR_ENABLED)
 		s |= 1u << 2;
 	if (p->is_configured)
 		s |= 1u << 3;
+	if (p->is_discovered)
+		s |= 1u << 4;
+	if (p->is_nids_uptodate)
+		s |= 1u << 8;
 	if (p->is_lock_prim)
 		s |= 1u << 20;
 	return s;

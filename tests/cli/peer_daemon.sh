@@ -72,6 +72,15 @@ check show_non_mr_mr '^      Multi-Rail: false$'
 check show_non_mr_state '^      peer state: 8$'
 expect add_mr_mismatch 234 "" @peer/add_mismatch.err -- \
 	$u peer add --prim_nid 127.1.2.30@tcp
+# 8a a non-MR peer has one NID per net: LNet's -ENOTUNIQ, and the new
+# peer goes again; NIDs on other nets are fine.
+expect add_non_mr_same_net 234 "" @peer/add_non_mr_same_net.err -- \
+	$u peer add --prim_nid 127.1.2.31@tcp --non_mr --nid 127.1.2.32@tcp
+expect add_non_mr_same_net_gone 234 "" @peer/show_40_gone.err -- \
+	$u peer show --nid 127.1.2.31@tcp
+expect add_non_mr_other_net 0 "" "" -- $u peer add \
+	--prim_nid 127.1.2.31@tcp --non_mr --nid 127.1.3.31@tcp1
+expect del_non_mr_other_net 0 "" "" -- $u peer del --prim_nid 127.1.2.31@tcp
 # 9 primary is another peer's secondary NID.
 expect add_prim_taken 234 "" @peer/add_prim_taken.err -- \
 	$u peer add --prim_nid 127.1.2.12@tcp
