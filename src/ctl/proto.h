@@ -545,6 +545,7 @@ enum {
 	UL_CTL_ARGF_DELAY = 1U << 8,	 /* fault: a delay rule, not drop */
 	UL_CTL_ARGF_LARGE = 1U << 9,	 /* lnet configure --large */
 	UL_CTL_ARGF_BACKUP = 1U << 10,	 /* a show for export --backup */
+	UL_CTL_ARGF_IMPORT = 1U << 11,	 /* a peer add sent by import */
 };
 
 struct ul_ctl_args {

@@ -80,7 +80,9 @@ int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
 
 /*
  * A route's gateway peer asked for again exactly as it is (same primary,
- * Multi-Rail and NIDs): what importing an export --backup does.
+ * Multi-Rail and NIDs) by an import: what importing an export --backup
+ * does, which lists gateways as peers. `peer add` of a gateway fails as
+ * in LNet (lnetctl.md §7.1).
  */
 static bool gateway_as_is(const struct ul_core *core,
 			  const struct ul_ctl_args *a, bool is_mr)
@@ -88,6 +90,9 @@ static bool gateway_as_is(const struct ul_core *core,
 	struct ul_peer *p = ul_peer_find(core, &a->nid);
 	size_t i;
 
+	if (!(a->flags & UL_CTL_ARGF_IMPORT) ||
+	    (a->flags & (UL_CTL_ARGF_LOCK_PRIM | UL_CTL_ARGF_FORCE)))
+		return false;
 	if (!p || !p->rtr_refcount || p->is_mr != is_mr ||
 	    !ulnet_nid_same(&p->primary_nid, &a->nid))
 		return false;

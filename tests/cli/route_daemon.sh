@@ -189,6 +189,14 @@ expect gw_peer_del 234 "" @route/gw_peer_del.err -- \
 	$u peer del --prim_nid 127.1.2.50@tcp
 expect gw_peer_add 234 "" @route/gw_peer_add.err -- \
 	$u peer add --prim_nid 127.1.2.51@tcp
+# also as a non-MR peer, which a gateway is (only import takes it as is)
+expect gw_peer_add_non_mr 234 "" @route/gw_peer_add.err -- \
+	$u peer add --prim_nid 127.1.2.51@tcp --non_mr
+expect gw_peer_add_non_mr_lock 234 "" @route/gw_peer_add.err -- \
+	$u peer add --prim_nid 127.1.2.51@tcp --non_mr --lock_prim
+expect gw_peer_add_unchanged 0 "*" "" -- \
+	$u peer show -v 3 --nid 127.1.2.51@tcp
+check gw_peer_add_unchanged_state '^      peer state: 0$'
 expect gw_peer_add_nid 234 "" @route/gw_peer_add_nid.err -- \
 	$u peer add --prim_nid 127.1.2.60@tcp --nid 127.1.2.52@tcp
 
