@@ -293,8 +293,16 @@ static void fill_peer_ni(struct ul_ctl_peer_ni *out,
 		out->tx_q_nob = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
 					? (uint32_t)lpni->txqnob
 					: 0;
-		out->rtr_credits = max;
-		out->min_rtr_credits = max;
+		/*
+		 * Router buffer credits (routing.md §7.3): the net's
+		 * peer_buffer_credits, else its peer credits; full, as
+		 * nothing is forwarded yet. None off local nets, as LNet.
+		 */
+		out->rtr_credits = !net ? 0
+				   : net->tun.peer_buffer_credits > 0
+					   ? net->tun.peer_buffer_credits
+					   : max;
+		out->min_rtr_credits = out->rtr_credits;
 		out->refcount = lpni->refcount;
 	}
 	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,

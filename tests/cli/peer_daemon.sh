@@ -16,7 +16,10 @@ cli_daemon p 'net:
       - nid: 127.1.2.1@tcp
   - net type: tcp1
     local NI(s):
-      - nid: 127.1.3.1@tcp1' --cpts 2
+      - nid: 127.1.3.1@tcp1
+        tunables:
+          peer_credits: 16
+          peer_buffer_credits: 32' --cpts 2
 
 # --- empty table, help ------------------------------------------------
 # 1 peer list with no peer prints nothing (not lnetctl's emitter error).
@@ -48,6 +51,10 @@ expect add_ranges 0 "" "" -- $u peer add --prim_nid 127.1.2.10@tcp \
 expect add_again 0 "" "" -- $u peer add -k 127.1.2.10@tcp -n 127.1.2.11@tcp
 expect show_order 0 @peer/show_order.yaml "" -- \
 	$u peer show --nid 127.1.3.11@tcp1
+# 3a router credits come from the net's peer_buffer_credits, else its
+# peer credits (routing.md §7.3): 32 on tcp1, 8 on tcp.
+expect show_rtr_credits 0 @peer/show_rtr_credits.yaml "" -- \
+	$u peer show --nid 127.1.3.11@tcp1 -v 1
 # 4 --lock_prim (abbreviated) sets bits 0, 3 and 20: 1048585.
 expect add_lock 0 "" "" -- $u peer add --prim 127.1.2.20@tcp --lock
 expect show_v3_locked 0 @peer/show_v3_locked.yaml "" -- \
