@@ -97,7 +97,8 @@ static int build_info(struct ul_node *n, uint32_t seq, void **out,
 		      UL_WIRE_PING_FEAT_MULTI_RAIL;
 	if (c->tun.discovery)
 		pi.features |= UL_WIRE_PING_FEAT_DISCOVERY;
-	if (!c->tun.routing)
+	/* Set from STOPPING until ENABLED again (routing.md §7.1). */
+	if (c->routing.state != UL_ROUTING_ENABLED)
 		pi.features |= UL_WIRE_PING_FEAT_RTE_DISABLED;
 	pi.pid = n->opts.pid;
 	size = ul_wire_ping_info_size(nis, i);

@@ -231,23 +231,58 @@ expect gw_peer_del_free 0 "" "" -- $u peer del --prim_nid 127.1.2.50@tcp
 # --- routing and buffers ----------------------------------------------
 # 8 buffer values while routing is off are not remembered (quirk).
 expect buf_before 0 "" "" -- $u set tiny_buffers 100
+# set routing 1 makes the pools at LNet's defaults and starts: "enable:
+# 3" for alive_router_check_interval + router_ping_timeout (110 s); the
+# end of that wait is tested on a virtual clock (unit/test_routing).
 expect routing_on 0 "" "" -- $u set routing 1
 expect routing_show 0 @route/routing_default.yaml "" -- $u routing show
+check routing_on_log 'Message forwarding will be enabled in 110s$' \
+	"$TMP/r.log"
+expect routing_on_again 0 "" "" -- $u set routing 1
 expect buf_tiny 0 "" "" -- $u set tiny_buffers 4000
 expect buf_small_default 0 "" "" -- $u set small_buffers 0
 expect buf_large_keep 0 "" "" -- $u set large_buffers -1
 expect buf_range 222 "" @route/buf_range.err -- $u set large_buffers -2
 expect routing_show_buf 0 @route/routing_tiny.yaml "" -- $u routing show
-# 9 a tiny total below the CPT count still gives each CPT one buffer.
+# 9 a smaller total is kept, but a pool gives up buffers only as they
+# come back (routing.md §7.2), which nothing forwarded means never; a
+# total under LNet's recommended minimum (the total, not per CPT) is
+# logged.
 expect buf_tiny_one 0 "" "" -- $u set tiny_buffers 1
-expect routing_show_one 0 "*" "" -- $u routing show
-check routing_one_nbuffers '^              nbuffers: 1$'
-check routing_one_total '^    tiny: 1$'
+expect routing_show_one 0 @route/routing_tiny.yaml "" -- $u routing show
+check buf_tiny_one_log \
+	'tiny_router_buffers=1 less than recommended minimum 512$' "$TMP/r.log"
 expect routing_bad 255 "" @route/routing_bad.err -- $u set routing 2
+# set routing 0: "enable: 2" (stopping) for 110 s to 330 s; the pools
+# keep their buffers until then; starting again is refused meanwhile.
 expect routing_off 0 "" "" -- $u set routing 0
-expect buf_off 0 "" "" -- $u set small_buffers 9000
 expect routing_show_off 0 "*" "" -- $u routing show
-check routing_off_enable '^    - enable: 0$'
-check routing_off_small '^    small: 16384$'
+check routing_off_enable '^    - enable: 2$'
+check routing_off_log 'Message forwarding will stop in 110s to 330s$' \
+	"$TMP/r.log"
+expect routing_on_stopping 240 "" @route/routing_busy.err -- \
+	$u set routing 1
+# buffers still count while stopping: large grows to 1024 per CPT
+expect buf_stopping 0 "" "" -- $u set large_buffers 2048
+expect buf_stopping_show 0 "*" "" -- $u routing show
+check buf_stopping_large '^    large: 2048$'
+# 10 lnet unconfigure ends routing and frees the pools; until lnet
+# configure the routing commands fail as LNet's ioctls do (-100), and
+# afterwards there are no pools: nothing to show.
+expect unconfigure 0 "" "" -- $u lnet unconfigure
+expect down_routing_show 156 "" @route/down_routing_show.err -- \
+	$u routing show
+expect down_routing_on 156 "" @route/down_routing_on.err -- \
+	$u set routing 1
+expect down_routing_off 156 "" @route/down_routing_off.err -- \
+	$u set routing 0
+expect down_buf 156 "" @route/down_buf.err -- $u set tiny_buffers 100
+expect configure 0 "" "" -- $u lnet configure
+expect routing_after_configure 0 "" "" -- $u routing show
+# 11 the totals set before (module parameters to LNet) size the new
+# pools: each CPT gets max(total / CPTs, 1) and buffers: sums them.
+expect routing_on_again_after 0 "" "" -- $u set routing 1
+expect routing_show_sized 0 @route/routing_sized.yaml "" -- \
+	$u routing show
 
 finish

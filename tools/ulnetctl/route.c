@@ -275,6 +275,7 @@ static int routing_show(int argc, char **argv)
 {
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	struct ul_err err = { 0 };
+	char descr[128];
 	struct ul_ctl_reply reply;
 	struct ul_cyaml_errs t;
 	int rc;
@@ -292,9 +293,13 @@ static int routing_show(int argc, char **argv)
 		return rc;
 	}
 	rc = reply.rc;
-	if (rc)
-		ul_cyaml_err_add(&t, "show", "routing", rc, reply.err_msg);
-	else if (ul_doc_print(stdout, reply.doc, UL_DOC_C))
+	if (rc) {
+		/* lustre_lnet_show_routing()'s words, from the errno */
+		snprintf(descr, sizeof(descr),
+			 "\"cannot get routing information: %s\"",
+			 strerror(-rc));
+		ul_cyaml_err_add(&t, "show", "routing", rc, descr);
+	} else if (ul_doc_print(stdout, reply.doc, UL_DOC_C))
 		rc = -EIO;
 	ul_ctl_reply_fini(&reply);
 	return rc;
