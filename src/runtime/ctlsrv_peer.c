@@ -172,9 +172,11 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  : 0;
 	}
 	for (i = 0; i < a->nnids; i++) {
+		/* LNet: unknown -ENOENT, another peer's NID -ECHILD. */
 		owner = ul_peer_find(core, &a->nids[i]);
 		if (owner != peer)
-			return ul_err_set(err, -ENOENT, "failed to del peer");
+			return ul_err_set(err, owner ? -ECHILD : -ENOENT,
+					  "failed to del peer");
 		rc = ul_peer_ni_del(core, &a->nids[i], &cerr);
 		if (rc)
 			return ul_err_set(err, rc, "failed to del peer");

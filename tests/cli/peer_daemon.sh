@@ -211,6 +211,9 @@ expect show_after_del 0 @peer/show_after_del.yaml "" -- \
 	$u peer show --nid 127.1.2.10@tcp
 expect del_nid_missing 234 "" @peer/del_nid_missing.err -- \
 	$u peer del --prim_nid 127.1.2.10@tcp --nid 127.1.2.11@tcp
+# a NID of another peer: LNet's -ECHILD
+expect del_nid_foreign 234 "" @peer/del_nid_foreign.err -- \
+	$u peer del --prim_nid 127.1.2.10@tcp --nid 127.1.2.30@tcp
 expect del_not_primary 234 "" @peer/del_not_primary.err -- \
 	$u peer del --prim_nid 127.1.2.13@tcp
 expect del_unknown 234 "" @peer/del_unknown.err -- \
