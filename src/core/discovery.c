@@ -106,6 +106,33 @@ static int drop_vanished(struct ul_core *c, struct ul_peer *p,
 	return 0;
 }
 
+/*
+ * LNet's lnet_peer_deletion(): p goes with all its NIDs, its routes are
+ * taken off first and added again after (their gateway made again from
+ * each route's NID, as traffic makes a peer). -ENOMEM only.
+ */
+static int peer_remake(struct ul_core *c, struct ul_peer *p)
+{
+	struct ulnet_nid prim = p->primary_nid;
+	struct ul_route *r, *saved;
+	size_t n = 0, i;
+
+	saved = calloc(p->rtr_refcount ? p->rtr_refcount : 1, sizeof(*saved));
+	if (!saved)
+		return -ENOMEM;
+	ul_list_for_each_entry(r, &p->routes, gw_link)
+		saved[n++] = *r;
+	for (i = 0; i < n; i++)
+		(void)ul_route_del(c, saved[i].net_id, &saved[i].gw_nid, NULL);
+	(void)ul_peer_del(c, &prim, true, NULL);
+	for (i = 0; i < n; i++)
+		(void)ul_route_add(c, saved[i].net_id, &saved[i].gw_nid,
+				   saved[i].hops, saved[i].priority, NULL,
+				   NULL);
+	free(saved);
+	return 0;
+}
+
 /* Steps 4 to 6 for a peer with discovery on, both sides. */
 static int merge_nids(struct ul_core *c, struct ul_peer *p,
 		      const struct ulnet_ping_result *res)
@@ -142,7 +169,6 @@ int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 	const struct ulnet_nid *prim = &res->primary.nid;
 	bool is_nodisc = !(res->features & UL_WIRE_PING_FEAT_DISCOVERY) ||
 			 !c->tun.discovery;
-	struct ulnet_nid gone;
 	struct ul_peer *p, *q;
 	int rc;
 
@@ -160,10 +186,10 @@ int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 		p = q;
 	/* Newly without discovery: LNet deletes it, traffic makes it again. */
 	if (is_nodisc && !p->has_no_discovery && !p->is_configured &&
-	    !p->is_lock_prim && !p->rtr_refcount &&
 	    (p->is_discovered || p->is_mr)) {
-		gone = p->primary_nid;
-		(void)ul_peer_del(c, &gone, true, NULL);
+		rc = peer_remake(c, p);
+		if (rc)
+			return ul_err_set(err, rc, "out of memory");
 		rc = peer_of(c, target, &p);
 		if (rc)
 			return ul_err_set(err, rc, "failed to create peer");

@@ -10,9 +10,9 @@
  *    ping's traffic), or the peer that owns the reply's primary NID;
  *  - ROUTER_ENABLED from the reply's RTE_DISABLED feature; NO_DISCOVERY
  *    when the reply lacks DISCOVERY or our discovery is off (a peer that
- *    newly gets it, was discovered or MR and is neither configured,
- *    locked nor a gateway is deleted and made again by the traffic, as
- *    LNet does); Multi-Rail by §10's table;
+ *    newly gets it, was discovered or MR and is not configured is
+ *    deleted, its lock with it, and made again by the traffic, its
+ *    routes added again, as LNet does); Multi-Rail by §10's table;
  *  - the statuses of the peer's NIDs the reply lists;
  *  - only for an unconfigured MR peer with discovery on both sides: the
  *    reply's NIDs are added, those it no longer lists removed (a locked

@@ -136,8 +136,11 @@ static int discover_merge(struct ul_ctlsrv *srv, const struct ulnet_nid *target,
 	int rc;
 
 	rc = ul_discovery_merge(ul_node_core(srv->node), target, res, out, err);
-	if (rc == 0 && srv->udsp)
+	/* Peers, primaries and maybe routes changed: the rules follow. */
+	if (rc == 0 && srv->udsp) {
 		ul_udsp_apply_all(srv->udsp);
+		ul_udsp_on_route_del(srv->udsp);
+	}
 	return rc;
 }
 

@@ -187,6 +187,40 @@ static void discovery_off_there_remakes_the_peer_non_mr(void **state)
 	ul_core_destroy(c);
 }
 
+static void discovery_off_there_remakes_gateways_and_locks(void **state)
+{
+	struct ulnet_nid b1 = ht_nid("10.0.0.2@tcp");
+	struct ulnet_ping_result r;
+	struct ul_core *c = node_x();
+	struct ul_route *rt;
+	struct ul_rnet *rn;
+	struct ul_peer *p;
+
+	(void)state;
+	assert_int_equal(ul_route_add(c, ht_net("tcp5"), &b1, 3, 2, &rt, NULL),
+			 0);
+	reply(&r, FEAT_B, "10.0.0.2@tcp", "10.0.0.4@tcp", NULL);
+	p = merge(c, "10.0.0.2@tcp", &r);
+	p->is_lock_prim = true;
+	assert_int_equal(p->nnis, 2);
+	/* LNet deletes even a locked gateway, then adds its routes again */
+	reply(&r, FEAT_B & ~UL_WIRE_PING_FEAT_DISCOVERY, "10.0.0.2@tcp",
+	      "10.0.0.4@tcp", NULL);
+	p = merge(c, "10.0.0.2@tcp", &r);
+	assert_int_equal(c->npeers, 1);
+	assert_string_equal(nids_of(p), "10.0.0.2@tcp");
+	assert_false(p->is_lock_prim);
+	assert_int_equal(state_of(p), 2 + 16 + 256);
+	rn = ul_rnet_find(c, ht_net("tcp5"));
+	assert_non_null(rn);
+	rt = ul_list_first_entry(&rn->routes, struct ul_route, rnet_link);
+	assert_ptr_equal(rt->gateway, p);
+	assert_int_equal(rt->hops, 3);
+	assert_int_equal(rt->priority, 2);
+	assert_int_equal(p->rtr_refcount, 1);
+	ul_core_destroy(c);
+}
+
 static void configured_peer_keeps_its_nids(void **state)
 {
 	static const char *const more[] = { "10.0.0.9@tcp", NULL };
@@ -292,6 +326,8 @@ int main(void)
 		cmocka_unit_test(discover_keeps_the_earliest_locked_primary),
 		cmocka_unit_test(discovery_off_here_pings_once_non_mr),
 		cmocka_unit_test(discovery_off_there_remakes_the_peer_non_mr),
+		cmocka_unit_test(
+			discovery_off_there_remakes_gateways_and_locks),
 		cmocka_unit_test(configured_peer_keeps_its_nids),
 		cmocka_unit_test(vanished_nids_leave_an_unconfigured_peer),
 		cmocka_unit_test(non_mr_peer_has_one_nid_per_net),
