@@ -21,6 +21,7 @@
 #include "core/ni.h"
 #include "core/peer.h"
 #include "core/route.h"
+#include "core/routing.h"
 #include "core/tunables.h"
 #include "util/hash.h"
 #include "util/list.h"
@@ -83,7 +84,9 @@ struct ul_core {
 	uint32_t npeers;
 	struct ul_hash peer_ni_hash; /* every peer NI by NID */
 	struct ul_list rnets;	     /* struct ul_rnet, creation order */
+	struct ul_routing routing;   /* this node's routing and pools */
 	uint32_t net_seq;	     /* ln_net_seq (selection.md §4.5) */
+	uint64_t lock_seq;	     /* stamps of peers' LOCK_PRIMARY */
 	uint64_t rng_state;	     /* route insertion positions */
 	bool is_route_append;	     /* insert routes last, not randomly */
 	uint32_t numa_nnodes;	     /* 0: default distances 10 / 20 */

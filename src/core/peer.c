@@ -237,7 +237,6 @@ static struct ul_peer *peer_alloc(struct ul_core *c,
 	peer->primary_nid = *prim_nid;
 	peer->rtr_check_net = ULNET_NET_ANY;
 	peer->is_alive = !c->tun.check_routers_before_use;
-	peer->is_router_enabled = true;
 	peer->refcount = 1; /* the instance's list */
 	ul_list_add_tail(&c->peers, &peer->core_link);
 	c->npeers++;
@@ -487,17 +486,27 @@ int ul_peer_add(struct ul_core *c, const struct ulnet_nid *prim_nid, bool is_mr,
 		peer = ul_peer_ni_peer(lpni);
 		peer->is_configured = true;
 		peer->is_mr = is_mr;
-		peer->is_lock_prim = is_lock_prim;
 		notify_attach(c, peer, lpn, lpni);
 	}
 	peer->is_configured = true;
 	ul_peer_set_mr(peer, is_mr);
-	if (is_lock_prim)
+	if (is_lock_prim && !peer->is_lock_prim) {
 		peer->is_lock_prim = true;
+		peer->prim_lock_seq = ++c->lock_seq;
+	}
 	if (out)
 		*out = peer;
 	return 0;
 }
+
+/* A non-MR peer has one NID per net (LNet's -ENOTUNIQ). */
+static bool is_net_free(const struct ul_peer *peer, const struct ulnet_nid *nid)
+{
+	return peer->is_mr || !ul_peer_net_find(peer, ulnet_nid_net(nid));
+}
+
+#define NOT_UNIQ_MSG                                                           \
+	"failed to add peer: a non-Multi-Rail peer has one NID per net"
 
 int ul_peer_ni_add(struct ul_core *c, struct ul_peer *peer,
 		   const struct ulnet_nid *nid, struct ul_peer_ni **out,
@@ -517,6 +526,8 @@ int ul_peer_ni_add(struct ul_core *c, struct ul_peer *peer,
 		return 0;
 	}
 	if (!lpni) {
+		if (!is_net_free(peer, nid))
+			return ul_err_set(err, -ENOTUNIQ, NOT_UNIQ_MSG);
 		rc = peer_attach_new(c, peer, nid, &lpni, &lpn);
 		if (rc)
 			return ul_err_set(err, rc, "failed to add peer");
@@ -534,6 +545,15 @@ int ul_peer_ni_add(struct ul_core *c, struct ul_peer *peer,
 		return ul_err_set(err, -EEXIST,
 				  "failed to add peer: NID belongs to "
 				  "another peer");
+	if (!is_net_free(peer, nid))
+		return ul_err_set(err, -ENOTUNIQ, NOT_UNIQ_MSG);
+	/* It is old's primary: the earliest lock wins (discovery.md §11). */
+	if (old->is_lock_prim &&
+	    (!peer->is_lock_prim || old->prim_lock_seq < peer->prim_lock_seq)) {
+		peer->primary_nid = *nid;
+		peer->is_lock_prim = true;
+		peer->prim_lock_seq = old->prim_lock_seq;
+	}
 	new_lpn = NULL;
 	lpn = ul_peer_net_find(peer, ulnet_nid_net(nid));
 	if (!lpn) {
@@ -613,12 +633,14 @@ int ul_peer_del(struct ul_core *c, const struct ulnet_nid *prim_nid, bool force,
 				  "failed to del primary peer: it is a "
 				  "gateway");
 	/* A locked primary stays unless forced (lnetctl.md §7.2). */
+	if (peer->is_lock_prim && !force)
+		peer->is_nids_uptodate = false;
 	peer_unlink_nis(c, peer, peer->is_lock_prim && !force);
 	return 0;
 }
 
-int ul_peer_set_primary(struct ul_core *c, struct ul_peer *peer,
-			const struct ulnet_nid *nid, struct ul_err *err)
+int ul_peer_ni_put_first(struct ul_core *c, struct ul_peer *peer,
+			 const struct ulnet_nid *nid, struct ul_err *err)
 {
 	struct ul_peer_ni *lpni = ul_peer_ni_find(c, nid);
 	struct ul_peer_net *lpn;
@@ -631,8 +653,17 @@ int ul_peer_set_primary(struct ul_core *c, struct ul_peer *peer,
 	ul_list_add_head(&peer->peer_nets, &lpn->peer_link);
 	ul_list_del(&lpni->peer_net_link);
 	ul_list_add_head(&lpn->peer_nis, &lpni->peer_net_link);
-	peer->primary_nid = *nid;
 	return 0;
+}
+
+int ul_peer_set_primary(struct ul_core *c, struct ul_peer *peer,
+			const struct ulnet_nid *nid, struct ul_err *err)
+{
+	int rc = ul_peer_ni_put_first(c, peer, nid, err);
+
+	if (rc == 0)
+		peer->primary_nid = *nid;
+	return rc;
 }
 
 void ul_peer_del_all(struct ul_core *c)

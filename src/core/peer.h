@@ -5,13 +5,15 @@
  * NIs grouped by net into peer nets. Order matters for selection ties
  * (reference/selection.md §1): the peer net holding the primary NID comes
  * first, the others in creation order; inside a peer net the primary NID
- * comes first, the others in insertion order. Every peer NI is in the
- * instance's NID hash, so a NID names at most one peer NI.
+ * comes first, the others in insertion order. (A discover reply puts its
+ * own primary first, which is not the peer's when that one is locked, as
+ * LNet does.) Every peer NI is in the instance's NID hash, so a NID names
+ * at most one peer NI.
  *
  * Peers come from configuration (ul_peer_add: "configured", MR unless
  * asked otherwise), from traffic (ul_peer_ni_find_or_create: one non-MR
  * peer per unknown NID, as LNet creates before discovery) and from route
- * add (the gateway).
+ * add (the gateway), and change with discovery (core/discovery.h).
  *
  * Lifetime as in ni.h: refcounts, two-phase delete. A peer NI holds a
  * reference on its peer net, a peer net on its peer; the instance's hash
@@ -98,6 +100,13 @@ struct ul_peer_net {
 	bool is_dead;
 };
 
+/* What a peer's last discover reply said of its routing (state bit 2). */
+enum ul_peer_rtr {
+	UL_PEER_RTR_UNKNOWN,  /* no reply merged yet */
+	UL_PEER_RTR_ENABLED,  /* no RTE_DISABLED: LNet's ROUTER_ENABLED */
+	UL_PEER_RTR_DISABLED, /* the reply had RTE_DISABLED */
+};
+
 struct ul_peer {
 	struct ul_list core_link; /* on ul_core.peers, creation order */
 	struct ul_list peer_nets; /* primary's net first */
@@ -111,9 +120,14 @@ struct ul_peer {
 	bool is_mr;		/* multi-rail (LNET_PEER_MULTI_RAIL) */
 	bool is_configured;	/* added by configuration, not traffic */
 	bool is_lock_prim;	/* primary NID locked (lock_prim) */
-	bool is_alive;		/* lp_alive, for gateways (routing.md §4.1) */
-	bool has_no_discovery;	/* gateway has discovery off */
-	bool is_router_enabled; /* gateway advertises routing enabled */
+	/* When it was locked (ul_core.lock_seq, the earliest wins a merge);
+	 * 0 when only peer set --state locked it, as LNet's timestamp. */
+	uint64_t prim_lock_seq;
+	bool is_alive;	       /* lp_alive, for gateways (routing.md §4.1) */
+	bool has_no_discovery; /* NO_DISCOVERY: it or we have discovery off */
+	bool is_discovered;    /* DISCOVERED: a discover completed once */
+	bool is_nids_uptodate; /* NIDS_UPTODATE: NIDs as its last reply */
+	enum ul_peer_rtr rtr;  /* its routing, as its last reply said */
 	int refcount;
 	bool is_dead;
 };
@@ -129,10 +143,13 @@ struct ul_peer {
 int ul_peer_add(struct ul_core *c, const struct ulnet_nid *prim_nid, bool is_mr,
 		bool is_lock_prim, struct ul_peer **out, struct ul_err *err);
 /*
- * Add a NID to a peer (lnetctl peer add --nid). A NID already on this
- * peer is a no-op; a NID held alone by an unconfigured peer (one created
- * by traffic) moves over with its state, and that peer goes; a NID of any
- * other peer is -EEXIST.
+ * Add a NID to a peer (lnetctl peer add --nid, discovery). A NID already
+ * on this peer is a no-op; a NID held alone by an unconfigured peer (one
+ * created by traffic) moves over with its state, and that peer goes; if
+ * that peer's primary was locked earlier than this one's (or this one is
+ * not locked), it stays the primary, locked (discovery.md §11). A NID of
+ * any other peer is -EEXIST; a second NID on one net of a non-MR peer is
+ * -ENOTUNIQ (LNet's lnet_peer_add_nid).
  */
 int ul_peer_ni_add(struct ul_core *c, struct ul_peer *peer,
 		   const struct ulnet_nid *nid, struct ul_peer_ni **out,
@@ -157,6 +174,13 @@ int ul_peer_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
  */
 int ul_peer_set_primary(struct ul_core *c, struct ul_peer *peer,
 			const struct ulnet_nid *nid, struct ul_err *err);
+/*
+ * Move nid (one of the peer's NIDs, else -ENOENT) and its peer net first,
+ * the primary unchanged: what a discover reply's primary gets even when
+ * the peer's primary is locked to another NID (discovery.md §8.3).
+ */
+int ul_peer_ni_put_first(struct ul_core *c, struct ul_peer *peer,
+			 const struct ulnet_nid *nid, struct ul_err *err);
 /*
  * Set or clear the multi-rail flag. Becoming MR drops every automatic
  * sticky NID (is_pref_non_mr) of its peer NIs (selection.md §4.6).

@@ -87,10 +87,18 @@ static int build_info(struct ul_node *n, uint32_t seq, void **out,
 			i++;
 		}
 	}
-	/* Discovery is not implemented: its bit stays clear (§4). */
+	/*
+	 * DISCOVERY follows the tunable (§4, §10): a peer that reads it
+	 * clear treats this node as non-MR. ulnet answers pings with every
+	 * NID and takes pushes (and ignores their data), which is what a
+	 * discovering peer needs of it.
+	 */
 	pi.features = UL_WIRE_PING_FEAT_NI_STATUS |
 		      UL_WIRE_PING_FEAT_MULTI_RAIL;
-	if (!c->tun.routing)
+	if (c->tun.discovery)
+		pi.features |= UL_WIRE_PING_FEAT_DISCOVERY;
+	/* Set from STOPPING until ENABLED again (routing.md §7.1). */
+	if (c->routing.state != UL_ROUTING_ENABLED)
 		pi.features |= UL_WIRE_PING_FEAT_RTE_DISABLED;
 	pi.pid = n->opts.pid;
 	size = ul_wire_ping_info_size(nis, i);

@@ -8,6 +8,8 @@
 
 #include "core/core.h"
 #include "util/err.h"
+#include "ulnet/ulnet.h"
+#include "wire/wire.h"
 
 void ul_route_get(struct ul_route *r)
 {
@@ -225,5 +227,48 @@ bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r)
 	if (c->tun.avoid_asym_router_failure &&
 	    (r->hops == 1 || r->is_single_hop) && !gw_has_up_ni(gw, r->net_id))
 		return false;
-	return gw->is_router_enabled;
+	/*
+	 * ulnet has no router checker yet: a gateway no discover reply has
+	 * spoken for is taken as routing (LNet checks it at route add).
+	 */
+	return gw->rtr != UL_PEER_RTR_DISABLED;
+}
+
+/* The reply lists a NID on net_id (*is_up: one of them is up). */
+static bool reply_has_net(const struct ulnet_ping_ni *nis, size_t n,
+			  uint32_t net_id, bool *is_up)
+{
+	bool has = false;
+	size_t i;
+
+	*is_up = false;
+	for (i = 0; i < n; i++) {
+		if (ulnet_nid_net(&nis[i].nid) != net_id)
+			continue;
+		has = true;
+		if (nis[i].status == UL_WIRE_NI_STATUS_UP)
+			*is_up = true;
+	}
+	return has;
+}
+
+void ul_route_on_gw_reply(struct ul_core *c, struct ul_peer *gw,
+			  bool is_rte_disabled, const struct ulnet_ping_ni *nis,
+			  size_t n)
+{
+	struct ul_route *r;
+	bool is_up;
+
+	ul_list_for_each_entry(r, &gw->routes, gw_link) {
+		if (is_rte_disabled || !gw_has_up_ni(gw, r->local_net_id)) {
+			r->is_alive = false;
+			continue;
+		}
+		r->is_single_hop = reply_has_net(nis, n, r->net_id, &is_up);
+		if (c->tun.avoid_asym_router_failure &&
+		    (r->hops == 1 || r->is_single_hop))
+			r->is_alive = is_up;
+		else
+			r->is_alive = true;
+	}
 }

@@ -24,6 +24,7 @@
 struct ul_core;
 struct ul_err;
 struct ul_peer;
+struct ulnet_ping_ni;
 
 /* Hop count not given (LNET_UNDEFINED_HOPS); compares as 1. */
 #define UL_HOPS_UNDEFINED UINT32_MAX
@@ -75,6 +76,17 @@ struct ul_rnet *ul_rnet_find(const struct ul_core *c, uint32_t net_id);
 
 /* Route liveness of selection.md §5.1 / routing.md §4.2. */
 bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r);
+/*
+ * A discover reply from gateway gw, whose NIs' statuses are merged
+ * already (routing.md §4.3): with RTE_DISABLED, or no up NI of gw on a
+ * route's local net, that route is down; otherwise it is single-hop when
+ * the reply lists a NID on the remote net, and with
+ * avoid_asym_router_failure a single-hop (or hop 1) route is up only if
+ * one of those NIDs is.
+ */
+void ul_route_on_gw_reply(struct ul_core *c, struct ul_peer *gw,
+			  bool is_rte_disabled, const struct ulnet_ping_ni *nis,
+			  size_t n);
 
 /* For ul_core_destroy(): every route and remote net. */
 void ul_route_del_all(struct ul_core *c);

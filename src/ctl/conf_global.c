@@ -25,9 +25,14 @@ int ul_conf_walk_routing(struct ul_conf_walk *w, const struct ul_ynode *m)
 			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
 					       key->str);
 		} else {
-			rc = ul_conf_walk_get_int(w, m->kids[2 * i + 1], 0, 1,
+			/*
+			 * export --backup writes LNet's state (0..3: 2 is
+			 * stopping, 3 starting); lnetctl turns any non-zero
+			 * value into "enable".
+			 */
+			rc = ul_conf_walk_get_int(w, m->kids[2 * i + 1], 0, 3,
 						  &v);
-			c->routing_enable = v;
+			c->routing_enable = v != 0;
 			c->flags |= UL_CONF_HAS_ROUTING;
 		}
 		ul_conf_walk_pop(w, old);

@@ -552,6 +552,7 @@ enum {
 	UL_CTL_ARGF_LARGE = 1U << 9,	 /* lnet configure --large */
 	UL_CTL_ARGF_BACKUP = 1U << 10,	 /* a show for export --backup */
 	UL_CTL_ARGF_IP2NET = 1U << 11,	 /* net add: one net of --ip2net */
+	UL_CTL_ARGF_IMPORT = 1U << 12,	 /* a peer add sent by import */
 };
 
 struct ul_ctl_args {

@@ -15,8 +15,12 @@
  * Errors carry lnetctl's exact descr strings (double quotes included where
  * lnetctl has them, so the CLI can print them verbatim).
  *
- * Departures from lnetctl, each a defect there:
- *  - Host names are not resolved ("myhost@tcp" is an invalid NID).
+ * Host names are not looked up here: ulnetctl resolves the items that
+ * are host names first (tools/ulnetctl/peer.c, ulnetctl_nidlist_expand),
+ * as lnetctl's parser does, and hands the rest to this expansion.
+ *
+ * Departures from lnetctl, each a defect there (docs/lnetctl-differences.md
+ * lists them for users):
  *  - Every expanded NID is checked ("1.1.1.[250-300]@tcp" is refused);
  *    lnetctl sends such strings to the kernel unchecked.
  *  - "[0]" and "[0-0]" expand to 0; lnetctl expands them to nothing.

@@ -243,7 +243,8 @@ static const struct generic_op generic_ops[] = {
 	  "Network is down" },
 	{ UL_CTL_OP_ROUTE_SHOW, ul_ctlsrv_route_show, -ENETDOWN,
 	  "Network is down" },
-	{ UL_CTL_OP_ROUTING_SHOW, ul_ctlsrv_routing_show, 0, NULL },
+	{ UL_CTL_OP_ROUTING_SHOW, ul_ctlsrv_routing_show, -ENETDOWN,
+	  "Network is down" },
 	{ UL_CTL_OP_SET, ul_ctlsrv_set, 0, NULL },
 	{ UL_CTL_OP_GLOBAL_SHOW, ul_ctlsrv_global_show, 0, NULL },
 	{ UL_CTL_OP_STATS_SHOW, ul_ctlsrv_stats_show, -ENETDOWN,
@@ -706,6 +707,7 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 	srv->ncpt = 1;
 	srv->nnodes = host_numa_nodes();
 	srv->lnd_timeout = -1;
+	ul_timer_init(&srv->routing_timer, ul_ctlsrv_routing_on_timer);
 	ul_list_init(&srv->clients);
 	rc = -ENOMEM;
 	srv->path = strdup(path);
@@ -759,6 +761,7 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
 	ul_list_for_each_entry_safe(c, tmp, &srv->clients, link)
 		client_close(c);
 	ul_io_stop(&srv->io);
+	ul_timer_cancel(ul_loop_timers(srv->loop), &srv->routing_timer);
 	close(srv->fd);
 	unlink(srv->path);
 	ul_ctlsrv_faults_destroy(srv->faults);

@@ -10,6 +10,7 @@
 #include "core/core.h"
 #include "core/msg.h"
 #include "core/node.h"
+#include "core/ping.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
@@ -54,6 +55,9 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return ul_err_set(err, -ENOENT, "no such parameter '%s'",
 				  a->name);
 	rc = ul_tunables_set(&core->tun, (enum ul_tunable)id, a->value, err);
+	/* The ping info publishes discovery (discovery.md §10). */
+	if (!rc && id == UL_TUNABLE_DISCOVERY)
+		ul_ping_targets_refresh(srv->node);
 	/* A socklnd timeout of 0 follows LNet's lnd_timeout. */
 	if (!rc && srv->lnd_timeout == 0)
 		ul_ctlsrv_lnd_timeout_apply(srv);

@@ -7,7 +7,8 @@
  *	ctlsrv_ping.c    ping, discover, perf put (ops that wait)
  *	ctlsrv_net.c     net add / del / set
  *	ctlsrv_peer.c    peer add / del / set / list
- *	ctlsrv_route.c   route add / del / show, routing show
+ *	ctlsrv_route.c   route add / del / show
+ *	ctlsrv_routing.c routing show, set routing and *_buffers
  *	ctlsrv_global.c  set, global show, stats show / reset
  *	ctlsrv_udsp.c    udsp add / del / show
  *	ctlsrv_fault.c   fault add / del / show / reset
@@ -72,13 +73,8 @@ struct ul_ctlsrv {
 	int lnd_timeout;     /* socklnd's "timeout" (net set --lnd-timeout);
 			  * 0: LNet's lnd_timeout, < 0: the LND default */
 	struct ul_fault_set *faults; /* fault rules, owned */
-	/*
-	 * Router buffer totals (tiny, small, large) as `set *_buffers` and
-	 * import's "buffers" gave them; 0 = LNet's default. Remembered only
-	 * while routing is enabled, as LNet (lnetctl.md §8.4).
-	 */
-	int buffers[3];
-	bool has_pools; /* routing was enabled once: pools exist */
+	/* Ends routing's STARTING/STOPPING wait (core/routing.h). */
+	struct ul_timer routing_timer;
 };
 
 /*
@@ -214,11 +210,16 @@ int ul_ctlsrv_route_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			   struct ul_ctl_msg *doc, struct ul_err *err);
 /*
- * `set routing|tiny_buffers|small_buffers|large_buffers <value>` (also
- * import's routing/buffers): lnetctl.md §8.4 semantics and errors.
+ * ctlsrv_routing.c: `set routing|tiny_buffers|small_buffers|large_buffers
+ * <value>` (also import's routing/buffers): lnetctl.md §8.4 semantics
+ * and errors.
  */
 int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
 			  int64_t value, struct ul_err *err);
+/* Routing's timer callback, armed by the two above (ctlsrv_route.c). */
+void ul_ctlsrv_routing_on_timer(struct ul_timer *t, uint64_t now_ns);
+/* lnet unconfigure: routing DISABLED and its pools gone (§5). */
+void ul_ctlsrv_routing_reset(struct ul_ctlsrv *srv);
 /* ctlsrv_global.c */
 int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		  struct ul_ctl_msg *doc, struct ul_err *err);

@@ -73,7 +73,8 @@ static int apply_conf(struct ul_ctlsrv *srv, struct ul_err *err)
 
 /*
  * Everything configured goes: UDSP rules, routes, every net but lo,
- * peers, fault rules, router buffers; then the ops that need LNet fail.
+ * peers, fault rules, routing and its pools; then the ops that need LNet
+ * fail.
  */
 static void take_down(struct ul_ctlsrv *srv)
 {
@@ -90,8 +91,7 @@ static void take_down(struct ul_ctlsrv *srv)
 			ul_node_net_del(srv->node, net->net_id, NULL);
 	ul_peer_del_all(core);
 	ul_ctlsrv_faults_clear(srv->faults);
-	srv->has_pools = false;
-	memset(srv->buffers, 0, sizeof(srv->buffers));
+	ul_ctlsrv_routing_reset(srv);
 	srv->is_down = true;
 }
 

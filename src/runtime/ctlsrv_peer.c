@@ -16,7 +16,11 @@
 
 /* LNet's state bits a peer keeps here (lnetctl.md §7.3). */
 #define PEER_STATE_MULTI_RAIL (1u << 0)
+#define PEER_STATE_NO_DISCOVERY (1u << 1)
+#define PEER_STATE_ROUTER_ENABLED (1u << 2)
 #define PEER_STATE_CONFIGURED (1u << 3)
+#define PEER_STATE_DISCOVERED (1u << 4)
+#define PEER_STATE_NIDS_UPTODATE (1u << 8)
 #define PEER_STATE_LOCK_PRIMARY (1u << 20)
 
 bool ul_ctlsrv_peer_is_lo(const struct ul_peer *p)
@@ -76,7 +80,9 @@ int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
 
 /*
  * A route's gateway peer asked for again exactly as it is (same primary,
- * Multi-Rail and NIDs): what importing an export --backup does.
+ * Multi-Rail and NIDs) by an import: what importing an export --backup
+ * does, which lists gateways as peers. `peer add` of a gateway fails as
+ * in LNet (lnetctl.md §7.1).
  */
 static bool gateway_as_is(const struct ul_core *core,
 			  const struct ul_ctl_args *a, bool is_mr)
@@ -84,6 +90,9 @@ static bool gateway_as_is(const struct ul_core *core,
 	struct ul_peer *p = ul_peer_find(core, &a->nid);
 	size_t i;
 
+	if (!(a->flags & UL_CTL_ARGF_IMPORT) ||
+	    (a->flags & (UL_CTL_ARGF_LOCK_PRIM | UL_CTL_ARGF_FORCE)))
+		return false;
 	if (!p || !p->rtr_refcount || p->is_mr != is_mr ||
 	    !ulnet_nid_same(&p->primary_nid, &a->nid))
 		return false;
@@ -163,9 +172,11 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  : 0;
 	}
 	for (i = 0; i < a->nnids; i++) {
+		/* LNet: unknown -ENOENT, another peer's NID -ECHILD. */
 		owner = ul_peer_find(core, &a->nids[i]);
 		if (owner != peer)
-			return ul_err_set(err, -ENOENT, "failed to del peer");
+			return ul_err_set(err, owner ? -ECHILD : -ENOENT,
+					  "failed to del peer");
 		rc = ul_peer_ni_del(core, &a->nids[i], &cerr);
 		if (rc)
 			return ul_err_set(err, rc, "failed to del peer");
@@ -196,7 +207,15 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 					  "invalid peer state param");
 		/* Only the bits a peer keeps here can change (see notes). */
 		ul_peer_set_mr(p, a->state & PEER_STATE_MULTI_RAIL);
+		p->has_no_discovery = a->state & PEER_STATE_NO_DISCOVERY;
+		p->rtr = (a->state & PEER_STATE_ROUTER_ENABLED)
+				 ? UL_PEER_RTR_ENABLED
+			 : p->rtr == UL_PEER_RTR_ENABLED ? UL_PEER_RTR_DISABLED
+							 : p->rtr;
 		p->is_configured = a->state & PEER_STATE_CONFIGURED;
+		p->is_discovered = a->state & PEER_STATE_DISCOVERED;
+		p->is_nids_uptodate = a->state & PEER_STATE_NIDS_UPTODATE;
+		/* LNet keeps the lock's time: never locked is the earliest. */
 		p->is_lock_prim = a->state & PEER_STATE_LOCK_PRIMARY;
 		if (srv->udsp)
 			ul_udsp_apply_all(srv->udsp);

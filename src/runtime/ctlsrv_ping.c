@@ -10,13 +10,13 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery.h"
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "runtime/perf.h"
 #include "util/log.h"
-#include "wire/wire.h"
 
 /* lnetctl's ping waits at most 180 s (lnetctl.md §11.1). */
 #define PING_TIMEOUT_MAX_MS 180000u
@@ -154,50 +154,20 @@ void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
 
 /* ---- Discover -------------------------------------------------------- */
 
-/*
- * What `lnetctl discover` leaves behind (discovery.md, lnetctl.md §11.2):
- * one peer holding every NID the target's ping reply lists, with the
- * reply's primary NID as primary and Multi-Rail as the reply's feature
- * bit says. NIDs held alone by peers that traffic created move over; a
- * NID configured on another peer stays there (as LNet, which does not
- * merge configured peers). 0 and the peer, or -errno with err set.
- */
-static int discover_merge(struct ul_ctlsrv *srv,
+/* The discover's reply merged into the peer table (core/discovery.h). */
+static int discover_merge(struct ul_ctlsrv *srv, const struct ulnet_nid *target,
 			  const struct ulnet_ping_result *res,
 			  struct ul_peer **out, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
-	bool is_mr = res->features & UL_WIRE_PING_FEAT_MULTI_RAIL;
-	struct ul_peer_ni *lpni;
-	struct ul_peer *peer;
-	size_t i;
 	int rc;
 
-	peer = ul_peer_find(core, &res->primary.nid);
-	if (!peer) {
-		rc = ul_peer_ni_find_or_create(core, &res->primary.nid, NULL,
-					       &lpni);
-		if (rc)
-			return ul_err_set(err, rc, "failed to create peer");
-		peer = ul_peer_ni_peer(lpni);
-	}
-	for (i = 0; i < res->nnis; i++) {
-		struct ul_err nerr = { 0 };
-
-		if (res->nis[i].nid.nid_type == ULNET_LND_LO)
-			continue;
-		rc = ul_peer_ni_add(core, peer, &res->nis[i].nid, NULL, &nerr);
-		if (rc && rc != -EEXIST)
-			return ul_err_set(err, rc, "%s", nerr.msg);
-	}
-	if (!ulnet_nid_same(&peer->primary_nid, &res->primary.nid) &&
-	    !peer->is_lock_prim)
-		ul_peer_set_primary(core, peer, &res->primary.nid, NULL);
-	ul_peer_set_mr(peer, is_mr);
-	if (srv->udsp)
+	rc = ul_discovery_merge(ul_node_core(srv->node), target, res, out, err);
+	/* Peers, primaries and maybe routes changed: the rules follow. */
+	if (rc == 0 && srv->udsp) {
 		ul_udsp_apply_all(srv->udsp);
-	*out = peer;
-	return 0;
+		ul_udsp_on_route_del(srv->udsp);
+	}
+	return rc;
 }
 
 /* discover: - primary nid, Multi-Rail, peer_ni: - nid (engine B). */
@@ -242,7 +212,7 @@ static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
 	struct ul_peer *peer;
 	int rc;
 
-	rc = discover_merge(c->srv, res, &peer, &err);
+	rc = discover_merge(c->srv, target, res, &peer, &err);
 	if (rc) {
 		ul_log(c->srv->log, UL_D_NETERROR, "ctl: discover: %s",
 		       err.msg);
@@ -269,6 +239,7 @@ void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
 		discover_failed(c, &a->nid, -ENETDOWN);
 		return;
 	}
+	ul_discovery_start(ul_node_core(c->srv->node), &a->nid);
 	start_ping(c, &a->nid, NULL,
 		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true);
 }

@@ -1,14 +1,9 @@
 /*
- * `route add`, `route del`, `route show`, `routing show` and the routing
- * and router-buffer settings (reference/lnetctl.md §8) on the instance's
- * side, over core/route.h. Router buffer pools are not allocated (ulnet
- * does not forward yet, routing.md): their sizes are kept and shown as
- * LNet shows them, credits full.
+ * `route add`, `route del` and `route show` (reference/lnetctl.md §8.1 to
+ * §8.3) on the instance's side, over core/route.h.
  */
 #include <errno.h>
 #include <stdio.h>
-#include <string.h>
-#include <unistd.h>
 
 #include "core/core.h"
 #include "core/node.h"
@@ -16,10 +11,6 @@
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
-
-/* LNet's default totals over CPTs (lnetctl.md §8.4). */
-static const int buffers_default[3] = { 2048, 16384, 1024 };
-static const char *const pool_names[3] = { "tiny", "small", "large" };
 
 /* A remote net by name: 0, or lnetctl's errno and text. */
 static int remote_net(const struct ul_ctl_args *a, uint32_t *net,
@@ -105,11 +96,13 @@ int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	struct ul_core *core = ul_node_core(srv->node);
 	uint32_t net;
 	size_t i;
-	int rc = 0;
+	int rc;
 
 	(void)doc;
-	if (remote_net(a, &net, err))
-		return ul_err_set(err, -EINVAL, "failed to delete route");
+	/* LNet reads the net before it knows add from del (§8.1 table). */
+	rc = remote_net(a, &net, err);
+	if (rc)
+		return rc;
 	for (i = 0; i < a->nnids && rc == 0; i++)
 		rc = ul_route_del(core, net, &a->nids[i], NULL);
 	if (i && srv->udsp)
@@ -117,169 +110,76 @@ int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return rc ? ul_err_set(err, rc, "failed to delete route") : 0;
 }
 
-static bool gw_wanted(const struct ul_ctl_args *a, const struct ul_route *r)
+/* One route of route show (lnetctl.md §8.3); *any: "route:" is open. */
+static void show_one(struct ul_core *core, const struct ul_ctl_args *a,
+		     const struct ul_route *r, struct ul_ctl_msg *doc,
+		     bool *any)
 {
-	size_t i;
+	bool is_backup = a->flags & UL_CTL_ARGF_BACKUP;
+	int32_t hop = r->hops == UL_HOPS_UNDEFINED ? -1 : (int32_t)r->hops;
+	char net[ULNET_NIDSTR_SIZE];
 
-	if (!a->nnids)
-		return true;
-	for (i = 0; i < a->nnids; i++)
-		if (ulnet_nid_same(&a->nids[i], &r->gw_nid))
-			return true;
-	return false;
+	if (((a->has & UL_CTL_ARG_HOP) && hop != a->hop) ||
+	    ((a->has & UL_CTL_ARG_PRIORITY) &&
+	     (int64_t)r->priority != a->priority))
+		return;
+	if (!*any)
+		ul_ctl_doc_seq(doc, "route");
+	*any = true;
+	ul_ctl_doc_map(doc, NULL);
+	ul_ctl_doc_str(doc, "net",
+		       ulnet_net_format(r->net_id, net, sizeof(net)));
+	ul_ctl_doc_nid(doc, "gateway", &r->gw_nid);
+	if (a->verbose || is_backup) {
+		ul_ctl_doc_int(doc, "hop", hop);
+		ul_ctl_doc_uint(doc, "priority", r->priority);
+	}
+	if (a->verbose && !is_backup) {
+		ul_ctl_doc_str(doc, "state",
+			       ul_route_is_alive(core, r) ? "up" : "down");
+		ul_ctl_doc_str(doc, "type",
+			       r->is_single_hop ? "single-hop" : "multi-hop");
+	}
+	ul_ctl_doc_end(doc);
+}
+
+/* The routes to only (ULNET_NET_ANY: all) through gw (NULL: any). */
+static void show_scan(struct ul_core *core, const struct ul_ctl_args *a,
+		      uint32_t only, const struct ulnet_nid *gw,
+		      struct ul_ctl_msg *doc, bool *any)
+{
+	struct ul_route *r;
+	struct ul_rnet *rn;
+
+	ul_list_for_each_entry(rn, &core->rnets, core_link) {
+		if (only != ULNET_NET_ANY && rn->net_id != only)
+			continue;
+		ul_list_for_each_entry(r, &rn->routes, rnet_link)
+			if (!gw || ulnet_nid_same(gw, &r->gw_nid))
+				show_one(core, a, r, doc, any);
+	}
 }
 
 int ul_ctlsrv_route_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			 struct ul_ctl_msg *doc, struct ul_err *err)
 {
 	struct ul_core *core = ul_node_core(srv->node);
-	bool is_backup = a->flags & UL_CTL_ARGF_BACKUP, any = false;
-	char net[ULNET_NIDSTR_SIZE];
 	uint32_t only = ULNET_NET_ANY;
-	struct ul_route *r;
-	struct ul_rnet *rn;
-
-	if ((a->has & UL_CTL_ARG_NET) &&
-	    ulnet_net_parse(a->net, &only, NULL, 0))
-		return ul_err_set(err, -EINVAL, "cannot parse net");
-	ul_list_for_each_entry(rn, &core->rnets, core_link) {
-		if (only != ULNET_NET_ANY && rn->net_id != only)
-			continue;
-		ul_list_for_each_entry(r, &rn->routes, rnet_link) {
-			int32_t hop = r->hops == UL_HOPS_UNDEFINED
-					      ? -1
-					      : (int32_t)r->hops;
-
-			if (!gw_wanted(a, r) ||
-			    ((a->has & UL_CTL_ARG_HOP) && hop != a->hop) ||
-			    ((a->has & UL_CTL_ARG_PRIORITY) &&
-			     (int64_t)r->priority != a->priority))
-				continue;
-			if (!any)
-				ul_ctl_doc_seq(doc, "route");
-			any = true;
-			ul_ctl_doc_map(doc, NULL);
-			ul_ctl_doc_str(doc, "net",
-				       ulnet_net_format(r->net_id, net,
-							sizeof(net)));
-			ul_ctl_doc_nid(doc, "gateway", &r->gw_nid);
-			if (a->verbose || is_backup) {
-				ul_ctl_doc_int(doc, "hop", hop);
-				ul_ctl_doc_uint(doc, "priority", r->priority);
-			}
-			if (a->verbose && !is_backup) {
-				ul_ctl_doc_str(doc, "state",
-					       ul_route_is_alive(core, r)
-						       ? "up"
-						       : "down");
-				ul_ctl_doc_str(doc, "type",
-					       r->is_single_hop ? "single-hop"
-								: "multi-hop");
-			}
-			ul_ctl_doc_end(doc);
-		}
-	}
-	if (any)
-		ul_ctl_doc_end(doc);
-	return 0;
-}
-
-static int pool_total(const struct ul_ctlsrv *srv, int i)
-{
-	return srv->buffers[i] > 0 ? srv->buffers[i] : buffers_default[i];
-}
-
-static int pool_pages(int i)
-{
-	long page = sysconf(_SC_PAGESIZE);
-
-	if (i == 0)
-		return 0;
-	if (i == 1)
-		return 1;
-	return (int)((1L << 20) / (page > 0 ? page : 4096));
-}
-
-int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-			   struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	const struct ul_tunables *t = &ul_node_core(srv->node)->tun;
-	unsigned int ncpt = srv->ncpt ? srv->ncpt : 1, cpt;
-	char key[32];
-	int i;
+	bool any = false;
+	size_t i;
 
 	(void)err;
-	if (!srv->has_pools)
-		return 0; /* routing never enabled: no pools, no output */
-	if (a->flags & UL_CTL_ARGF_BACKUP) {
-		ul_ctl_doc_map(doc, "routing");
-		ul_ctl_doc_uint(doc, "enable", t->routing);
+	/* A net LNet cannot parse filters nothing, as in LNet (ANY). */
+	if ((a->has & UL_CTL_ARG_NET) &&
+	    ulnet_net_parse(a->net, &only, NULL, 0))
+		only = ULNET_NET_ANY;
+	/* LNet scans once per gateway of the list, in the list's order. */
+	if (a->nnids)
+		for (i = 0; i < a->nnids; i++)
+			show_scan(core, a, only, &a->nids[i], doc, &any);
+	else
+		show_scan(core, a, only, NULL, doc, &any);
+	if (any)
 		ul_ctl_doc_end(doc);
-	} else {
-		ul_ctl_doc_seq(doc, "routing");
-		for (cpt = 0; cpt < ncpt; cpt++) {
-			ul_ctl_doc_map(doc, NULL);
-			snprintf(key, sizeof(key), "cpt[%u]", cpt);
-			ul_ctl_doc_map(doc, key);
-			for (i = 0; i < 3; i++) {
-				int n = pool_total(srv, i) / (int)ncpt;
-
-				if (n < 1)
-					n = 1;
-				ul_ctl_doc_map(doc, pool_names[i]);
-				ul_ctl_doc_int(doc, "npages", pool_pages(i));
-				ul_ctl_doc_int(doc, "nbuffers", n);
-				ul_ctl_doc_int(doc, "credits", n);
-				ul_ctl_doc_int(doc, "mincredits", n);
-				ul_ctl_doc_end(doc);
-			}
-			ul_ctl_doc_end(doc);
-			ul_ctl_doc_end(doc);
-		}
-		ul_ctl_doc_map(doc, NULL);
-		ul_ctl_doc_uint(doc, "enable", t->routing);
-		ul_ctl_doc_end(doc);
-		ul_ctl_doc_end(doc);
-	}
-	ul_ctl_doc_map(doc, "buffers");
-	for (i = 0; i < 3; i++)
-		ul_ctl_doc_int(doc, pool_names[i], pool_total(srv, i));
-	ul_ctl_doc_end(doc);
-	return 0;
-}
-
-int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
-			  int64_t value, struct ul_err *err)
-{
-	struct ul_core *core = ul_node_core(srv->node);
-	int i;
-
-	if (strcmp(name, "routing") == 0) {
-		if (value != 0 && value != 1)
-			return ul_err_set(err, -EINVAL,
-					  "routing must be 0 or 1");
-		if (ul_tunables_set(&core->tun, UL_TUNABLE_ROUTING, value, err))
-			return -EINVAL;
-		if (value)
-			srv->has_pools = true;
-		return 0;
-	}
-	/* "tiny_buffers", "small_buffers", "large_buffers" */
-	for (i = 0; i < 3; i++) {
-		size_t n = strlen(pool_names[i]);
-
-		if (strncmp(name, pool_names[i], n) == 0 &&
-		    strcmp(name + n, "_buffers") == 0)
-			break;
-	}
-	if (i == 3)
-		return ul_err_set(err, -ENOENT, "no such parameter '%s'", name);
-	if (value < -1)
-		return ul_err_set(err, -ERANGE,
-				  "tiny, small and large must be >= 0");
-	/* LNet keeps no pool sizes while routing is off (§8.4 Quirk). */
-	if (value == -1 || !core->tun.routing)
-		return 0;
-	srv->buffers[i] = value > INT32_MAX ? INT32_MAX : (int)value;
 	return 0;
 }

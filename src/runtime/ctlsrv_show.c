@@ -223,11 +223,15 @@ static uint32_t peer_state_bits(const struct ul_peer *p)
 		s |= 1u << 0;
 	if (p->has_no_discovery)
 		s |= 1u << 1;
-	/* Only what a gateway's ping said makes it a router here. */
-	if (p->rtr_refcount && p->is_router_enabled)
+	/* Only what a discover reply said makes it a router here. */
+	if (p->rtr == UL_PEER_RTR_ENABLED)
 		s |= 1u << 2;
 	if (p->is_configured)
 		s |= 1u << 3;
+	if (p->is_discovered)
+		s |= 1u << 4;
+	if (p->is_nids_uptodate)
+		s |= 1u << 8;
 	if (p->is_lock_prim)
 		s |= 1u << 20;
 	return s;
@@ -264,13 +268,25 @@ static int fill_peer_ni(struct ul_ctl_peer_ni *out,
 		out->has_credits = true;
 		out->max_tx_credits = max;
 		out->tx_credits = lpni->txcredits;
-		out->min_tx_credits = lpni->txcredits < max ? lpni->txcredits
-							    : max;
+		/*
+		 * LNet's lpni_mintxcredits is the lowest value txcredits
+		 * reached; the message layer (core/msg.c) keeps no such mark
+		 * yet, so this is the current value (lnetctl-differences).
+		 */
+		out->min_tx_credits = lpni->txcredits;
 		out->tx_q_nob = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
 					? (uint32_t)lpni->txqnob
 					: 0;
-		out->rtr_credits = max;
-		out->min_rtr_credits = max;
+		/*
+		 * Router buffer credits (routing.md §7.3): the net's
+		 * peer_buffer_credits, else its peer credits; full, as
+		 * nothing is forwarded yet. None off local nets, as LNet.
+		 */
+		out->rtr_credits = !net ? 0
+				   : net->tun.peer_buffer_credits > 0
+					   ? net->tun.peer_buffer_credits
+					   : max;
+		out->min_rtr_credits = out->rtr_credits;
 		out->refcount = lpni->refcount;
 	}
 	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,

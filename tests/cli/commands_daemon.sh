@@ -84,7 +84,8 @@ expect peer_del_nid 0 "" "" -- $u peer del --prim_nid 127.1.1.20@tcp \
 	--nid 127.1.1.21@tcp
 expect peer_del_unknown 234 "" @cmd/peer_del_unknown.err -- \
 	$u peer del --prim_nid 127.1.1.99@tcp
-expect peer_del_no_prim 234 "" @cmd/peer_del_no_prim.err -- $u peer del
+expect peer_del_no_prim 234 "" @cmd/peer_del_no_prim.err -- \
+	$u peer del --nid 127.1.1.20@tcp
 expect peer_del_non_mr 234 "" @cmd/peer_del_non_mr.err -- \
 	$u peer del --prim_nid 127.1.1.20@tcp --non_mr
 expect peer_set_health 0 "" "" -- $u peer set --all --health 300

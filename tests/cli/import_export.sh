@@ -41,8 +41,9 @@ expect export_again_identical 0 @io/backup.yaml "" -- \
 expect import_del 0 "" "*" -- "$ULNETCTL" import --del "$TMP/a.yaml"
 expect after_del 0 @io/after_del.yaml "" -- "$ULNETCTL" export --backup
 # lnetctl's --del of "routing" sends the file's enable as --add does (§16
-# table): only a file saying enable 0 turns routing off; the pools stay
-# (as LNet's), so routing and buffers stay in the backup.
+# table): only a file saying enable 0 turns routing off (2, stopping,
+# for 110 s, after 3, starting); the pools stay (as LNet's), so routing
+# and buffers stay in the backup.
 printf 'routing:\n    enable: 0\n' >"$TMP/routing0.yaml"
 expect import_del_routing0 0 "" "" -- "$ULNETCTL" import -d "$TMP/routing0.yaml"
 expect after_routing0 0 @io/after_routing0.yaml "" -- "$ULNETCTL" export --backup

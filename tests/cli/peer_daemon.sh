@@ -16,7 +16,10 @@ cli_daemon p 'net:
       - nid: 127.1.2.1@tcp
   - net type: tcp1
     local NI(s):
-      - nid: 127.1.3.1@tcp1' --cpts 2
+      - nid: 127.1.3.1@tcp1
+        tunables:
+          peer_credits: 16
+          peer_buffer_credits: 32' --cpts 2
 
 # --- empty table, help ------------------------------------------------
 # 1 peer list with no peer prints nothing (not lnetctl's emitter error).
@@ -24,15 +27,20 @@ expect list_empty 0 "" "" -- $u peer list
 expect show_empty 0 "" "" -- $u peer show
 expect add_no_option 234 @peer/add_help.txt "" -- $u peer add
 expect add_help 1 @peer/add_help.txt "" -- $u peer add -h
-for o in prim_nid nid non_mr lock_prim; do
+# every option that add, del and set accept is in their help (§1.3)
+for o in prim_nid nid non_mr lock_prim force; do
 	check "add_help_$o" "^	--$o: "
 done
 expect del_help 1 "*" "" -- $u peer del --help
-check del_help_force '^	--force: '
+for o in prim_nid nid force lock_prim; do
+	check "del_help_$o" "^	--$o: "
+done
 expect set_help 1 "*" "" -- $u peer set -h
-for o in nid all health state; do
+for o in nid all health state conns-per-peer lnd-timeout net; do
 	check "set_help_$o" "^	--$o: "
 done
+# peer del with no option is its help and 234, as peer add.
+expect del_no_option 234 @peer/del_help.txt "" -- $u peer del
 
 # --- peer add ---------------------------------------------------------
 # 2 NI order: primary's net first, primary first in it, the others in
@@ -43,6 +51,10 @@ expect add_ranges 0 "" "" -- $u peer add --prim_nid 127.1.2.10@tcp \
 expect add_again 0 "" "" -- $u peer add -k 127.1.2.10@tcp -n 127.1.2.11@tcp
 expect show_order 0 @peer/show_order.yaml "" -- \
 	$u peer show --nid 127.1.3.11@tcp1
+# 3a router credits come from the net's peer_buffer_credits, else its
+# peer credits (routing.md §7.3): 32 on tcp1, 8 on tcp.
+expect show_rtr_credits 0 @peer/show_rtr_credits.yaml "" -- \
+	$u peer show --nid 127.1.3.11@tcp1 -v 1
 # 4 --lock_prim (abbreviated) sets bits 0, 3 and 20: 1048585.
 expect add_lock 0 "" "" -- $u peer add --prim 127.1.2.20@tcp --lock
 expect show_v3_locked 0 @peer/show_v3_locked.yaml "" -- \
@@ -67,6 +79,15 @@ check show_non_mr_mr '^      Multi-Rail: false$'
 check show_non_mr_state '^      peer state: 8$'
 expect add_mr_mismatch 234 "" @peer/add_mismatch.err -- \
 	$u peer add --prim_nid 127.1.2.30@tcp
+# 8a a non-MR peer has one NID per net: LNet's -ENOTUNIQ, and the new
+# peer goes again; NIDs on other nets are fine.
+expect add_non_mr_same_net 234 "" @peer/add_non_mr_same_net.err -- \
+	$u peer add --prim_nid 127.1.2.31@tcp --non_mr --nid 127.1.2.32@tcp
+expect add_non_mr_same_net_gone 234 "" @peer/show_40_gone.err -- \
+	$u peer show --nid 127.1.2.31@tcp
+expect add_non_mr_other_net 0 "" "" -- $u peer add \
+	--prim_nid 127.1.2.31@tcp --non_mr --nid 127.1.3.31@tcp1
+expect del_non_mr_other_net 0 "" "" -- $u peer del --prim_nid 127.1.2.31@tcp
 # 9 primary is another peer's secondary NID.
 expect add_prim_taken 234 "" @peer/add_prim_taken.err -- \
 	$u peer add --prim_nid 127.1.2.12@tcp
@@ -95,6 +116,16 @@ done <<'EOF'
 127.1.2.[1-200]@tcp|234|range_too_many.err
 127.1.2.[a-f]@tcp|234|range_char.err
 127.1.2.43@tcp,foo|234|range_invalid.err
+1@tcp|234|range_invalid.err
+1.2.3@tcp|234|range_invalid.err
+010.1.1.1@tcp|234|range_invalid.err
+0x0a000001@tcp|234|range_invalid.err
+1@o2ib|234|range_invalid.err
+1.2@o2ib|234|range_invalid.err
+1@gip|234|range_invalid.err
+127.1.2.43@tcp,1@tcp,localhost@tcp|234|range_invalid.err
+localhost@gni|234|range_invalid.err
+127.1.2.43@tcp,localhost@tcp,|234|range_invalid.err
 EOF
 expect add_range_none_added 234 "" @peer/show_42_gone.err -- \
 	$u peer show --nid 127.1.2.42@tcp
@@ -102,11 +133,23 @@ expect add_range_none_added 234 "" @peer/show_42_gone.err -- \
 expect add_128 0 "" "" -- $u peer add --prim_nid 127.1.2.100@tcp \
 	--nid '127.1.2.[101-228]@tcp'
 expect del_128 0 "" "" -- $u peer del --prim_nid 127.1.2.100@tcp
-# 14 host names in --nid are resolved (IPv4): localhost on o2ib.
+# 14 host names in --nid are resolved (IPv4) when they start with a
+# letter, on IP nets: localhost on o2ib, and on tcp, where a name may
+# give the loopback address that a number may not.
 expect add_hostname 0 "" "" -- $u peer add --prim_nid 127.1.2.50@tcp \
-	--nid localhost@o2ib
-expect show_hostname 0 "*" "" -- $u peer show --nid 127.1.2.50@tcp
-check show_hostname_nid '^      -     nid: 127.0.0.1@o2ib$'
+	--nid 'localhost@o2ib,127.1.2.[51-52]@tcp,localhost@tcp'
+expect show_hostname 0 @peer/show_hostname.yaml "" -- \
+	$u peer show --nid 127.1.2.50@tcp
+expect del_hostname 0 "" "" -- $u peer del --prim_nid 127.1.2.50@tcp \
+	--nid 'localhost@tcp,127.1.2.[51-52]@tcp'
+expect add_hostname_loopback_number 234 \
+	"can't parse nidrange: \"127.0.0.1@tcp\"" @peer/range_invalid.err -- \
+	$u peer add --prim_nid 127.1.2.50@tcp --nid 127.0.0.1@tcp
+# 14a without --prim_nid the list is not looked at: LNet's -42; with
+# one, the list is expanded before the primary is parsed (§7.1).
+expect add_no_prim 234 "" @peer/add_no_prim.err -- $u peer add --nid foo
+expect add_bad_prim_bad_list 234 "can't parse nidrange: \"foo\"" \
+	@peer/range_no_at.err -- $u peer add --prim_nid foobar --nid foo
 # 15 unknown option: help, exit 0, nothing added.
 expect add_unknown 0 @peer/add_help.txt "*" -- \
 	$u peer add --prim_nid 127.1.2.51@tcp --bogus
@@ -150,6 +193,15 @@ expect set_bad_option 234 "" @peer/set_bad_option.err -- \
 	$u peer set --bogus
 expect set_lnd_timeout 234 "" @peer/set_lnd_timeout.err -- \
 	$u peer set --lnd-timeout 3
+# --net and --lnd-timeout are checked as net set checks them (§6.4).
+expect set_bad_net 234 "" @peer/set_bad_net.err -- \
+	$u peer set --net foo --lnd-timeout 5
+expect set_bad_lnd_timeout 234 "" @peer/set_bad_lnd_timeout.err -- \
+	$u peer set --net tcp --lnd-timeout -1
+expect set_net_ok 0 "" "" -- $u peer set --net tcp --lnd-timeout 5
+# A NID LNet cannot parse: its D1, then lnetctl's empty D2.
+expect set_bad_nid 234 "" @peer/set_bad_nid.err -- \
+	$u peer set --nid foo --health 5
 
 # --- peer del ---------------------------------------------------------
 # 16 some NIDs, a range.
@@ -159,11 +211,14 @@ expect show_after_del 0 @peer/show_after_del.yaml "" -- \
 	$u peer show --nid 127.1.2.10@tcp
 expect del_nid_missing 234 "" @peer/del_nid_missing.err -- \
 	$u peer del --prim_nid 127.1.2.10@tcp --nid 127.1.2.11@tcp
+# a NID of another peer: LNet's -ECHILD
+expect del_nid_foreign 234 "" @peer/del_nid_foreign.err -- \
+	$u peer del --prim_nid 127.1.2.10@tcp --nid 127.1.2.30@tcp
 expect del_not_primary 234 "" @peer/del_not_primary.err -- \
 	$u peer del --prim_nid 127.1.2.13@tcp
 expect del_unknown 234 "" @peer/del_unknown.err -- \
 	$u peer del --prim_nid 127.1.2.99@tcp
-expect del_no_prim 234 "" @peer/del_no_prim.err -- $u peer del
+expect del_no_prim 234 "" @peer/del_no_prim.err -- $u peer del --nid foo
 expect del_non_mr 234 "" @peer/del_non_mr.err -- \
 	$u peer del --prim_nid 127.1.2.10@tcp --non_mr
 # 17 a list holding the primary deletes the whole peer.

@@ -175,8 +175,8 @@ static const struct row rows[] = {
 	  "health stats: {health value: 1000, dropped: 0}}]}]\n",
 	  "line 1, column 99: peer[0].peer ni[0].health stats: wrong health "
 	  "config format: 'dropped'" },
-	{ "routing: {enable: 2}\n",
-	  "line 1, column 19: routing.enable: '2' is out of range 0..1" },
+	{ "routing: {enable: 4}\n",
+	  "line 1, column 19: routing.enable: '4' is out of range 0..3" },
 	{ "routing: {enabled: 1}\n",
 	  "line 1, column 11: routing.enabled: unknown key 'enabled'" },
 	{ "buffers: {tiny: -1}\n", "line 1, column 17: buffers.tiny: '-1' is "

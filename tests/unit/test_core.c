@@ -567,7 +567,7 @@ static void core_route_liveness_rules(void **state)
 	t.c->tun.avoid_asym_router_failure = 0;
 	assert_true(ul_route_is_alive(t.c, t.rt_r1));
 	/* 5: routing disabled on the gateway. */
-	t.r1->is_router_enabled = false;
+	t.r1->rtr = UL_PEER_RTR_DISABLED;
 	assert_false(ul_route_is_alive(t.c, t.rt_r1));
 	/* 2: discovery off for the gateway: the cached flag decides. */
 	t.r1->has_no_discovery = true;

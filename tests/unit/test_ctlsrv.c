@@ -33,6 +33,7 @@
 #include "runtime/loop.h"
 #include "util/err.h"
 #include "wire/bytes.h"
+#include "wire/wire.h"
 
 /* Loop iterations (10 ms each at most) before a wait counts as failed. */
 #define MAX_SPINS 3000
@@ -603,6 +604,61 @@ static void ping_client_gone(void **state)
 	ul_ctl_reply_fini(&r);
 }
 
+/* A ping of 0@lo through the server: the features it publishes. */
+static uint32_t lo_features(struct fx *f)
+{
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	uint32_t features;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PING;
+	req.ping.target = ht_nid("0@lo");
+	req.ping.has_timeout = true;
+	req.ping.timeout_ms = 5000;
+	ask(f, &req, &r);
+	assert_int_equal(r.rc, 0);
+	features = r.ping.features;
+	ul_ctl_reply_fini(&r);
+	return features;
+}
+
+/*
+ * set routing 1 starts a 110 s wait on the server's timer; when it
+ * fires routing is ENABLED and the ping info drops RTE_DISABLED; set
+ * routing 0 publishes it at once and the timer ends STOPPING. The timer
+ * is fired by hand at its deadline (no waiting).
+ */
+static void routing_timer_ends_the_waits(void **state)
+{
+	struct fx *f = *state;
+	struct ul_core *core = ul_node_core(f->node);
+	struct ul_timer *t = &f->srv->routing_timer;
+	struct ul_err err = { 0 };
+	uint64_t now = ul_loop_timers(f->loop)->now_ns;
+
+	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
+	assert_int_equal(ul_ctlsrv_routing_set(f->srv, "routing", 1, &err), 0);
+	assert_int_equal(core->routing.state, UL_ROUTING_STARTING);
+	assert_int_equal(core->tun.routing, 1);
+	assert_true(ul_timer_is_armed(t));
+	assert_true(t->when_ns >= now + UINT64_C(110000000000));
+	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
+	t->cb(t, t->when_ns);
+	assert_int_equal(core->routing.state, UL_ROUTING_ENABLED);
+	assert_false(ul_timer_is_armed(t));
+	assert_false(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
+
+	assert_int_equal(ul_ctlsrv_routing_set(f->srv, "routing", 0, &err), 0);
+	assert_int_equal(core->routing.state, UL_ROUTING_STOPPING);
+	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
+	assert_true(ul_timer_is_armed(t));
+	t->cb(t, t->when_ns);
+	assert_int_equal(core->routing.state, UL_ROUTING_DISABLED);
+	assert_int_equal(core->tun.routing, 0);
+	assert_false(ul_timer_is_armed(t));
+}
+
 static void ping_unreachable_fails(void **state)
 {
 	struct fx *f = *state;
@@ -678,6 +734,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(ping_client_gone, setup_ping,
 						teardown),
 		cmocka_unit_test_setup_teardown(ping_unreachable_fails,
+						setup_ping, teardown),
+		cmocka_unit_test_setup_teardown(routing_timer_ends_the_waits,
 						setup_ping, teardown),
 	};
 

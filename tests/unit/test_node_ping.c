@@ -91,10 +91,14 @@ static void ping_returns_the_peers_nids_and_statuses(void **state)
 		assert_true(ulnet_nid_same(&x->p.res.nis[i].nid, &want));
 		assert_int_equal(x->p.res.nis[i].status, UL_WIRE_NI_STATUS_UP);
 	}
-	/* discovery.md §4: NI_STATUS and MULTI_RAIL, discovery honest. */
+	/*
+	 * discovery.md §4: NI_STATUS and MULTI_RAIL, DISCOVERY as the
+	 * tunable (on), RTE_DISABLED while routing is off (0x1e with it).
+	 */
 	assert_int_equal(x->p.res.features,
 			 UL_WIRE_PING_FEAT_NI_STATUS |
 				 UL_WIRE_PING_FEAT_MULTI_RAIL |
+				 UL_WIRE_PING_FEAT_DISCOVERY |
 				 UL_WIRE_PING_FEAT_RTE_DISABLED);
 	mock_run(&x->f, 10 * MSEC);
 	assert_int_equal(x->p.ncalls, 1);

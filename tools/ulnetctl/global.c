@@ -105,19 +105,26 @@ static int is_buffers(const struct param *p)
 	return strcmp(p->entity, "buf") == 0;
 }
 
-/* Why the instance refused, as lnetctl words each parameter. */
-static int refused(const struct param *p, long long v, int rc, const char *msg)
+/* Why the instance refused, as lnetctl words each parameter (errno only). */
+static int refused(const struct param *p, long long v, int rc)
 {
 	char descr[UL_CTL_STR_MAX + 128];
 
 	if (strcmp(p->name, "routing") == 0) {
-		snprintf(descr, sizeof(descr), "\"%s\"",
-			 msg[0] ? msg : strerror(-rc));
+		/* lustre_lnet_config_routing(): no colon before strerror */
+		snprintf(descr, sizeof(descr), "\"cannot %s routing %s\"",
+			 v ? "enable" : "disable", strerror(-rc));
 		return d2(v ? "add" : "del", "routing", rc, descr);
 	}
-	if (is_buffers(p) && rc == -ERANGE) {
-		d2("add", "buf", rc, "\"tiny, small and large must be >= 0\"");
-		return rc;
+	if (is_buffers(p)) {
+		if (rc == -ERANGE)
+			snprintf(descr, sizeof(descr),
+				 "\"tiny, small and large must be >= 0\"");
+		else
+			snprintf(descr, sizeof(descr),
+				 "\"cannot configure buffers: %s\"",
+				 strerror(-rc));
+		return d2("add", "buf", rc, descr);
 	}
 	if (strcmp(p->name, "numa_range") == 0) {
 		snprintf(descr, sizeof(descr),
@@ -195,7 +202,7 @@ static int set_param(int argc, char **argv)
 		d2("add", p->entity, -ENOMSG, err.msg);
 		return -ENOMSG;
 	}
-	rc = reply.rc ? refused(p, v, reply.rc, reply.err_msg) : 0;
+	rc = reply.rc ? refused(p, v, reply.rc) : 0;
 	ul_ctl_reply_fini(&reply);
 	return rc;
 }

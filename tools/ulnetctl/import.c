@@ -654,6 +654,7 @@ static int import_peers(struct import *im)
 		if ((cp->flags & UL_CONF_PEER_HAS_MULTI_RAIL) &&
 		    !cp->is_multi_rail && !im->old_api)
 			a->flags |= UL_CTL_ARGF_NON_MR;
+		a->flags |= UL_CTL_ARGF_IMPORT; /* gateways come back as is */
 		rc = im->mode == IMPORT_DEL
 			     ? send_op(im, UL_CTL_OP_PEER_DEL, "del", "peer")
 			     : send_op(im, UL_CTL_OP_PEER_ADD, "add", "peer");

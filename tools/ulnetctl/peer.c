@@ -4,6 +4,7 @@
  * lnetctl expands them before it sends anything.
  */
 #include <arpa/inet.h>
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <netdb.h>
@@ -16,7 +17,7 @@
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
-#include "nid/lnd.h"
+#include "nid/nidlist.h"
 #include "nid/nidrange.h"
 #include "util/err.h"
 
@@ -68,122 +69,125 @@ static int peer_show(int argc, char **argv)
 	return rc;
 }
 
-static bool is_letter(char c)
+/* LNDs whose addresses are IPv4 addresses, which may be host names. */
+static bool lnd_has_hostnames(unsigned int lnd)
 {
-	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+	return lnd == ULNET_LND_SOCK || lnd == ULNET_LND_O2IB ||
+	       lnd == ULNET_LND_GNIIP || lnd == ULNET_LND_EFA;
 }
 
 /*
- * The NID a list item (len bytes at item) names by host name
- * ("myhost@tcp"), as lnetctl's libcfs_strnid() reads one: an item without
- * brackets on an IP net whose address part starts with a letter
- * (libcfs_ip_str2addr_size: "1@tcp" or "010.1.1.1@tcp" is no host name)
- * and resolves to an IPv4 address, which is taken as it comes, the
- * loopback address too (LNet refuses 127.0.0.1 only when it is typed).
- * 0 and *nid, or -ENOENT: not a host name, the expansion reads the item.
+ * The NID of one list item (len bytes, no brackets) written with a host
+ * name, as lnetctl's parser takes one: an item that is no NID, on an IP
+ * net, whose address starts with a letter, becomes the host's first IPv4
+ * address. The loopback address is fine here: lnetctl refuses it only
+ * when it is written as a number. false when the item is not such a
+ * name or the name does not resolve (the expansion then refuses it).
  */
-static int item_host(const char *item, size_t len, struct ulnet_nid *nid)
+static bool item_host_nid(const char *item, size_t len, struct ulnet_nid *out)
 {
 	struct addrinfo hints = { .ai_family = AF_INET };
-	char host[NI_MAXHOST], netstr[UL_CTL_NET_NAME_MAX];
-	const char *at = memchr(item, '@', len);
-	const struct ul_lnd_info *lnd;
+	char text[NI_MAXHOST + ULNET_NIDSTR_SIZE];
+	const struct sockaddr_in *sin;
 	struct addrinfo *res;
-	size_t hlen, nlen;
+	size_t hlen;
 	uint32_t net;
+	char *at;
 
-	if (!at || memchr(item, '[', len) || !is_letter(item[0]))
-		return -ENOENT;
-	hlen = (size_t)(at - item);
-	nlen = len - hlen - 1;
-	if (hlen >= sizeof(host) || memchr(item, ':', hlen) || nlen == 0 ||
-	    nlen >= sizeof(netstr))
-		return -ENOENT;
-	memcpy(netstr, at + 1, nlen);
-	netstr[nlen] = '\0';
-	if (ulnet_net_parse(netstr, &net, NULL, 0))
-		return -ENOENT;
-	lnd = ul_lnd_by_type(ulnet_net_type(net));
-	if (!lnd || !ul_lnd_is_ip(lnd))
-		return -ENOENT;
-	memcpy(host, item, hlen);
-	host[hlen] = '\0';
-	if (getaddrinfo(host, NULL, &hints, &res))
-		return -ENOENT;
-	memset(nid, 0, sizeof(*nid));
-	nid->nid_type = (uint8_t)ulnet_net_type(net);
-	nid->nid_num = (uint16_t)ulnet_net_num(net);
-	nid->nid_addr[0] =
-		ntohl(((const struct sockaddr_in *)(void *)res->ai_addr)
-			      ->sin_addr.s_addr);
+	if (len >= sizeof(text) || memchr(item, '[', len))
+		return false;
+	memcpy(text, item, len);
+	text[len] = '\0';
+	at = strrchr(text, '@');
+	if (!at || !ulnet_nid_parse(text, out, NULL, 0))
+		return false;
+	hlen = (size_t)(at - text);
+	if (hlen == 0 || hlen >= NI_MAXHOST || !isalpha((unsigned char)text[0]))
+		return false;
+	if (ulnet_net_parse(at + 1, &net, NULL, 0) ||
+	    !lnd_has_hostnames(ulnet_net_type(net)))
+		return false;
+	*at = '\0';
+	if (getaddrinfo(text, NULL, &hints, &res))
+		return false;
+	sin = (const struct sockaddr_in *)(const void *)res->ai_addr;
+	memset(out, 0, sizeof(*out));
+	out->nid_type = (uint8_t)ulnet_net_type(net);
+	out->nid_num = (uint16_t)ulnet_net_num(net);
+	out->nid_addr[0] = ntohl(sin->sin_addr.s_addr);
 	freeaddrinfo(res);
-	return 0;
+	return true;
 }
 
-/* Expand the run of items in buf (run bytes) onto out[*n..max). */
-static int flush_run(char *buf, size_t *run, struct ulnet_nid *out, size_t max,
-		     size_t *n, struct ul_err *err)
+/*
+ * Expand the items list[0..len) (no host names among them) after the
+ * *n NIDs already in out. A run without any '@' is one bad item to
+ * lnetctl, not a list without NIDs: the whole-list checks came first.
+ */
+static int expand_run(const char *list, size_t len, struct ulnet_nid *out,
+		      size_t max, size_t *n, struct ul_err *err)
 {
-	size_t got;
+	size_t got = 0;
+	char *run;
 	int rc;
 
-	if (*run == 0)
-		return 0;
-	buf[*run] = '\0';
-	rc = ul_nidrange_expand(buf, out + *n, max - *n, &got, err);
-	if (rc)
-		return rc;
-	*n += got;
-	*run = 0;
-	return 0;
+	if (!memchr(list, '@', len))
+		return ul_err_set(err, -EINVAL, "%s",
+				  "\"Unable to parse nidlist: invalid NID in "
+				  "nidstr\"");
+	run = strndup(list, len);
+	if (!run)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	rc = ul_nidrange_expand(run, out + *n, max - *n, &got, err);
+	free(run);
+	if (rc == 0)
+		*n += got;
+	return rc;
 }
 
 int ulnetctl_nidlist_expand(const char *list, struct ulnet_nid *out, size_t max,
 			    size_t *count, struct ul_err *err)
 {
-	size_t len = strlen(list), i, start = 0, run = 0, n = 0;
+	size_t len = strlen(list), n = 0, i, item = 0, run = 0;
 	struct ulnet_nid nid;
-	int depth = 0, rc = 0;
-	char *buf;
+	int depth = 0, rc;
 
-	/*
-	 * The items between host names are expanded together, as one list,
-	 * so that their errors are the expansion's; a host name's NID goes
-	 * in between, in list order.
-	 */
-	buf = malloc(len + 1);
-	if (!buf)
-		return ul_err_set(err, -ENOMEM, "out of memory");
-	for (i = 0; i <= len && !rc; i++) {
-		if (list[i] == '[')
+	/* lnetctl's checks of the whole list come before any item. */
+	if (len > UL_NIDLIST_MAX_LEN || strchr(list, '*') ||
+	    strstr(list, "<?>") || !strchr(list, '@'))
+		return ul_nidrange_expand(list, NULL, 0, count, err);
+	for (i = 0; i <= len; i++) {
+		if (i < len && list[i] == '[')
 			depth++;
-		else if (list[i] == ']')
+		else if (i < len && list[i] == ']' && depth)
 			depth--;
-		if (list[i] != '\0' && (list[i] != ',' || depth > 0))
+		if (i < len && (list[i] != ',' || depth))
 			continue;
-		if (item_host(list + start, i - start, &nid) == 0) {
-			rc = flush_run(buf, &run, out, max, &n, err);
-			if (!rc && n >= max)
-				rc = ul_err_set(err, -E2BIG,
-						"Unable to parse nidlist: "
-						"specifies more NIDs than "
-						"allowed");
-			if (!rc)
-				out[n++] = nid;
-		} else {
-			if (run)
-				buf[run++] = ',';
-			memcpy(buf + run, list + start, i - start);
-			run += i - start;
+		/* A host name item ends the run of items before it. */
+		if (item_host_nid(list + item, i - item, &nid)) {
+			if (item > run) {
+				rc = expand_run(list + run, item - run - 1, out,
+						max, &n, err);
+				if (rc)
+					return rc;
+			}
+			if (n >= max)
+				return ul_err_set(err, -E2BIG, "%s",
+						  "Unable to parse nidlist: "
+						  "specifies more NIDs than "
+						  "allowed");
+			out[n++] = nid;
+			run = i + 1;
 		}
-		start = i + 1;
+		item = i + 1;
 	}
-	if (!rc)
-		rc = flush_run(buf, &run, out, max, &n, err);
-	free(buf);
-	if (!rc)
-		*count = n;
-	return rc;
+	if (run <= len) {
+		rc = expand_run(list + run, len - run, out, max, &n, err);
+		if (rc)
+			return rc;
+	}
+	*count = n;
+	return 0;
 }
 
 /* peer add/del accept at most this many NIDs in --nid (§4.3). */
@@ -211,7 +215,34 @@ static int peer_nids(const char *list, const char *op, struct ul_ctl_args *a)
 	return 0;
 }
 
-static int peer_add(int argc, char **argv)
+/*
+ * The request of peer add/del once options are read, in lnetctl's order:
+ * without a primary nothing is expanded and LNet answers "no
+ * configuration"; with one, the --nid list is expanded first (its errors
+ * come before any about the primary, which only LNet parses).
+ */
+static int peer_nid_request(const char *prim, const char *list, const char *op,
+			    struct ul_ctl_args *a)
+{
+	if (prim && list) {
+		int rc = peer_nids(list, op, a);
+
+		if (rc)
+			return rc;
+	}
+	if (prim) {
+		if (ulnet_nid_parse(prim, &a->nid, NULL, 0))
+			return ulnetctl_d1(op, "peer", -EINVAL,
+					   "unsupported primary NID");
+		a->has |= UL_CTL_ARG_NID;
+	}
+	return ulnetctl_do(strcmp(op, "add") == 0 ? UL_CTL_OP_PEER_ADD
+						  : UL_CTL_OP_PEER_DEL,
+			   a, op, "peer", -1);
+}
+
+/* peer add and peer del (lnetctl's jt_peer_nid_common). */
+static int peer_nid_cmd(int argc, char **argv, bool is_add)
 {
 	static const struct option opts[] = {
 		{ "prim_nid", required_argument, NULL, 'k' },
@@ -222,112 +253,67 @@ static int peer_add(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *list = NULL;
+	const char *verb = is_add ? "add" : "del";
+	const char *prim = NULL, *list = NULL;
+	struct ul_cyaml_errs t;
 	struct ul_ctl_args *a;
-	int opt, rc;
+	int opt, rc = 0;
 
+	/* lnetctl's check_cmd(..., 2, ...): no option is the help, 234. */
 	if (argc < 2) {
-		ulnetctl_print_help(ulnetctl_peer_cmds, "peer", "add");
+		ulnetctl_print_help(ulnetctl_peer_cmds, "peer", verb);
 		return ULNETCTL_RC_BAD_PARAM;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	rc = 0;
 	while ((opt = getopt_long(argc, argv, "k:n:mlfh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'k':
-			if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
-				rc = ulnetctl_d1("add", "peer", -EINVAL,
-						 "unsupported primary NID");
-				goto out;
-			}
-			a->has |= UL_CTL_ARG_NID;
+			prim = optarg;
 			break;
 		case 'n':
 			list = optarg;
 			break;
 		case 'm':
-			a->flags |= UL_CTL_ARGF_NON_MR;
-			break;
-		case 'l':
-		case 'f': /* lnetctl.md §7.1 Quirk: --force locks too */
-			a->flags |= UL_CTL_ARGF_LOCK_PRIM;
-			break;
-		default:
-			ulnetctl_print_help(ulnetctl_peer_cmds, "peer", "add");
-			goto out;
-		}
-	}
-	if (list) {
-		rc = peer_nids(list, "add", a);
-		if (rc)
-			goto out;
-	}
-	rc = ulnetctl_do(UL_CTL_OP_PEER_ADD, a, "add", "peer", -1);
-out:
-	free(a);
-	return rc;
-}
-
-static int peer_del(int argc, char **argv)
-{
-	static const struct option opts[] = {
-		{ "prim_nid", required_argument, NULL, 'k' },
-		{ "nid", required_argument, NULL, 'n' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "lock_prim", no_argument, NULL, 'l' },
-		{ "non_mr", no_argument, NULL, 'm' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
-	struct ul_cyaml_errs t;
-	const char *list = NULL;
-	struct ul_ctl_args *a;
-	int opt, rc = 0;
-
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return -ENOMEM;
-	optind = 0;
-	while ((opt = getopt_long(argc, argv, "k:n:flmh", opts, NULL)) != -1) {
-		switch (opt) {
-		case 'k':
-			if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
-				rc = ulnetctl_d1("del", "peer", -EINVAL,
-						 "unsupported primary NID");
-				goto out;
+			if (is_add) {
+				a->flags |= UL_CTL_ARGF_NON_MR;
+				break;
 			}
-			a->has |= UL_CTL_ARG_NID;
-			break;
-		case 'n':
-			list = optarg;
-			break;
-		case 'f':
-		case 'l': /* lnetctl.md §7.2 Quirk: --lock_prim forces */
-			a->flags |= UL_CTL_ARGF_FORCE;
-			break;
-		case 'm':
 			ul_cyaml_errs_init(&t, stderr);
 			ul_cyaml_err_add(&t, "peer", "del", -EINVAL,
 					 "Unrecognized option '-m'");
 			rc = ULNETCTL_RC_BAD_PARAM;
 			goto out;
+		case 'l':
+		case 'f':
+			/*
+			 * lnetctl.md §7.1 and §7.2 Quirks: on add --force
+			 * locks too, on del --lock_prim forces too.
+			 */
+			a->flags |= is_add ? UL_CTL_ARGF_LOCK_PRIM
+					   : UL_CTL_ARGF_FORCE;
+			break;
 		default:
-			ulnetctl_print_help(ulnetctl_peer_cmds, "peer", "del");
+			ulnetctl_print_help(ulnetctl_peer_cmds, "peer", verb);
 			goto out;
 		}
 	}
-	if (list) {
-		rc = peer_nids(list, "del", a);
-		if (rc)
-			goto out;
-	}
-	rc = ulnetctl_do(UL_CTL_OP_PEER_DEL, a, "del", "peer", -1);
+	rc = peer_nid_request(prim, list, verb, a);
 out:
 	free(a);
 	return rc;
+}
+
+static int peer_add(int argc, char **argv)
+{
+	return peer_nid_cmd(argc, argv, true);
+}
+
+static int peer_del(int argc, char **argv)
+{
+	return peer_nid_cmd(argc, argv, false);
 }
 
 static int peer_list(int argc, char **argv)
@@ -380,8 +366,11 @@ static int peer_set(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
+	char descr[1100]; /* lnetctl: LNET_MAX_STR_LEN (1024) */
 	bool has_net = false, has_lnd_timeout = false;
+	const char *nid = NULL;
 	struct ul_ctl_args *a;
+	uint32_t net;
 	char *end;
 	long v;
 	int opt, rc = 0;
@@ -394,11 +383,7 @@ static int peer_set(int argc, char **argv)
 	       -1) {
 		switch (opt) {
 		case 'n':
-			if (ulnet_nid_parse(optarg, &a->nid, NULL, 0)) {
-				rc = peer_set_failed("");
-				goto out;
-			}
-			a->has |= UL_CTL_ARG_NID;
+			nid = optarg; /* LNet parses it (§6.4, §7.5) */
 			break;
 		case 'a':
 			a->flags |= UL_CTL_ARGF_ALL;
@@ -421,9 +406,26 @@ static int peer_set(int argc, char **argv)
 		case 'm':
 			break; /* accepted, no effect on peers (§7.5) */
 		case 'l':
+			/* checked as for net set, then unused (§7.5) */
+			if ((int)strtol(optarg, NULL, 10) < 0) {
+				snprintf(descr, sizeof(descr),
+					 "\"Invalid LND timeout value '%.*s', "
+					 "must be >= 0\"",
+					 1000, optarg);
+				rc = peer_set_failed(descr);
+				goto out;
+			}
 			has_lnd_timeout = true;
 			break;
 		case 'i':
+			if (ulnet_net_parse(optarg, &net, NULL, 0) ||
+			    net == ULNET_NET_ANY) {
+				snprintf(descr, sizeof(descr),
+					 "\"Invalid network type: %.*s\"", 1000,
+					 optarg);
+				rc = peer_set_failed(descr);
+				goto out;
+			}
 			has_net = true;
 			break;
 		default:
@@ -437,6 +439,14 @@ static int peer_set(int argc, char **argv)
 			"\"Specified --lnd-timeout without --net option\"");
 		goto out;
 	}
+	/* LNet refuses a NID it cannot parse: D1, then lnetctl's D2. */
+	if (nid && ulnet_nid_parse(nid, &a->nid, NULL, 0)) {
+		ulnetctl_d1("set", "peer", -EINVAL, "unsupported primary NID");
+		rc = peer_set_failed("");
+		goto out;
+	}
+	if (nid)
+		a->has |= UL_CTL_ARG_NID;
 	if ((a->has & UL_CTL_ARG_NID) && (a->flags & UL_CTL_ARGF_ALL)) {
 		rc = peer_set_failed("");
 		goto out;
@@ -457,12 +467,14 @@ const struct ulnetctl_cmd ulnetctl_peer_cmds[] = {
 	  "\t--prim_nid: the peer's primary NID\n"
 	  "\t--nid: more NIDs of the peer, a NID range list\n"
 	  "\t--non_mr: the peer is not Multi-Rail\n"
-	  "\t--lock_prim: lock the primary NID\n" },
+	  "\t--lock_prim: lock the primary NID\n"
+	  "\t--force: the same as --lock_prim here (lnetctl's quirk)\n" },
 	{ "del", peer_del, NULL,
 	  "delete a peer, or some of its NIDs\n"
 	  "\t--prim_nid: the peer's primary NID\n"
 	  "\t--nid: NIDs to delete, a NID range list\n"
-	  "\t--force: delete a peer whose primary NID is locked\n" },
+	  "\t--force: delete a peer whose primary NID is locked\n"
+	  "\t--lock_prim: the same as --force here (lnetctl's quirk)\n" },
 	{ "show", peer_show, NULL,
 	  "show peer information\n"
 	  "\t--nid: NID of peer to filter on.\n"
@@ -474,6 +486,10 @@ const struct ulnetctl_cmd ulnetctl_peer_cmds[] = {
 	  "\t--nid: the peer NI\n"
 	  "\t--all: every peer NI\n"
 	  "\t--health: health value to set\n"
-	  "\t--state: the peer's state bits (debugging only)\n" },
+	  "\t--state: the peer's state bits (debugging only)\n"
+	  "\t--conns-per-peer: accepted, changes nothing on peers\n"
+	  "\t--lnd-timeout: checked as by net set, changes nothing on "
+	  "peers\n"
+	  "\t--net: checked as by net set, changes nothing on peers\n" },
 	{ NULL, NULL, NULL, NULL },
 };

@@ -1,7 +1,8 @@
 /*
  * ulnetctl route add / del / show and routing show (reference/lnetctl.md
  * §8) over the control socket. Gateway lists are NID ranges expanded
- * here; each NID becomes one route.
+ * here; each NID becomes one route, and a list longer than one request
+ * holds goes in several.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +12,7 @@
 
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
-#include "nid/nidrange.h"
+#include "ctl/ytree.h"
 #include "util/err.h"
 
 #include "cmd.h"
@@ -27,16 +28,30 @@ static int missing(bool has_net, bool has_gw)
 	return ULNETCTL_RC_BAD_PARAM;
 }
 
-static int gateways(const char *list, const char *op, struct ul_ctl_args *a)
+/*
+ * The most NIDs one gateway list may expand to. lnetctl has no limit (one
+ * route per NID); this one only bounds ulnetctl's memory (1.3 MB). Lists
+ * longer than one request holds go in several, in order.
+ */
+#define ROUTE_GW_MAX 65536
+
+/* Expand a --gateway list; on failure print D1 "<op>: - route:". */
+static int gateways(const char *list, const char *op, struct ulnet_nid **out,
+		    size_t *n)
 {
 	struct ul_err err = { 0 };
-	size_t got = 0;
+	int rc;
 
-	if (ulnetctl_nidlist_expand(list, a->nids, UL_CTL_ARGS_NIDS_MAX, &got,
-				    &err))
-		return ulnetctl_d1(op, "route", -EINVAL, err.msg);
-	a->nnids = got;
-	a->has |= UL_CTL_ARG_NIDS;
+	*out = calloc(ROUTE_GW_MAX, sizeof(**out));
+	if (!*out)
+		return ulnetctl_d1(op, "route", -ENOMEM, "out of memory");
+	rc = ulnetctl_nidlist_expand(list, *out, ROUTE_GW_MAX, n, &err);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		return ulnetctl_d1(op, "route", rc == -E2BIG ? rc : -EINVAL,
+				   err.msg);
+	}
 	return 0;
 }
 
@@ -52,35 +67,133 @@ static bool int_opt(const char *s, int32_t *out)
 	return true;
 }
 
+/* Put nids[off..] (at most one request's worth) in a; how many. */
+static size_t gw_chunk(struct ul_ctl_args *a, const struct ulnet_nid *nids,
+		       size_t n, size_t off)
+{
+	size_t k = n - off < UL_CTL_ARGS_NIDS_MAX ? n - off
+						  : UL_CTL_ARGS_NIDS_MAX;
+
+	memcpy(a->nids, nids + off, k * sizeof(*nids));
+	a->nnids = k;
+	a->has |= UL_CTL_ARG_NIDS;
+	return k;
+}
+
+/* The "route" sequence of a show reply, or NULL when it matched none. */
+static struct ul_ynode *route_seq(struct ul_ynode *doc)
+{
+	return doc ? (struct ul_ynode *)ul_doc_get(doc, "route") : NULL;
+}
+
+/* Move the route items of *from after those of *into (one document). */
+static int routes_append(struct ul_ctl_reply *into, struct ul_ctl_reply *from)
+{
+	struct ul_ynode *dst = route_seq(into->doc),
+			*src = route_seq(from->doc);
+	struct ul_ynode **kids;
+
+	if (!src || !src->nr)
+		return 0;
+	if (!dst) { /* nothing so far: this reply is the document */
+		ul_ctl_reply_fini(into);
+		*into = *from;
+		memset(from, 0, sizeof(*from));
+		return 0;
+	}
+	kids = realloc(dst->kids, (dst->nr + src->nr) * sizeof(*kids));
+	if (!kids)
+		return -ENOMEM;
+	memcpy(kids + dst->nr, src->kids, src->nr * sizeof(*kids));
+	dst->kids = kids;
+	dst->nr += src->nr;
+	dst->cap = dst->nr;
+	src->nr = 0;
+	return 0;
+}
+
+/*
+ * route show --gateway: LNet lists the routes of each gateway of the
+ * list in turn, so the replies of consecutive requests make one list.
+ */
+static int route_show_gws(struct ul_ctl_args *a, const struct ulnet_nid *nids,
+			  size_t n)
+{
+	struct ul_ctl_reply all, one;
+	struct ul_err err = { 0 };
+	size_t off = 0;
+	int rc = 0;
+
+	memset(&all, 0, sizeof(all));
+	while (off < n && !rc) {
+		off += gw_chunk(a, nids, n, off);
+		rc = ulnetctl_call(UL_CTL_OP_ROUTE_SHOW, a,
+				   ULNETCTL_CTL_TIMEOUT_MS, &one, &err);
+		if (rc) {
+			rc = ulnetctl_d1("show", "route", rc, err.msg);
+			break;
+		}
+		if (one.rc)
+			rc = ulnetctl_d1("show", "route", one.rc, one.err_msg);
+		else if (routes_append(&all, &one))
+			rc = ulnetctl_d1("show", "route", -ENOMEM,
+					 "out of memory");
+		ul_ctl_reply_fini(&one);
+	}
+	if (!rc && ul_doc_print(stdout, all.doc, UL_DOC_A))
+		rc = -EIO;
+	ul_ctl_reply_fini(&all);
+	return rc;
+}
+
 enum route_verb { ROUTE_ADD, ROUTE_DEL, ROUTE_SHOW };
+
+/* lnetctl's options of each verb: add has no --verbose, del only two. */
+static const struct option add_opts[] = {
+	{ "net", required_argument, NULL, 'n' },
+	{ "gateway", required_argument, NULL, 'g' },
+	{ "hop", required_argument, NULL, 'c' },
+	{ "hop-count", required_argument, NULL, 'c' },
+	{ "priority", required_argument, NULL, 'p' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option del_opts[] = {
+	{ "net", required_argument, NULL, 'n' },
+	{ "gateway", required_argument, NULL, 'g' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static const struct option show_opts[] = {
+	{ "net", required_argument, NULL, 'n' },
+	{ "gateway", required_argument, NULL, 'g' },
+	{ "hop-count", required_argument, NULL, 'c' },
+	{ "hop", required_argument, NULL, 'c' },
+	{ "priority", required_argument, NULL, 'p' },
+	{ "verbose", no_argument, NULL, 'v' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static int route_cmd(int argc, char **argv, enum route_verb verb)
 {
-	static const struct option opts[] = {
-		{ "net", required_argument, NULL, 'n' },
-		{ "gateway", required_argument, NULL, 'g' },
-		{ "hop", required_argument, NULL, 'c' },
-		{ "hop-count", required_argument, NULL, 'c' },
-		{ "priority", required_argument, NULL, 'p' },
-		{ "verbose", no_argument, NULL, 'v' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
-	};
 	static const char *const names[] = { "add", "del", "show" };
+	static const char *const shorts[] = { "n:g:c:p:", "n:g:", "c:n:g:p:v" };
+	static const struct option *const longs[] = { add_opts, del_opts,
+						      show_opts };
 	static const uint16_t ops[] = { UL_CTL_OP_ROUTE_ADD,
-					UL_CTL_OP_ROUTE_DEL,
-					UL_CTL_OP_ROUTE_SHOW };
+					UL_CTL_OP_ROUTE_DEL };
 	const char *gw = NULL, *word = names[verb];
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	struct ulnet_nid *nids = NULL;
+	size_t n = 0, off = 0;
+	int32_t v;
 	int opt, rc = 0;
 
 	if (!a)
 		return -ENOMEM;
 	optind = 0;
-	while ((opt = getopt_long(argc, argv,
-				  verb == ROUTE_SHOW ? "n:g:c:p:vh"
-						     : "n:g:c:p:h",
-				  opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, shorts[verb], longs[verb],
+				  NULL)) != -1) {
 		switch (opt) {
 		case 'n':
 			snprintf(a->net, sizeof(a->net), "%s", optarg);
@@ -90,12 +203,17 @@ static int route_cmd(int argc, char **argv, enum route_verb verb)
 			gw = optarg;
 			break;
 		case 'c':
-			if (verb != ROUTE_DEL && int_opt(optarg, &a->hop))
+			/* -1 is lnetctl's "not given": no filter on show */
+			if (int_opt(optarg, &v) && v != -1) {
+				a->hop = v;
 				a->has |= UL_CTL_ARG_HOP;
+			}
 			break;
 		case 'p':
-			if (verb != ROUTE_DEL && int_opt(optarg, &a->priority))
+			if (int_opt(optarg, &v) && v != -1) {
+				a->priority = v;
 				a->has |= UL_CTL_ARG_PRIORITY;
+			}
 			break;
 		case 'v':
 			a->verbose = 1;
@@ -112,13 +230,28 @@ static int route_cmd(int argc, char **argv, enum route_verb verb)
 		goto out;
 	}
 	if (gw) {
-		rc = gateways(gw, word, a);
+		rc = gateways(gw, word, &nids, &n);
 		if (rc)
 			goto out;
 	}
-	rc = ulnetctl_do(ops[verb], a, word, "route",
-			 verb == ROUTE_SHOW ? UL_DOC_A : -1);
+	if (verb == ROUTE_SHOW) {
+		rc = gw ? route_show_gws(a, nids, n)
+			: ulnetctl_do(UL_CTL_OP_ROUTE_SHOW, a, word, "route",
+				      UL_DOC_A);
+		goto out;
+	}
+	/*
+	 * One route per gateway NID, in order, as lnetctl's one request: the
+	 * first failure stops the rest and those before it stay (lnetctl.md
+	 * §8.1; routing.md §2.2 describes the old ioctl path, which went on
+	 * past "already exists").
+	 */
+	while (off < n && !rc) {
+		off += gw_chunk(a, nids, n, off);
+		rc = ulnetctl_do(ops[verb], a, word, "route", -1);
+	}
 out:
+	free(nids);
 	free(a);
 	return rc;
 }
@@ -142,6 +275,7 @@ static int routing_show(int argc, char **argv)
 {
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	struct ul_err err = { 0 };
+	char descr[128];
 	struct ul_ctl_reply reply;
 	struct ul_cyaml_errs t;
 	int rc;
@@ -159,9 +293,13 @@ static int routing_show(int argc, char **argv)
 		return rc;
 	}
 	rc = reply.rc;
-	if (rc)
-		ul_cyaml_err_add(&t, "show", "routing", rc, reply.err_msg);
-	else if (ul_doc_print(stdout, reply.doc, UL_DOC_C))
+	if (rc) {
+		/* lustre_lnet_show_routing()'s words, from the errno */
+		snprintf(descr, sizeof(descr),
+			 "\"cannot get routing information: %s\"",
+			 strerror(-rc));
+		ul_cyaml_err_add(&t, "show", "routing", rc, descr);
+	} else if (ul_doc_print(stdout, reply.doc, UL_DOC_C))
 		rc = -EIO;
 	ul_ctl_reply_fini(&reply);
 	return rc;
@@ -172,7 +310,7 @@ const struct ulnetctl_cmd ulnetctl_route_cmds[] = {
 	  "add a route to a remote network\n"
 	  "\t--net: the remote network (e.g. tcp1)\n"
 	  "\t--gateway: gateway NIDs, a NID range list\n"
-	  "\t--hop: hops to the remote network (1 to 255)\n"
+	  "\t--hop|hop-count: hops to the remote network (1 to 255)\n"
 	  "\t--priority: route priority, 0 is the highest\n" },
 	{ "del", route_del, NULL,
 	  "delete routes\n"
@@ -182,7 +320,7 @@ const struct ulnetctl_cmd ulnetctl_route_cmds[] = {
 	  "show routes\n"
 	  "\t--net: only routes to this network\n"
 	  "\t--gateway: only routes through these gateways\n"
-	  "\t--hop: only routes with this hop count\n"
+	  "\t--hop|hop-count: only routes with this hop count\n"
 	  "\t--priority: only routes with this priority\n"
 	  "\t--verbose: hop, priority, state and type too\n" },
 	{ NULL, NULL, NULL, NULL },

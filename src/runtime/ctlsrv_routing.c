@@ -1,0 +1,239 @@
+/*
+ * `routing show`, `set routing` and `set tiny|small|large_buffers`
+ * (reference/lnetctl.md §8.4, routing.md §7.1, §7.2) on the instance's
+ * side, over core/routing.h. This file owns the timer that ends the
+ * STARTING and STOPPING waits, and logs LNet's console lines for them.
+ * Nothing is forwarded yet: the pools are counts (see routing.h).
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/core.h"
+#include "core/node.h"
+#include "core/ping.h"
+#include "ctl/proto_doc.h"
+#include "runtime/ctlsrv_int.h"
+#include "util/err.h"
+#include "util/log.h"
+
+/* router_ping_timeout: an LNet module parameter, at its default. */
+#define ROUTER_PING_TIMEOUT_SEC 50
+#define NSEC_PER_SEC UINT64_C(1000000000)
+
+static const char *const pool_names[UL_RTRPOOL_NR] = { "tiny", "small",
+						       "large" };
+
+/* The STARTING/STOPPING wait (routing.md §7.1): 110 s by default. */
+static int wait_sec(const struct ul_core *core)
+{
+	int s = core->tun.alive_router_check_interval + ROUTER_PING_TIMEOUT_SEC;
+
+	return s > 0 ? s : 0;
+}
+
+static uint64_t now_ns(struct ul_ctlsrv *srv)
+{
+	return ul_loop_timers(srv->loop)->now_ns;
+}
+
+/* Arm the timer for the routing's next deadline, or cancel it. */
+static void routing_arm(struct ul_ctlsrv *srv)
+{
+	struct ul_timer_heap *h = ul_loop_timers(srv->loop);
+	uint64_t when = ul_routing_deadline(&ul_node_core(srv->node)->routing);
+
+	if (!when)
+		ul_timer_cancel(h, &srv->routing_timer);
+	else if (ul_timer_arm(h, &srv->routing_timer, when))
+		ul_log(srv->log, UL_D_ERROR,
+		       "routing: no memory to arm its timer; it stays %d",
+		       ul_node_core(srv->node)->routing.state);
+}
+
+/*
+ * The state changed: the tunable LNet's checks read ("routing enabled"
+ * is any state but DISABLED), and RTE_DISABLED in the ping info.
+ */
+static void routing_changed(struct ul_ctlsrv *srv)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+
+	core->tun.routing = ul_routing_is_on(&core->routing);
+	ul_ping_targets_refresh(srv->node);
+	routing_arm(srv);
+}
+
+void ul_ctlsrv_routing_on_timer(struct ul_timer *t, uint64_t now)
+{
+	struct ul_ctlsrv *srv =
+		ul_container_of(t, struct ul_ctlsrv, routing_timer);
+	struct ul_routing *r = &ul_node_core(srv->node)->routing;
+
+	if (!ul_routing_tick(r, now)) {
+		routing_arm(srv);
+		return;
+	}
+	ul_log(srv->log, UL_D_CONSOLE, "Message forwarding %s",
+	       r->state == UL_ROUTING_ENABLED ? "enabled" : "disabled");
+	routing_changed(srv);
+}
+
+void ul_ctlsrv_routing_reset(struct ul_ctlsrv *srv)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+
+	ul_timer_cancel(ul_loop_timers(srv->loop), &srv->routing_timer);
+	ul_routing_reset(&core->routing);
+	core->tun.routing = 0;
+	ul_ping_targets_refresh(srv->node);
+}
+
+/* LNet's warning for each pool sized from a small configured total. */
+static void warn_small(struct ul_ctlsrv *srv, unsigned int warn)
+{
+	const struct ul_routing *r = &ul_node_core(srv->node)->routing;
+	int kind;
+
+	for (kind = 0; kind < UL_RTRPOOL_NR; kind++)
+		if (warn & (1u << kind))
+			ul_log(srv->log, UL_D_WARNING,
+			       "%s_router_buffers=%d less than recommended "
+			       "minimum %d",
+			       pool_names[kind], r->nbufs[kind],
+			       ul_routing_min_nbufs(
+				       (enum ul_rtrpool_kind)kind));
+}
+
+static int set_routing(struct ul_ctlsrv *srv, int64_t value, struct ul_err *err)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	struct ul_routing *r = &core->routing;
+	uint64_t wait = (uint64_t)wait_sec(core) * NSEC_PER_SEC;
+	enum ul_routing_state was = r->state;
+	unsigned int warn;
+	int rc;
+
+	if (value != 0 && value != 1)
+		return ul_err_set(err, -EINVAL, "routing must be 0 or 1");
+	if (!value) {
+		if (ul_routing_disable(r, now_ns(srv), wait)) {
+			ul_log(srv->log, UL_D_CONSOLE,
+			       "Message forwarding will stop in %ds to %ds",
+			       wait_sec(core), 3 * wait_sec(core));
+			routing_changed(srv);
+		}
+		return 0;
+	}
+	rc = ul_routing_enable(r, srv->ncpt, now_ns(srv), wait, &warn);
+	warn_small(srv, warn);
+	if (rc == -EBUSY)
+		ul_log(srv->log, UL_D_ERROR,
+		       "Cannot enable routing while it is being stopped");
+	if (rc)
+		return ul_err_set(err, rc, "%s", "");
+	if (was != UL_ROUTING_DISABLED)
+		return 0;
+	ul_log(srv->log, UL_D_CONSOLE,
+	       "Message forwarding will be enabled in %ds", wait_sec(core));
+	if (!core->tun.discovery)
+		ul_log(srv->log, UL_D_WARNING,
+		       "Consider turning discovery on to enable full "
+		       "Multi-Rail routing functionality");
+	routing_changed(srv);
+	return 0;
+}
+
+int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
+			  int64_t value, struct ul_err *err)
+{
+	struct ul_routing *r = &ul_node_core(srv->node)->routing;
+	unsigned int warn;
+	int kind, rc;
+
+	/* The ioctls LNet answers -ENETDOWN while it is down (§5). */
+	if (srv->is_down)
+		return ul_err_set(err, -ENETDOWN, "%s", "");
+	if (strcmp(name, "routing") == 0)
+		return set_routing(srv, value, err);
+	/* "tiny_buffers", "small_buffers", "large_buffers" */
+	for (kind = 0; kind < UL_RTRPOOL_NR; kind++) {
+		size_t n = strlen(pool_names[kind]);
+
+		if (strncmp(name, pool_names[kind], n) == 0 &&
+		    strcmp(name + n, "_buffers") == 0)
+			break;
+	}
+	if (kind == UL_RTRPOOL_NR)
+		return ul_err_set(err, -ENOENT, "no such parameter '%s'", name);
+	rc = ul_routing_set_buffers(r, (enum ul_rtrpool_kind)kind, value,
+				    &warn);
+	if (rc)
+		return ul_err_set(err, rc,
+				  "tiny, small and large must be >= 0");
+	warn_small(srv, warn);
+	return 0;
+}
+
+static int pool_pages(int kind)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	if (kind == UL_RTRPOOL_TINY)
+		return 0;
+	if (kind == UL_RTRPOOL_SMALL)
+		return 1;
+	/* LNET_MTU (1 MiB) in pages */
+	return (int)((1L << 20) / (page > 0 ? page : 4096));
+}
+
+int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			   struct ul_ctl_msg *doc, struct ul_err *err)
+{
+	const struct ul_routing *r = &ul_node_core(srv->node)->routing;
+	unsigned int cpt;
+	char key[32];
+	int kind;
+
+	(void)err;
+	if (!r->ncpt)
+		return 0; /* routing never enabled: no pools, no output */
+	if (a->flags & UL_CTL_ARGF_BACKUP) {
+		ul_ctl_doc_map(doc, "routing");
+		ul_ctl_doc_uint(doc, "enable", r->state);
+		ul_ctl_doc_end(doc);
+	} else {
+		ul_ctl_doc_seq(doc, "routing");
+		for (cpt = 0; cpt < r->ncpt; cpt++) {
+			ul_ctl_doc_map(doc, NULL);
+			snprintf(key, sizeof(key), "cpt[%u]", cpt);
+			ul_ctl_doc_map(doc, key);
+			for (kind = 0; kind < UL_RTRPOOL_NR; kind++) {
+				const struct ul_rtrpool *p =
+					&r->pools[cpt][kind];
+
+				ul_ctl_doc_map(doc, pool_names[kind]);
+				ul_ctl_doc_int(doc, "npages", pool_pages(kind));
+				ul_ctl_doc_int(doc, "nbuffers", p->nbuffers);
+				ul_ctl_doc_int(doc, "credits", p->credits);
+				ul_ctl_doc_int(doc, "mincredits",
+					       p->mincredits);
+				ul_ctl_doc_end(doc);
+			}
+			ul_ctl_doc_end(doc);
+			ul_ctl_doc_end(doc);
+		}
+		ul_ctl_doc_map(doc, NULL);
+		ul_ctl_doc_uint(doc, "enable", r->state);
+		ul_ctl_doc_end(doc);
+		ul_ctl_doc_end(doc);
+	}
+	/* Totals over CPTs, as lnetctl adds them up (§8.4). */
+	ul_ctl_doc_map(doc, "buffers");
+	for (kind = 0; kind < UL_RTRPOOL_NR; kind++)
+		ul_ctl_doc_int(doc, pool_names[kind],
+			       ul_routing_total(r, (enum ul_rtrpool_kind)kind));
+	ul_ctl_doc_end(doc);
+	return 0;
+}
