@@ -212,7 +212,9 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 	if (m->lpni && !m->has_peer_credit) {
 		m->has_peer_credit = true;
 		m->lpni->txqnob += m->tx.nob;
-		if (--m->lpni->txcredits < 0) {
+		if (--m->lpni->txcredits < m->lpni->mintxcredits)
+			m->lpni->mintxcredits = m->lpni->txcredits;
+		if (m->lpni->txcredits < 0) {
 			m->state = UL_MSG_STATE_QUEUED_PEER;
 			ul_list_add_tail(&m->lpni->msgs->txq, &m->link);
 			return;

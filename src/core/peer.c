@@ -274,6 +274,7 @@ static struct ul_peer_ni *peer_ni_alloc(struct ul_core *c,
 	lpni->sel_priority = UL_PRIO_UNSET;
 	net = ul_net_find(c, ulnet_nid_net(nid));
 	lpni->txcredits = net ? net->tun.peer_tx_credits : 0;
+	lpni->mintxcredits = lpni->txcredits;
 	lpni->ns_status = c->tun.check_routers_before_use ? UL_NS_STATUS_DOWN
 							  : UL_NS_STATUS_UP;
 	lpni->refcount = 1; /* the instance's hash */
@@ -418,8 +419,10 @@ void ul_peer_on_net_added(struct ul_core *c, const struct ul_net *net)
 		lpn = ul_peer_net_find(peer, net->net_id);
 		if (!lpn)
 			continue;
-		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
 			lpni->txcredits = net->tun.peer_tx_credits;
+			lpni->mintxcredits = lpni->txcredits;
+		}
 	}
 }
 

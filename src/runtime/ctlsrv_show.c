@@ -268,12 +268,7 @@ static int fill_peer_ni(struct ul_ctl_peer_ni *out,
 		out->has_credits = true;
 		out->max_tx_credits = max;
 		out->tx_credits = lpni->txcredits;
-		/*
-		 * LNet's lpni_mintxcredits is the lowest value txcredits
-		 * reached; the message layer (core/msg.c) keeps no such mark
-		 * yet, so this is the current value (lnetctl-differences).
-		 */
-		out->min_tx_credits = lpni->txcredits;
+		out->min_tx_credits = lpni->mintxcredits;
 		out->tx_q_nob = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
 					? (uint32_t)lpni->txqnob
 					: 0;

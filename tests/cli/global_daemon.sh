@@ -173,6 +173,9 @@ check net_get_rtt_max '^ +get_rtt_max_nsec: [1-9][0-9]*$'
 expect peer_stats_before 0 "*" "" -- $u peer show -v 4
 check peer_stats_before '^ +send_count: [1-9][0-9]*$'
 check peer_get_rtt '^ +get_rtt_samples: 1$'
+# The GET took one of the 8 credits: the low-water mark (§7.3 example).
+check peer_min_tx_credits '^ +min_tx_credits: 7$'
+check peer_tx_credits_back '^ +available_tx_credits: 8$'
 min=$(awk '/get_rtt_min_nsec/ { print $NF }' "$TMP/out")
 avg=$(awk '/get_rtt_avg_nsec/ { print $NF }' "$TMP/out")
 if [ -n "$min" ] && [ "$min" -gt 0 ] && [ "$min" = "$avg" ]; then

@@ -275,6 +275,52 @@ static void put_to_own_nid_goes_through_the_lnd(void **state)
 	assert_int_equal(ul_ni_find(core, &t->a_nid)->stats.recv_count[1], 1);
 }
 
+/*
+ * min_tx_credits (peer show -v) is the lowest the peer NI's credits went
+ * (lpni_mintxcredits): with 2 peer credits, three PUTs at once take it
+ * to -1 (one waited); it stays there once the credits are back.
+ */
+static void peer_ni_keeps_its_credit_low_water_mark(void **state)
+{
+	static const char *const an[] = { "10.0.0.1@tcp" };
+	static const char *const bn[] = { "10.0.0.2@tcp" };
+	struct ulnet_process_id to = { mock_nid(bn[0]), ULNET_PID_LUSTRE };
+	uint8_t src[32], dst[32];
+	struct mock_rec ri = { 0 }, rt = { 0 };
+	struct mock_fabric f;
+	struct ul_peer_ni *lpni;
+	struct ulnet_handle sh;
+	struct ul_node *a, *b;
+	int i;
+
+	(void)state;
+	mock_fabric_init(&f);
+	f.delay_ns = 1000;
+	a = mock_node(&f, an, 1, 2, 0);
+	b = mock_node(&f, bn, 1, 0, 0);
+	assert_non_null(a);
+	assert_non_null(b);
+	mock_attach(b, 5, 1, dst, sizeof(dst),
+		    ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE,
+		    ULNET_MD_THRESH_INF, &rt);
+	sh = mock_bind(a, src, sizeof(src), 0, ULNET_MD_THRESH_INF,
+		       ULNET_RETAIN, &ri);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(ul_node_put(a, NULL, sh, ULNET_NOACK_REQ, &to,
+					     5, 1, 0, 0),
+				 0);
+	lpni = ul_peer_ni_find(ul_node_core(a), &to.nid);
+	assert_non_null(lpni);
+	assert_int_equal(lpni->txcredits, -1);
+	mock_run(&f, 10000);
+	assert_int_equal(mock_rec_count(&rt, ULNET_EVENT_PUT), 3);
+	assert_int_equal(lpni->txcredits, 2);
+	assert_int_equal(lpni->mintxcredits, -1);
+	assert_int_equal(ul_node_md_unlink(a, sh), 0);
+	mock_run(&f, 10);
+	mock_fabric_fini(&f);
+}
+
 /* A PUT stream to ourselves: every ACK sends the next PUT at once. */
 struct lo_stream {
 	struct ul_node *n;
@@ -460,6 +506,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			put_to_own_nid_goes_through_the_lnd, two_setup,
 			two_teardown),
+		cmocka_unit_test(peer_ni_keeps_its_credit_low_water_mark),
 		cmocka_unit_test_setup_teardown(
 			lo_ping_pong_gives_the_driver_back, two_setup,
 			two_teardown),
