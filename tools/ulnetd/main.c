@@ -28,6 +28,7 @@
 #include "runtime/instance.h"
 #include "runtime/perf.h"
 #include "ulnet/ulnet.h"
+#include "util/err.h"
 
 #define DEFAULT_CTL "/run/ulnet/ulnetd.ctl"
 
@@ -234,6 +235,8 @@ int main(int argc, char **argv)
 	struct ul_perf_sink *sink = NULL;
 	struct ulnet *u = NULL;
 	struct daemon_args d = { getenv("ULNET_CTL"), false, NULL, 0 };
+	const char *conf_path;
+	struct ul_err e = { 0 };
 	char err[256] = "";
 	gid_t gid = 0;
 	sigset_t sigs;
@@ -252,7 +255,13 @@ int main(int argc, char **argv)
 
 		d.ncpt = n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
 	}
-	opts.is_default_net = !opts.conf_path;
+	/*
+	 * The file goes through the control server, as `ulnetctl import`
+	 * sends it (ul_ctlsrv_apply_conf()); the instance starts bare.
+	 */
+	conf_path = opts.conf_path;
+	opts.conf_path = NULL;
+	opts.is_default_net = !conf_path;
 	if (!d.is_fg && daemonize() < 0) {
 		fprintf(stderr, "ulnetd: cannot detach: %s\n", strerror(errno));
 		return 1;
@@ -279,12 +288,17 @@ int main(int argc, char **argv)
 	}
 	ul_ctlsrv_set_udsp(srv, ul_instance_udsp(u));
 	ul_ctlsrv_set_ncpt(srv, d.ncpt);
-	rc = ul_ctlsrv_set_conf_path(srv, opts.conf_path);
+	rc = ul_ctlsrv_set_conf_path(srv, conf_path);
 	if (rc == 0 && d.group)
 		rc = ul_ctlsrv_set_group(srv, gid);
 	if (rc < 0) {
 		fprintf(stderr, "ulnetd: control socket %s: %s\n", d.ctl,
 			ulnet_strerror(rc));
+		goto out;
+	}
+	rc = ul_ctlsrv_apply_conf(srv, &e);
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: cannot configure: %s\n", e.msg);
 		goto out;
 	}
 	/* Every ulnetd takes `ulnetctl perf put` streams from its peers. */
