@@ -16,7 +16,7 @@ static int peer_refusal(struct ul_conf_walk *w, const struct ul_ynode *n,
 {
 	if (w->dialect == UL_CONF_NETLINK) {
 		ul_conf_walk_report_as(w, NULL, "peer", errnum, -EINVAL);
-		ul_conf_walk_report_descr(w, descr);
+		ul_conf_walk_report_descr(w, "%s", descr);
 	}
 	return ul_conf_walk_fail(w, n, "%s", why);
 }
@@ -98,6 +98,11 @@ static int walk_multi_rail(struct ul_conf_walk *w, const struct ul_ynode *v,
 		if (ul_conf_walk_key_index(words, s) < 0) {
 			ul_conf_walk_report_as(w, "peer", "add", -EINVAL,
 					       -EINVAL);
+			ul_conf_walk_report_descr(w,
+						  "Multi-Rail must be set to "
+						  "'True' or 'False' found "
+						  "'%.64s'",
+						  s);
 			return ul_conf_walk_fail(w, v,
 						 "Multi-Rail must be set to "
 						 "'True' or 'False' found "
@@ -145,6 +150,8 @@ static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 		return rc;
 	if (w->dialect == UL_CONF_OLD_API) {
 		ul_conf_walk_report_as(w, "peer", "add", -EINVAL, -EINVAL);
+		ul_conf_walk_report_descr(w, "the 'primary nid' must be "
+					     "specified");
 		return ul_conf_walk_fail(w, m,
 					 "the 'primary nid' must be specified");
 	}

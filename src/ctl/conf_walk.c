@@ -83,9 +83,13 @@ void ul_conf_walk_report_as(struct ul_conf_walk *w, const char *d2_op,
 	w->status = status;
 }
 
-void ul_conf_walk_report_descr(struct ul_conf_walk *w, const char *descr)
+void ul_conf_walk_report_descr(struct ul_conf_walk *w, const char *fmt, ...)
 {
-	w->descr = descr;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->descr, sizeof(w->descr), fmt, ap);
+	va_end(ap);
 }
 
 /* Record a note about node n; returns 0 or -ENOMEM. */

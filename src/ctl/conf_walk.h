@@ -37,7 +37,8 @@ struct ul_conf_walk {
 	const char *d2_op;
 	const char *object; /* NULL: the dialect's default */
 	int errnum, status;
-	const char *descr; /* lnetctl's whole text, NULL: the message */
+	char descr[UL_ERR_MSG_SIZE]; /* lnetctl's whole text, "": the
+				      * located message */
 	unsigned int fail_line;
 };
 
@@ -70,8 +71,9 @@ int ul_conf_walk_fail_err(struct ul_conf_walk *w, const struct ul_ynode *n,
  */
 void ul_conf_walk_report_as(struct ul_conf_walk *w, const char *d2_op,
 			    const char *object, int errnum, int status);
-/* ... and lnetctl's text for it is descr, without line or path. */
-void ul_conf_walk_report_descr(struct ul_conf_walk *w, const char *descr);
+/* ... and lnetctl's text for it, without line or path. */
+void ul_conf_walk_report_descr(struct ul_conf_walk *w, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
 int ul_conf_walk_note(struct ul_conf_walk *w, const struct ul_ynode *n,
 		      enum ul_conf_note_kind kind, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));

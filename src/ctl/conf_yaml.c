@@ -169,6 +169,8 @@ static int walk_old_api_key(struct ul_conf_walk *w, const struct ul_ynode *key,
 					 "'%.64s' skipped", key->str);
 	if (sec == -2) {
 		ul_conf_walk_report_as(w, "yaml", "helper", -EINVAL, -EINVAL);
+		ul_conf_walk_report_descr(w, "call back for '%.64s' not found",
+					  key->str);
 		return ul_conf_walk_fail(
 			w, key, "call back for '%.64s' not found", key->str);
 	}
@@ -194,7 +196,8 @@ static void keep_refusal(struct ul_conf_walk *w, const struct ul_err *err)
 	r->is_set = true;
 	r->line = w->fail_line;
 	snprintf(r->where, sizeof(r->where), "%s", err->msg);
-	snprintf(r->msg, sizeof(r->msg), "%s", w->descr ? w->descr : err->msg);
+	snprintf(r->msg, sizeof(r->msg), "%s",
+		 w->descr[0] ? w->descr : err->msg);
 	r->d2_op = w->d2_op ? w->d2_op : is_old ? "yaml" : NULL;
 	r->object = w->object ? w->object : is_old ? "builder" : "import";
 	r->errnum = w->object ? w->errnum : is_old ? -1 : -EINVAL;
@@ -233,7 +236,7 @@ int ul_conf_read(const char *text, size_t len, enum ul_conf_dialect dialect,
 
 		w.d2_op = NULL;
 		w.object = NULL;
-		w.descr = NULL;
+		w.descr[0] = '\0';
 		if (dialect == UL_CONF_OLD_API)
 			rc = walk_old_api_key(&w, key, v);
 		else
