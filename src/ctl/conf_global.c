@@ -23,7 +23,8 @@ static void step_init(struct ul_conf_step *s, enum ul_conf_section sec,
 
 /*
  * The integer values of mapping m under the keys of table, into vals
- * (has: a bit per key found); other keys are skipped.
+ * (has: a bit per key found); other keys are skipped, and so is a value
+ * that is no mapping (LNet and the legacy parser find no key in it).
  */
 static int walk_values(struct ul_conf_walk *w, const struct ul_ynode *m,
 		       const char *const *table, long long *vals,
@@ -32,6 +33,8 @@ static int walk_values(struct ul_conf_walk *w, const struct ul_ynode *m,
 	size_t i, n, old;
 	int rc, k;
 
+	if (m->type != UL_YNODE_MAP)
+		return 0;
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
