@@ -157,6 +157,9 @@ static int import_apply(const struct ulnetctl_import *im,
 	o.ops.note = note;
 	o.ops.ctx = &errs;
 	rc = ul_conf_import(conf, &o);
+	if (conf->nr_warnings_dropped)
+		fprintf(stderr, "ulnetctl import: %zu more notes not kept\n",
+			conf->nr_warnings_dropped);
 	free(addrs);
 	return rc;
 }
