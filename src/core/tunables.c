@@ -34,6 +34,7 @@ void ul_tunables_init(struct ul_tunables *t)
 	t->avoid_asym_router_failure = 1;
 	t->check_routers_before_use = 0;
 	t->alive_router_check_interval = 60;
+	t->router_ping_timeout = 50;
 }
 
 static const char *const names[UL_TUNABLE__COUNT] = {
@@ -55,6 +56,7 @@ static const char *const names[UL_TUNABLE__COUNT] = {
 	[UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE] = "check_routers_before_use",
 	[UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL] =
 		"alive_router_check_interval",
+	[UL_TUNABLE_ROUTER_PING_TIMEOUT] = "router_ping_timeout",
 };
 
 const char *ul_tunable_name(enum ul_tunable id)
@@ -218,6 +220,9 @@ int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 	case UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE:
 		t->check_routers_before_use = v ? 1 : 0;
 		break;
+	case UL_TUNABLE_ROUTER_PING_TIMEOUT:
+		t->router_ping_timeout = v;
+		break;
 	default:
 		return ul_err_set(err, -EINVAL, "unknown tunable %d", (int)id);
 	}
@@ -261,6 +266,8 @@ int64_t ul_tunables_get(const struct ul_tunables *t, enum ul_tunable id)
 		return t->check_routers_before_use;
 	case UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL:
 		return t->alive_router_check_interval;
+	case UL_TUNABLE_ROUTER_PING_TIMEOUT:
+		return t->router_ping_timeout;
 	default:
 		return 0;
 	}

@@ -31,6 +31,7 @@ enum ul_tunable {
 	UL_TUNABLE_AVOID_ASYM_ROUTER_FAILURE,
 	UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE,
 	UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL,
+	UL_TUNABLE_ROUTER_PING_TIMEOUT,
 	UL_TUNABLE__COUNT
 };
 
@@ -52,6 +53,7 @@ struct ul_tunables {
 	uint32_t avoid_asym_router_failure;  /* 0 or 1 */
 	uint32_t check_routers_before_use;   /* 0 or 1 */
 	int32_t alive_router_check_interval; /* seconds, <= 0 disables */
+	uint32_t router_ping_timeout;	     /* seconds for a router's reply */
 };
 
 /* Fill t with LNet's defaults (lnetctl.md §9, routing.md §3). */

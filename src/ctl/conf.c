@@ -1,9 +1,6 @@
 /*
- * The lnet.conf model (conf.h): setting up and freeing it, and the value
- * checks shared by the YAML parser and the CLI. Ranges are lnetctl's
- * (reference/lnetctl.md §6.1, §9); where lnetctl leaves a value unchecked
- * and LNet refuses it later, the check is made here so that a bad file is
- * refused before anything is applied.
+ * The lnet.conf model (conf.h): setting up and freeing it, reading a
+ * file, and the value checks shared by the YAML parser and the CLI.
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -16,6 +13,7 @@
 #include <sys/stat.h>
 
 #include "ctl/conf.h"
+#include "ctl/conf_walk.h"
 
 void ul_conf_init(struct ul_conf *conf)
 {
@@ -50,7 +48,7 @@ void ul_conf_ip_range_fini(struct ul_conf_ip_range *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static void net_fini(struct ul_conf_net *net)
+void ul_conf_net_fini(struct ul_conf_net *net)
 {
 	struct ul_conf_ni_group *g;
 	size_t i;
@@ -68,6 +66,28 @@ static void net_fini(struct ul_conf_net *net)
 	free(net->ranges);
 	lnd_tunables_fini(&net->lnd_tunables);
 	ul_expr_free(net->cpt);
+	memset(net, 0, sizeof(*net));
+}
+
+void ul_conf_route_fini(struct ul_conf_route *r)
+{
+	free(r->net_text);
+	free(r->gateway_text);
+	memset(r, 0, sizeof(*r));
+}
+
+void ul_conf_peer_fini(struct ul_conf_peer *p)
+{
+	free(p->nis);
+	memset(p, 0, sizeof(*p));
+}
+
+void ul_conf_udsp_fini(struct ul_conf_udsp *u)
+{
+	free(u->src);
+	free(u->dst);
+	free(u->rte);
+	memset(u, 0, sizeof(*u));
 }
 
 void ul_conf_fini(struct ul_conf *conf)
@@ -75,31 +95,34 @@ void ul_conf_fini(struct ul_conf *conf)
 	size_t i;
 
 	for (i = 0; i < conf->nr_nets; i++)
-		net_fini(&conf->nets[i]);
+		ul_conf_net_fini(&conf->nets[i]);
 	free(conf->nets);
 	for (i = 0; i < conf->nr_ip2nets; i++)
-		net_fini(&conf->ip2nets[i]);
+		ul_conf_net_fini(&conf->ip2nets[i]);
 	free(conf->ip2nets);
+	for (i = 0; i < conf->nr_routes; i++)
+		ul_conf_route_fini(&conf->routes[i]);
 	free(conf->routes);
 	for (i = 0; i < conf->nr_peers; i++)
-		free(conf->peers[i].nis);
+		ul_conf_peer_fini(&conf->peers[i]);
 	free(conf->peers);
-	for (i = 0; i < conf->nr_udsps; i++) {
-		free(conf->udsps[i].src);
-		free(conf->udsps[i].dst);
-		free(conf->udsps[i].rte);
-	}
+	for (i = 0; i < conf->nr_udsps; i++)
+		ul_conf_udsp_fini(&conf->udsps[i]);
 	free(conf->udsps);
+	for (i = 0; i < conf->nr_udsp_rules; i++)
+		ul_conf_udsp_fini(&conf->udsp_rules[i]);
+	free(conf->udsp_rules);
+	free(conf->steps);
 	free(conf->warnings);
 	memset(conf, 0, sizeof(*conf));
 }
 
-int ul_conf_parse_file(const char *path, struct ul_conf *conf,
-		       struct ul_err *err)
+int ul_conf_load_file(const char *path, char **text, size_t *len,
+		      struct ul_err *err)
 {
 	struct stat st;
-	size_t len = 0;
-	char *text;
+	size_t got;
+	char *buf;
 	FILE *f;
 	int rc;
 
@@ -118,30 +141,71 @@ int ul_conf_parse_file(const char *path, struct ul_conf *conf,
 	}
 	/* One byte more than allowed tells a file that is too long. */
 	rc = -ENOMEM;
-	text = malloc(UL_CONF_MAX_BYTES + 1);
-	if (!text) {
+	buf = malloc(UL_CONF_MAX_BYTES + 2);
+	if (!buf) {
 		ul_err_fmt(err, rc, "out of memory");
 		goto close_file;
 	}
-	len = fread(text, 1, UL_CONF_MAX_BYTES + 1, f);
+	errno = 0;
+	got = fread(buf, 1, UL_CONF_MAX_BYTES + 1, f);
 	if (ferror(f)) {
-		rc = -EIO;
-		ul_err_fmt(err, rc, "cannot read '%s'", path);
-		goto free_text;
+		/* a directory opens, and reading it fails (EISDIR) */
+		rc = errno ? -errno : -EIO;
+		ul_err_fmt(err, rc, "cannot read '%s': %s", path,
+			   strerror(-rc));
+		goto free_buf;
 	}
-	if (len > UL_CONF_MAX_BYTES) {
+	if (got > UL_CONF_MAX_BYTES) {
 		rc = -EINVAL;
 		ul_err_fmt(err, rc, "'%s' is larger than %d bytes", path,
 			   UL_CONF_MAX_BYTES);
-		goto free_text;
+		goto free_buf;
 	}
-	rc = ul_conf_parse(text, len, conf, err);
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	fclose(f);
+	return 0;
 
-free_text:
-	free(text);
+free_buf:
+	free(buf);
 close_file:
 	fclose(f);
 	return rc;
+}
+
+int ul_conf_parse_file(const char *path, struct ul_conf *conf,
+		       struct ul_err *err)
+{
+	size_t len = 0;
+	char *text;
+	int rc;
+
+	rc = ul_conf_load_file(path, &text, &len, err);
+	if (rc)
+		return rc;
+	rc = ul_conf_parse(text, len, conf, err);
+	free(text);
+	return rc;
+}
+
+int ul_conf_parse(const char *text, size_t len, struct ul_conf *conf,
+		  struct ul_err *err)
+{
+	struct ul_conf tmp;
+	int rc;
+
+	ul_conf_init(&tmp);
+	rc = ul_conf_read(text, len, UL_CONF_NETLINK, &tmp, err);
+	if (rc == 0 && tmp.refusal.is_set)
+		rc = ul_err_set(err, -EINVAL, "%s", tmp.refusal.where);
+	if (rc) {
+		ul_conf_fini(&tmp);
+		return rc;
+	}
+	ul_conf_fini(conf);
+	*conf = tmp;
+	return 0;
 }
 
 int ul_conf_parse_int(const char *s, long long min, long long max,
@@ -302,28 +366,20 @@ int ul_conf_parse_ip_range(const char *s, struct ul_conf_ip_range *out,
 	return 0;
 }
 
-struct global_param {
-	const char *name;
-	long long min, max;
-};
-
-static const struct global_param global_params[UL_CONF_GLOBAL_NR] = {
-	[UL_CONF_GLOBAL_NUMA_RANGE] = { "numa_range", 0, INT_MAX },
-	[UL_CONF_GLOBAL_MAX_INTERFACES] = { "max_interfaces", 0, INT_MAX },
-	[UL_CONF_GLOBAL_DISCOVERY] = { "discovery", 0, 1 },
-	[UL_CONF_GLOBAL_DROP_ASYM_ROUTE] = { "drop_asym_route", 0, 1 },
-	[UL_CONF_GLOBAL_RETRY_COUNT] = { "retry_count", 0, INT_MAX },
-	[UL_CONF_GLOBAL_TRANSACTION_TIMEOUT] = { "transaction_timeout", 1,
-						 INT_MAX },
-	[UL_CONF_GLOBAL_HEALTH_SENSITIVITY] = { "health_sensitivity", 0, 1000 },
-	[UL_CONF_GLOBAL_RECOVERY_INTERVAL] = { "recovery_interval", 0,
-					       INT_MAX },
-	[UL_CONF_GLOBAL_ROUTER_SENSITIVITY] = { "router_sensitivity", 0, 100 },
-	[UL_CONF_GLOBAL_RESPONSE_TRACKING] = { "response_tracking", 0, 3 },
-	[UL_CONF_GLOBAL_RECOVERY_LIMIT] = { "recovery_limit", 0, INT_MAX },
-	[UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL] = { "max_recovery_ping_"
-							"interval",
-							1, INT_MAX },
+static const char *const global_names[UL_CONF_GLOBAL_NR] = {
+	[UL_CONF_GLOBAL_NUMA_RANGE] = "numa_range",
+	[UL_CONF_GLOBAL_MAX_INTERFACES] = "max_interfaces",
+	[UL_CONF_GLOBAL_DISCOVERY] = "discovery",
+	[UL_CONF_GLOBAL_DROP_ASYM_ROUTE] = "drop_asym_route",
+	[UL_CONF_GLOBAL_RETRY_COUNT] = "retry_count",
+	[UL_CONF_GLOBAL_TRANSACTION_TIMEOUT] = "transaction_timeout",
+	[UL_CONF_GLOBAL_HEALTH_SENSITIVITY] = "health_sensitivity",
+	[UL_CONF_GLOBAL_RECOVERY_INTERVAL] = "recovery_interval",
+	[UL_CONF_GLOBAL_ROUTER_SENSITIVITY] = "router_sensitivity",
+	[UL_CONF_GLOBAL_RESPONSE_TRACKING] = "response_tracking",
+	[UL_CONF_GLOBAL_RECOVERY_LIMIT] = "recovery_limit",
+	[UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL] =
+		"max_recovery_ping_interval",
 };
 
 int ul_conf_global_lookup(const char *name)
@@ -333,7 +389,7 @@ int ul_conf_global_lookup(const char *name)
 	if (strcmp(name, "max_intf") == 0)
 		return UL_CONF_GLOBAL_MAX_INTERFACES;
 	for (i = 0; i < UL_CONF_GLOBAL_NR; i++)
-		if (strcmp(name, global_params[i].name) == 0)
+		if (strcmp(name, global_names[i]) == 0)
 			return i;
 	return -EINVAL;
 }
@@ -342,23 +398,7 @@ const char *ul_conf_global_name(enum ul_conf_global_key key)
 {
 	if ((unsigned int)key >= UL_CONF_GLOBAL_NR)
 		return NULL;
-	return global_params[key].name;
-}
-
-int ul_conf_global_check(enum ul_conf_global_key key, long long value,
-			 struct ul_err *err)
-{
-	const struct global_param *p;
-
-	if ((unsigned int)key >= UL_CONF_GLOBAL_NR)
-		return ul_err_set(err, -EINVAL, "no such global parameter");
-	p = &global_params[key];
-	if (value < p->min || value > p->max)
-		return ul_err_set(err, -EINVAL,
-				  "invalid value '%lld' for key '%s' "
-				  "(valid range %lld..%lld)",
-				  value, p->name, p->min, p->max);
-	return 0;
+	return global_names[key];
 }
 
 const char *ul_conf_section_name(enum ul_conf_section sec)

@@ -1,38 +1,47 @@
 /*
  * The lnet.conf configuration model: what `lnetctl import` reads
- * (reference/lnetctl.md §16, §17; udsp.md §7.2), parsed into plain data
- * and checked, but applied to nothing. Applying is a separate step that
- * walks this data; "set" semantics work because every optional value has a
- * presence flag (the *_HAS_* bits, as wireguard-tools containers.h), so an
- * apply changes only what the file gave.
+ * (reference/lnetctl.md §16, §17; udsp.md §7.2), parsed into plain data,
+ * in the order of the document, but applied to nothing. Applying is a
+ * separate step that walks this data (conf_import.h sends it to ulnetd
+ * as lnetctl sends it to LNet; conf_apply.h builds core objects); "set"
+ * semantics work because every optional value has a presence flag (the
+ * *_HAS_* bits, as wireguard-tools containers.h), so an apply changes
+ * only what the file gave.
  *
  * Parsing (conf_yaml.c) accepts any YAML 1.1 that libyaml reads: block or
  * flow style, any indentation, lnetctl's own "-     " export layout. Keys
- * are case-sensitive. Sections may come in any order and more than once:
- * repeated net/ip2nets/route/peer/udsp sections append, repeated scalar
- * settings overwrite (later wins). The order in which sections first
- * appear is kept in ul_conf.order because lnetctl applies in document
- * order.
+ * are case-sensitive. lnetctl applies a document as it reads it, section
+ * after section, and stops at the first failure with what came before it
+ * applied; so the parse keeps the document's order in ul_conf.steps, one
+ * step per section (one per key for global parameters), and a refusal
+ * ends the steps: ul_conf_read() keeps every item before the refused one
+ * and says in ul_conf.refusal what lnetctl reports there. Only a document
+ * that is not YAML at all is refused before anything (lnetctl would have
+ * applied what precedes a syntax error; ulnet reads the whole text
+ * first).
  *
- * What is refused (-EINVAL, one message naming line, column, the field
- * path and the bad value, e.g. "line 7, column 29: net[0].local NI(s)[1].
- * tunables.peer_credits: 'abc' is not an integer"): YAML syntax errors,
- * aliases, unknown sections and keys, a block whose first key is not
- * 'net type' / 'net-spec', bad nets, NIDs, interfaces, CPT expressions,
- * ip-ranges and UDSP descriptors, integers out of lnetctl's ranges, an
- * unrecognised Multi-Rail word, "net type: lo", and input past the limits
- * below. What lnetctl accepts but ulnet does not apply (read-only fields
- * of an export, o2iblnd tunables, lnd_timeout, UDSP rules without idx,
- * unrecognised tunables keys) is kept or skipped and always reported in
- * ul_conf.warnings: nothing is dropped silently.
+ * The parse refuses what lnetctl itself refuses while reading (with
+ * lnetctl's words where scripts grep them, prefixed with the line,
+ * column and field path): a net block whose first key is not 'net type'
+ * or 'net-spec', bad net names, CPT expressions, interfaces and
+ * ip-ranges, values that are not integers, unknown top-level keys, a bad
+ * Multi-Rail word. What LNet checks (ranges of tunables, hops,
+ * priorities, global values, "net type: lo", UDSP descriptors) is kept as
+ * written for whoever applies it, as lnetctl passes it on to LNet. Keys
+ * lnetctl skips are skipped; each one that is skipped, and everything
+ * ulnet does not apply, is a note in ul_conf.warnings (struct
+ * ul_conf_warning says which ones a user sees).
  *
- * Where ulnet is stricter than lnetctl, or drops one of its quirks:
- * "routing: enable" must be 0 or 1 (lnetctl reads anything else as 0);
- * discovery and drop_asym_route must be 0 or 1; a UDSP rule's priority is
- * not carried over to the next rule (udsp.md §7.2); a route, peer or NID
- * must be one NID, never a range (--old-api only); an interface name must
- * fit IFNAMSIZ; a plain empty value where a mapping or sequence belongs
- * ("tunables:") reads as an empty one.
+ * Two dialects (enum ul_conf_dialect): lnetctl's netlink import, the
+ * default, and its legacy "--old-api" parser, which differs in section
+ * lookup, Multi-Rail words, UDSP rules and what a refusal looks like.
+ *
+ * Where ulnet departs from lnetctl: a route, peer or NID given by its
+ * NID must be one NID, never a range (gateways: --old-api only); an
+ * interface name must fit IFNAMSIZ; YAML aliases are refused (lnetctl's
+ * streaming reader does not resolve them either); a plain empty value
+ * where a mapping or sequence belongs ("tunables:") reads as an empty
+ * one.
  *
  * Everything here is pure and keeps no state; a struct ul_conf belongs to
  * whoever initialised it and is freed with ul_conf_fini().
@@ -65,6 +74,12 @@
 #define UL_CONF_CPT_MAX 65535u
 #define UL_CONF_WARNING_SIZE 256
 
+/* Which of lnetctl's two import parsers a document is read as. */
+enum ul_conf_dialect {
+	UL_CONF_NETLINK, /* `lnetctl import` (and ulnetd --config) */
+	UL_CONF_OLD_API, /* `lnetctl import --old-api` */
+};
+
 /* Top-level sections, in the order lnetctl's export writes them. */
 enum ul_conf_section {
 	UL_CONF_SEC_NET,
@@ -79,7 +94,11 @@ enum ul_conf_section {
 	UL_CONF_SEC_NR,
 };
 
-/* Common tunables ("tunables"): per net in LNet (lnetctl.md §6.1). */
+/*
+ * Common tunables ("tunables"): per net in LNet (lnetctl.md §6.1). The
+ * values are as written; LNet takes >= 0 for peer_timeout and > 0 for the
+ * others and uses its default for anything else.
+ */
 enum {
 	UL_CONF_TUN_HAS_PEER_TIMEOUT = 1U << 0,
 	UL_CONF_TUN_HAS_PEER_CREDITS = 1U << 1,
@@ -88,11 +107,11 @@ enum {
 };
 
 struct ul_conf_tunables {
-	unsigned int flags;	 /* UL_CONF_TUN_HAS_* */
-	int peer_timeout;	 /* seconds, -1..INT_MAX; -1: LND default */
-	int peer_credits;	 /* -1..INT_MAX; <= 0: LND default */
-	int peer_buffer_credits; /* -1..INT_MAX; <= 0: LND default */
-	int credits;		 /* -1..INT_MAX; <= 0: LND default */
+	unsigned int flags; /* UL_CONF_TUN_HAS_* */
+	int peer_timeout;   /* seconds */
+	int peer_credits;
+	int peer_buffer_credits;
+	int credits;
 };
 
 /* LND tunables ("lnd tunables"); per NI in LNet. */
@@ -105,7 +124,7 @@ enum {
  * An LND tunable that user space has no LND for (o2iblnd's
  * peercredits_hiw, map_on_demand, concurrent_sends, fmr_pool_size,
  * fmr_flush_trigger, fmr_cache, ntx). Kept so that nothing is lost; each
- * one also produced a warning.
+ * one also produced a note.
  */
 struct ul_conf_lnd_param {
 	char *key;	   /* as written; owned */
@@ -115,8 +134,8 @@ struct ul_conf_lnd_param {
 
 struct ul_conf_lnd_tunables {
 	unsigned int flags;		 /* UL_CONF_LND_HAS_* */
-	int conns_per_peer;		 /* 0..127; 0: LND default */
-	int tos;			 /* -1..255; -1: LND default */
+	int conns_per_peer;		 /* as written; LNet takes 0..127 */
+	int tos;			 /* as written; LNet takes -1..255 */
 	struct ul_conf_lnd_param *other; /* not applicable to user space */
 	size_t nr_other;
 };
@@ -162,9 +181,9 @@ struct ul_conf_ni_group {
 	struct ul_expr *cpt; /* "CPT", NULL if absent */
 	/*
 	 * "dev cpt": the partition of the NI's device, as `net show -v`
-	 * exports it. ulnet has no CPTs; it reads the value as the NUMA node
-	 * of the NI's device, which is what a dry run of selection needs
-	 * for its NUMA distances. -1 when absent.
+	 * exports it. The dry run (conf_apply.h) reads it as the NUMA node
+	 * of the NI's device, which is what selection needs for its NUMA
+	 * distances; an import ignores it, as lnetctl does. -1 when absent.
 	 */
 	int dev_cpt;
 	unsigned int line;
@@ -190,10 +209,11 @@ struct ul_conf_ip_range {
 enum {
 	UL_CONF_NET_HAS_TUNABLES = 1U << 0,
 	UL_CONF_NET_HAS_LND_TUNABLES = 1U << 1,
+	UL_CONF_NET_HAS_LOCAL_NIS = 1U << 2, /* "local NI(s)" given */
 };
 
 struct ul_conf_net {
-	uint32_t net;			 /* net id; never lo */
+	uint32_t net;			 /* net id (lo too: LNet refuses it) */
 	unsigned int flags;		 /* UL_CONF_NET_HAS_* */
 	struct ul_conf_ni_group *groups; /* "local NI(s)"; net only */
 	size_t nr_groups;
@@ -204,20 +224,31 @@ struct ul_conf_net {
 	struct ul_conf_tunables tunables;
 	struct ul_conf_lnd_tunables lnd_tunables;
 	struct ul_expr *cpt; /* NULL if absent */
+	int seq_no;	     /* --old-api "seq_no", -1 if absent */
 	unsigned int line;
 };
 
 enum {
 	UL_CONF_ROUTE_HAS_HOP = 1U << 0,
 	UL_CONF_ROUTE_HAS_PRIORITY = 1U << 1,
+	UL_CONF_ROUTE_HAS_NET_ID = 1U << 2, /* net_text parsed into net */
+	UL_CONF_ROUTE_HAS_GW_NID = 1U << 3, /* gateway_text is one NID */
 };
 
+/*
+ * A route as written: LNet checks it (lo, hop range, priority, gateway
+ * on the remote net), so the parse only reads it. Under --old-api the
+ * gateway may be a NID range list (lnetctl.md §4.3).
+ */
 struct ul_conf_route {
 	unsigned int flags;	  /* UL_CONF_ROUTE_HAS_* */
-	uint32_t net;		  /* remote net; never lo */
-	struct ulnet_nid gateway; /* one NID, not on net, not 0@lo */
-	int hop;		  /* 1..255, or -1 (default) */
-	unsigned int priority;	  /* 0..INT_MAX, default 0 (highest) */
+	char *net_text;		  /* owned */
+	char *gateway_text;	  /* owned */
+	uint32_t net;		  /* HAS_NET_ID */
+	struct ulnet_nid gateway; /* HAS_GW_NID */
+	int hop;		  /* -1 when absent */
+	int priority;		  /* 0 when absent */
+	int seq_no;		  /* --old-api, -1 if absent */
 	unsigned int line;
 };
 
@@ -228,9 +259,14 @@ enum {
 struct ul_conf_peer {
 	unsigned int flags;	      /* UL_CONF_PEER_HAS_* */
 	struct ulnet_nid primary_nid; /* "primary nid", required */
-	bool is_multi_rail;	      /* "Multi-Rail" */
-	struct ulnet_nid *nis;	      /* "peer ni" NIDs, as written */
+	/*
+	 * "Multi-Rail". --old-api reads True/False/true/false as booleans
+	 * and then as absent: always true there (lnetctl.md §16).
+	 */
+	bool is_multi_rail;
+	struct ulnet_nid *nis; /* "peer ni" NIDs, as written */
 	size_t nr_nis;
+	int seq_no; /* --old-api, -1 if absent */
 	unsigned int line;
 };
 
@@ -238,27 +274,28 @@ struct ul_conf_peer {
  * Global parameters (lnetctl.md §9), by index into ul_conf_global.value.
  * "numa: {range: N}" sets UL_CONF_GLOBAL_NUMA_RANGE too, and "max_intf" is
  * read as max_interfaces. lnd_timeout is read-only: accepted, checked as
- * an integer, reported as ignored and not stored.
+ * an integer and not stored. Values are as written; LNet checks them.
  */
 enum ul_conf_global_key {
-	UL_CONF_GLOBAL_NUMA_RANGE,		   /* >= 0 */
-	UL_CONF_GLOBAL_MAX_INTERFACES,		   /* >= 0; < 16 means 4096 */
-	UL_CONF_GLOBAL_DISCOVERY,		   /* 0, 1 */
-	UL_CONF_GLOBAL_DROP_ASYM_ROUTE,		   /* 0, 1 */
-	UL_CONF_GLOBAL_RETRY_COUNT,		   /* >= 0 */
-	UL_CONF_GLOBAL_TRANSACTION_TIMEOUT,	   /* seconds, > 0 */
-	UL_CONF_GLOBAL_HEALTH_SENSITIVITY,	   /* 0..1000 */
-	UL_CONF_GLOBAL_RECOVERY_INTERVAL,	   /* >= 0, deprecated */
-	UL_CONF_GLOBAL_ROUTER_SENSITIVITY,	   /* 0..100 */
-	UL_CONF_GLOBAL_RESPONSE_TRACKING,	   /* 0..3 */
-	UL_CONF_GLOBAL_RECOVERY_LIMIT,		   /* seconds, >= 0 */
-	UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL, /* seconds, > 0 */
+	UL_CONF_GLOBAL_NUMA_RANGE,
+	UL_CONF_GLOBAL_MAX_INTERFACES,
+	UL_CONF_GLOBAL_DISCOVERY,
+	UL_CONF_GLOBAL_DROP_ASYM_ROUTE,
+	UL_CONF_GLOBAL_RETRY_COUNT,
+	UL_CONF_GLOBAL_TRANSACTION_TIMEOUT,
+	UL_CONF_GLOBAL_HEALTH_SENSITIVITY,
+	UL_CONF_GLOBAL_RECOVERY_INTERVAL,
+	UL_CONF_GLOBAL_ROUTER_SENSITIVITY,
+	UL_CONF_GLOBAL_RESPONSE_TRACKING,
+	UL_CONF_GLOBAL_RECOVERY_LIMIT,
+	UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL,
 	UL_CONF_GLOBAL_NR,
 };
 
+/* The last value the document gives each parameter. */
 struct ul_conf_global {
 	unsigned int flags; /* bit (1U << key) set: value[key] given */
-	int value[UL_CONF_GLOBAL_NR];
+	long long value[UL_CONF_GLOBAL_NR];
 };
 
 enum {
@@ -266,23 +303,91 @@ enum {
 };
 
 /*
- * A UDSP rule. src/dst/rte are kept as written (each parsed once by
- * ul_nid_descr_parse() to check it); at least one is set, and src never
- * comes with rte (udsp.md §10.23).
+ * A UDSP rule as it reaches LNet (udsp.md §7.2). The netlink import
+ * submits a rule when a mapping ends after an "idx" was read, with the
+ * src/dst/rte read since the last submission and the last priority read
+ * in the section (never reset; none read yet is UINT32_MAX): so a rule
+ * without idx lends its values to the next one. --old-api submits every
+ * rule as written, each key found anywhere in the rule ("priority" under
+ * "action" too), idx -1 (append) when absent, and no action without a
+ * priority. The descriptors are checked when applied.
  */
 struct ul_conf_udsp {
 	unsigned int flags;    /* UL_CONF_UDSP_HAS_* */
-	unsigned int idx;      /* 0..INT_MAX, required */
+	int idx;	       /* -1: none (--old-api) */
 	char *src, *dst, *rte; /* owned; NULL when absent */
-	unsigned int priority; /* 0..UINT32_MAX ("priority" or
-				* "action: {priority: N}") */
+	long long priority;    /* as written; 0 gives no action */
+	int seq_no;	       /* --old-api, -1 if absent */
 	unsigned int line;
 };
 
-/* Something accepted but not applied, or skipped. */
+/*
+ * One step of the document, in its order: a section (one per key of
+ * "global" and for each global key at top level). NET, IP2NETS, ROUTE,
+ * PEER and UDSP steps hold items [first, first + nr) of their array.
+ */
+struct ul_conf_step {
+	enum ul_conf_section sec;
+	size_t first, nr;
+	/* The refusal ended the section early (only the last step). */
+	bool is_cut;
+	/*
+	 * GLOBAL: key (enum ul_conf_global_key, or -1 for lnd_timeout,
+	 * which is read-only) and value. ROUTING: value is "enable" as
+	 * written (1 enables, anything else disables; 0 when absent). NUMA:
+	 * "range" (-1 when absent). BUFFERS: buffers[] with has_buffers
+	 * bits (1U << pool: tiny, small, large).
+	 */
+	int key;
+	long long value;
+	long long buffers[3];
+	unsigned int has_buffers;
+	int seq_no; /* --old-api, -1 if absent */
+	/* UDSP: the rules as written, [rules_first, rules_first + rules_nr) */
+	size_t rules_first, rules_nr;
+	unsigned int line;
+};
+
+/*
+ * Something read but not applied as written. Who sees it:
+ *	SKIPPED     lnetctl skips it without a word (unknown keys, the state
+ *	            an export prints, read-only values): ulnetctl says
+ *	            nothing, ulnetd logs it;
+ *	LNETCTL     lnetctl prints text as it is on stderr ("Ignoring
+ *	            unrecognized key 'x' for 'tunables'"); both do too;
+ *	NOT_APPLIED LNet would act on it, ulnet does not (o2iblnd
+ *	            tunables, router buffers, forwarding): reported with
+ *	            its line.
+ */
+enum ul_conf_note_kind {
+	UL_CONF_NOTE_SKIPPED,
+	UL_CONF_NOTE_LNETCTL,
+	UL_CONF_NOTE_NOT_APPLIED,
+};
+
 struct ul_conf_warning {
-	unsigned int line, column;	 /* 1-based */
-	char text[UL_CONF_WARNING_SIZE]; /* "<path>: <what>" */
+	enum ul_conf_note_kind kind;
+	unsigned int line, column; /* 1-based */
+	size_t step;		   /* reached before ul_conf.steps[step] */
+	/* "<path>: <what>", or for LNETCTL the whole line lnetctl prints */
+	char text[UL_CONF_WARNING_SIZE];
+};
+
+/*
+ * How lnetctl reports a refusal of the parse. The netlink import prints
+ * a D1 document "<add|del>: - <object>:" (object "import", or "peer" for
+ * a refusal LNet makes inside a peer request), --old-api a D2 entry
+ * "<d2_op>: - <object>:" (d2_op set).
+ */
+struct ul_conf_refusal {
+	bool is_set;
+	const char *d2_op; /* NULL: D1 */
+	const char *object;
+	int errnum;		     /* the errno field */
+	int status;		     /* the import's status (lnetctl's exit) */
+	char msg[UL_ERR_MSG_SIZE];   /* the descr lnetctl prints */
+	char where[UL_ERR_MSG_SIZE]; /* "line L, column C: <path>: <why>" */
+	unsigned int line;
 };
 
 enum {
@@ -296,7 +401,11 @@ enum {
 };
 
 struct ul_conf {
-	unsigned int flags; /* UL_CONF_HAS_* */
+	enum ul_conf_dialect dialect;
+
+	struct ul_conf_step *steps; /* the document's order */
+	size_t nr_steps;
+	struct ul_conf_refusal refusal; /* after the last step */
 
 	struct ul_conf_net *nets; /* "net" */
 	size_t nr_nets;
@@ -306,17 +415,23 @@ struct ul_conf {
 	size_t nr_routes;
 	struct ul_conf_peer *peers;
 	size_t nr_peers;
-	struct ul_conf_udsp *udsps; /* rules with an idx, in file order */
+	struct ul_conf_udsp *udsps; /* rules as submitted, in file order */
 	size_t nr_udsps;
+	/*
+	 * Every rule as written, as `udsp add` would take it (its keys
+	 * found anywhere in the item, idx -1 when absent, no priority
+	 * carried): what a dry run applies (conf_apply.h).
+	 */
+	struct ul_conf_udsp *udsp_rules;
+	size_t nr_udsp_rules;
 
-	bool routing_enable; /* "routing: {enable: 0|1}" */
-	int tiny_buffers;    /* totals over CPTs, >= 0; 0: default */
+	/* The last value each setting got, for whoever wants a summary. */
+	unsigned int flags;  /* UL_CONF_HAS_* */
+	bool routing_enable; /* "routing: {enable: 1}" */
+	int tiny_buffers;    /* totals over CPTs; 0: default, -1: keep */
 	int small_buffers;
 	int large_buffers;
 	struct ul_conf_global global;
-
-	enum ul_conf_section order[UL_CONF_SEC_NR]; /* first appearance */
-	unsigned int nr_order;
 
 	struct ul_conf_warning *warnings;
 	size_t nr_warnings;
@@ -329,17 +444,31 @@ void ul_conf_init(struct ul_conf *conf);
 void ul_conf_fini(struct ul_conf *conf);
 
 /*
- * Parse the lnet.conf document text[0..len) (need not be NUL-terminated;
- * at most UL_CONF_MAX_BYTES). conf must be initialised; on success what
- * it held is freed and replaced and 0 is returned. On failure conf is left
- * as it was and -EINVAL (bad input) or -ENOMEM comes back with err set.
+ * Read the lnet.conf document text[0..len) (need not be NUL-terminated;
+ * at most UL_CONF_MAX_BYTES) as an import reads it. conf must be
+ * initialised; what it held is freed and replaced. 0: conf holds the
+ * document's steps, and conf->refusal, when set, what stopped the read
+ * (the steps before it stand). -EINVAL: the text is not a YAML mapping
+ * (syntax, limits, aliases), nothing is kept and err says where.
+ * -ENOMEM.
+ */
+int ul_conf_read(const char *text, size_t len, enum ul_conf_dialect dialect,
+		 struct ul_conf *conf, struct ul_err *err);
+/*
+ * All or nothing, in the netlink dialect: as ul_conf_read(), but a
+ * refusal is -EINVAL with its message in err and conf left as it was.
  */
 int ul_conf_parse(const char *text, size_t len, struct ul_conf *conf,
 		  struct ul_err *err);
 /*
- * ul_conf_parse() on a file's contents. An unopenable file gives -errno
- * and lnetctl's "cannot open '<path>': <strerror>".
+ * A file's contents, at most UL_CONF_MAX_BYTES. An unopenable file gives
+ * -errno and lnetctl's "cannot open '<path>': <strerror>"; one that
+ * cannot be read (a directory) -errno and "cannot read '<path>': ...".
+ * *text is malloc'd, NUL-terminated.
  */
+int ul_conf_load_file(const char *path, char **text, size_t *len,
+		      struct ul_err *err);
+/* ul_conf_load_file() then ul_conf_parse(). */
 int ul_conf_parse_file(const char *path, struct ul_conf *conf,
 		       struct ul_err *err);
 
@@ -390,9 +519,6 @@ void ul_conf_ip_range_fini(struct ul_conf_ip_range *r);
 int ul_conf_global_lookup(const char *name);
 /* The YAML name of a key ("max_interfaces" for the alias too). */
 const char *ul_conf_global_name(enum ul_conf_global_key key);
-/* Check value against the key's range; the message names the key. */
-int ul_conf_global_check(enum ul_conf_global_key key, long long value,
-			 struct ul_err *err);
 
 /* Section name as written in lnet.conf ("net", "ip2nets", ...). */
 const char *ul_conf_section_name(enum ul_conf_section sec);

@@ -13,6 +13,8 @@ struct apply {
 	struct ul_core *c;
 	const struct ul_conf_apply_opts *opts;
 	struct ul_err *err;
+	/* The LND tunables of the NIs being added (NULL: none). */
+	const struct ul_conf_lnd_tunables *lnd;
 };
 
 __attribute__((format(printf, 3, 4))) static void
@@ -80,6 +82,7 @@ static int add_ni(const struct apply *a, const struct ulnet_nid *nid,
 {
 	struct ul_err cerr = { 0 };
 	char nidstr[ULNET_NIDSTR_SIZE], what[ULNET_NIDSTR_SIZE + 8];
+	struct ul_ni *ni;
 	int rc;
 
 	if (a->opts->ni_add)
@@ -92,6 +95,12 @@ static int add_ni(const struct apply *a, const struct ulnet_nid *nid,
 			 ulnet_nid_format(nid, nidstr, sizeof(nidstr)));
 		return fail(a, line, what, rc, &cerr);
 	}
+	/* The NI's own LND tunables, as the socklnd reads them. */
+	ni = ul_ni_find(a->c, nid);
+	if (ni && a->lnd && (a->lnd->flags & UL_CONF_LND_HAS_CONNS_PER_PEER))
+		ni->conns_per_peer = a->lnd->conns_per_peer;
+	if (ni && a->lnd && (a->lnd->flags & UL_CONF_LND_HAS_TOS))
+		ni->tos = a->lnd->tos;
 	return 0;
 }
 
@@ -155,49 +164,64 @@ static int apply_iface_nis(const struct apply *a, uint32_t net,
 	return 0;
 }
 
-/* A net with no interface and no NID takes the first up interface. */
+/*
+ * A net with no interface and no NID takes the first up IPv4 interface
+ * other than lo (lnetctl.md §17.2).
+ */
 static int apply_default_ni(const struct apply *a, const struct ul_conf_net *cn,
 			    const struct ul_net_tunables *tun)
 {
+	const struct ul_conf_ifaddr *ifa = NULL;
 	struct ulnet_nid nid;
-	char netstr[ULNET_NIDSTR_SIZE];
+	size_t i;
 
-	if (a->opts->nr_ifaddrs == 0)
-		return ul_err_set(a->err, -ENODEV,
-				  "line %u: net %s names no NI and no "
-				  "interface is up here",
-				  cn->line,
-				  ulnet_net_format(cn->net, netstr,
-						   sizeof(netstr)));
-	if (if_nid(a, cn->net, a->opts->ifaddrs[0].ifname, cn->line, &nid) < 0)
+	for (i = 0; i < a->opts->nr_ifaddrs && !ifa; i++)
+		if (strcmp(a->opts->ifaddrs[i].ifname, "lo") != 0)
+			ifa = &a->opts->ifaddrs[i];
+	if (!ifa)
+		return ul_err_set(a->err, -ENOMSG,
+				  "line %u: No UP interfaces were found",
+				  cn->line);
+	if (if_nid(a, cn->net, ifa->ifname, cn->line, &nid) < 0)
 		return a->err ? a->err->code : -ENODEV;
-	return add_ni(a, &nid, a->opts->ifaddrs[0].ifname, tun, UL_NUMA_ANY,
-		      cn->line);
+	return add_ni(a, &nid, ifa->ifname, tun, UL_NUMA_ANY, cn->line);
 }
 
-static void note_lnd(const struct apply *a,
+/* LNet's checks of the LND tunables (lnetctl.md §6.1). */
+static int check_lnd(const struct apply *a,
 		     const struct ul_conf_lnd_tunables *l, unsigned int line)
 {
 	size_t i;
 
-	if (l->flags & UL_CONF_LND_HAS_CONNS_PER_PEER)
-		note(a, line, "conns_per_peer %d kept for the socklnd",
-		     l->conns_per_peer);
+	if (((l->flags & UL_CONF_LND_HAS_CONNS_PER_PEER) &&
+	     (l->conns_per_peer < 0 || l->conns_per_peer > 127)) ||
+	    ((l->flags & UL_CONF_LND_HAS_TOS) && (l->tos < -1 || l->tos > 255)))
+		return ul_err_set(a->err, -ERANGE,
+				  "line %u: failed to parse lnd tunables "
+				  "(conns_per_peer 0..127, tos -1..255)",
+				  line);
 	for (i = 0; i < l->nr_other; i++)
 		note(a, l->other[i].line,
 		     "lnd tunable '%s' not applied: no such LND in user space",
 		     l->other[i].key);
+	return 0;
 }
 
-static int apply_net(const struct apply *a, const struct ul_conf_net *cn)
+static int apply_net(struct apply *a, const struct ul_conf_net *cn)
 {
 	struct ul_net_tunables tun;
 	size_t i, added = 0;
 	int rc;
 
+	if (ulnet_net_type(cn->net) == ULNET_LND_LO)
+		return ul_err_set(a->err, -EACCES,
+				  "line %u: setting @lo not allowed", cn->line);
 	net_tunables(cn, NULL, &tun);
 	note_cpt(a, cn->cpt, cn->line);
-	note_lnd(a, &cn->lnd_tunables, cn->line);
+	rc = check_lnd(a, &cn->lnd_tunables, cn->line);
+	if (rc < 0)
+		return rc;
+	a->lnd = &cn->lnd_tunables;
 	rc = apply_iface_nis(a, cn->net, cn->nis, cn->nr_nis, &tun,
 			     UL_NUMA_ANY);
 	if (rc < 0)
@@ -208,7 +232,12 @@ static int apply_net(const struct apply *a, const struct ul_conf_net *cn)
 
 		net_tunables(cn, g, &tun);
 		note_cpt(a, g->cpt, g->line);
-		note_lnd(a, &g->lnd_tunables, g->line);
+		rc = check_lnd(a, &g->lnd_tunables, g->line);
+		if (rc < 0)
+			return rc;
+		a->lnd = (g->flags & UL_CONF_GROUP_HAS_LND_TUNABLES)
+				 ? &g->lnd_tunables
+				 : &cn->lnd_tunables;
 		rc = apply_iface_nis(a, cn->net, g->nis, g->nr_nis, &tun,
 				     (g->flags & UL_CONF_GROUP_HAS_DEV_CPT) &&
 						     g->dev_cpt >= 0
@@ -218,9 +247,10 @@ static int apply_net(const struct apply *a, const struct ul_conf_net *cn)
 			return rc;
 		added += g->nr_nis;
 	}
-	if (added == 0 && cn->nr_groups == 0)
-		return apply_default_ni(a, cn, &tun);
-	return 0;
+	if (added == 0)
+		rc = apply_default_ni(a, cn, &tun);
+	a->lnd = NULL;
+	return rc;
 }
 
 static bool in_ranges(const struct ul_conf_net *rule, uint32_t ipv4)
@@ -239,29 +269,33 @@ static bool in_ranges(const struct ul_conf_net *rule, uint32_t ipv4)
 /*
  * ip2nets (lnetctl.md §17.2): a rule applies to the named interfaces, or
  * to every up interface, whose address is in its ranges; a rule for a net
- * configured earlier in the import is skipped; no rule applying at all
- * is an error.
+ * an earlier rule of the section configured is skipped; a section of
+ * which no rule applied is an error.
  */
-static int apply_ip2nets(const struct apply *a, const struct ul_conf *conf)
+static int apply_ip2nets(struct apply *a, const struct ul_conf *conf,
+			 const struct ul_conf_step *st)
 {
-	size_t r, i, applied = 0;
+	size_t r, i, k, applied = 0;
 	int rc;
 
-	for (r = 0; r < conf->nr_ip2nets; r++) {
+	for (r = st->first; r < st->first + st->nr; r++) {
 		const struct ul_conf_net *cn = &conf->ip2nets[r];
 		struct ul_net_tunables tun;
+		bool is_dup = false;
 
-		if (ul_net_find(a->c, cn->net)) {
-			note(a, cn->line,
-			     "ip2nets rule skipped: its net is configured "
-			     "already");
+		for (k = st->first; k < r && !is_dup; k++)
+			is_dup = conf->ip2nets[k].net == cn->net &&
+				 ul_net_find(a->c, cn->net);
+		if (is_dup)
 			continue;
-		}
+		rc = check_lnd(a, &cn->lnd_tunables, cn->line);
+		if (rc < 0)
+			return rc;
+		a->lnd = &cn->lnd_tunables;
 		net_tunables(cn, NULL, &tun);
 		for (i = 0; i < a->opts->nr_ifaddrs; i++) {
 			const struct ul_conf_ifaddr *ifa = &a->opts->ifaddrs[i];
 			struct ulnet_nid nid;
-			size_t k;
 			bool named = cn->nr_nis == 0;
 
 			for (k = 0; k < cn->nr_nis; k++)
@@ -277,27 +311,40 @@ static int apply_ip2nets(const struct apply *a, const struct ul_conf *conf)
 				return rc;
 			applied++;
 		}
+		a->lnd = NULL;
 	}
-	if (conf->nr_ip2nets && applied == 0)
-		return ul_err_set(a->err, -ENOENT, "No ip2nets rules applied");
+	if (!st->is_cut && applied == 0)
+		return ul_err_set(a->err, -EINVAL, "No ip2nets rules applied");
 	return 0;
 }
 
-static int apply_routes(const struct apply *a, const struct ul_conf *conf)
+static int apply_routes(const struct apply *a, const struct ul_conf *conf,
+			const struct ul_conf_step *st)
 {
 	size_t i;
 
-	for (i = 0; i < conf->nr_routes; i++) {
+	for (i = st->first; i < st->first + st->nr; i++) {
 		const struct ul_conf_route *cr = &conf->routes[i];
 		uint32_t hops = cr->hop < 0 ? UL_HOPS_UNDEFINED
 					    : (uint32_t)cr->hop;
 		struct ul_err cerr = { 0 };
+		struct ul_route *route;
 		int rc;
 
-		struct ul_route *route;
-
+		if (!(cr->flags & UL_CONF_ROUTE_HAS_NET_ID) ||
+		    !(cr->flags & UL_CONF_ROUTE_HAS_GW_NID))
+			return ul_err_set(a->err, -EINVAL,
+					  "line %u: route: needs a remote net "
+					  "and one gateway NID",
+					  cr->line);
+		if ((cr->hop != -1 && (cr->hop < 1 || cr->hop > 255)) ||
+		    cr->priority < 0)
+			return ul_err_set(a->err, -EINVAL,
+					  "line %u: route: hop must be 1..255 "
+					  "and priority >= 0",
+					  cr->line);
 		rc = ul_route_add(a->c, cr->net, &cr->gateway, hops,
-				  cr->priority, &route, &cerr);
+				  (uint32_t)cr->priority, &route, &cerr);
 		if (rc < 0)
 			return fail(a, cr->line, "route", rc, &cerr);
 		/* Router rules see routes added after them (udsp.h (d)). */
@@ -313,11 +360,12 @@ static int apply_routes(const struct apply *a, const struct ul_conf *conf)
  * makes every configured peer MR (lnetctl.md §7.1 Quirk); ulnet honours
  * what the operator wrote.
  */
-static int apply_peers(const struct apply *a, const struct ul_conf *conf)
+static int apply_peers(const struct apply *a, const struct ul_conf *conf,
+		       const struct ul_conf_step *st)
 {
 	size_t i, k;
 
-	for (i = 0; i < conf->nr_peers; i++) {
+	for (i = st->first; i < st->first + st->nr; i++) {
 		const struct ul_conf_peer *cp = &conf->peers[i];
 		bool is_mr = !(cp->flags & UL_CONF_PEER_HAS_MULTI_RAIL) ||
 			     cp->is_multi_rail;
@@ -341,59 +389,42 @@ static int apply_peers(const struct apply *a, const struct ul_conf *conf)
 	return 0;
 }
 
-static int apply_global(const struct apply *a, const struct ul_conf *conf)
-{
-	unsigned int key;
-
-	for (key = 0; key < UL_CONF_GLOBAL_NR; key++) {
-		const char *name = ul_conf_global_name(key);
-		struct ul_err cerr = { 0 };
-		int id, rc;
-
-		if (!(conf->global.flags & (1U << key)))
-			continue;
-		id = ul_tunable_from_name(name);
-		if (id < 0) {
-			note(a, 0, "global '%s' not applied: unknown here",
-			     name);
-			continue;
-		}
-		rc = ul_tunables_set(&a->c->tun, (enum ul_tunable)id,
-				     conf->global.value[key], &cerr);
-		if (rc < 0)
-			return fail(a, 0, name, rc, &cerr);
-	}
-	return 0;
-}
-
-static int apply_routing(const struct apply *a, const struct ul_conf *conf)
+static int set_tunable(const struct apply *a, const char *name, long long v,
+		       unsigned int line)
 {
 	struct ul_err cerr = { 0 };
-	int id = ul_tunable_from_name("routing");
+	int id = ul_tunable_from_name(name);
 	int rc;
 
-	if (conf->flags & UL_CONF_HAS_ROUTING) {
-		rc = id < 0 ? -EINVAL
-			    : ul_tunables_set(&a->c->tun, (enum ul_tunable)id,
-					      conf->routing_enable, &cerr);
-		if (rc < 0)
-			return fail(a, 0, "routing", rc, &cerr);
+	if (id < 0) {
+		note(a, line, "'%s' not applied: unknown here", name);
+		return 0;
 	}
-	if (conf->flags & UL_CONF_HAS_BUFFERS)
-		note(a, 0,
-		     "router buffers (tiny %d, small %d, large %d) not "
-		     "applied: ulnet has no router buffer pools yet",
-		     conf->tiny_buffers, conf->small_buffers,
-		     conf->large_buffers);
-	return 0;
+	rc = ul_tunables_set(&a->c->tun, (enum ul_tunable)id, v, &cerr);
+	return rc < 0 ? fail(a, line, name, rc, &cerr) : 0;
+}
+
+/* A global parameter as lnetctl's setters pass it on (lnetctl.md §9). */
+static int apply_global(const struct apply *a, const struct ul_conf_step *st)
+{
+	long long v = st->value;
+
+	if (st->key < 0)
+		return 0; /* lnd_timeout is read-only */
+	if ((st->key == UL_CONF_GLOBAL_DISCOVERY ||
+	     st->key == UL_CONF_GLOBAL_DROP_ASYM_ROUTE) &&
+	    v != 0)
+		v = 1;
+	return set_tunable(a, ul_conf_global_name(st->key), v, st->line);
 }
 
 /*
- * UDSP rules go through the same checks as `lnetctl udsp add`. lnetctl's
- * importer refuses a rule whose priority is 0 and carries a priority over
- * to the next rule (udsp.md §7.2); ulnet takes each rule as written.
+ * UDSP rules as written, each as `udsp add` takes it (ul_conf.udsp_rules):
+ * a dry run says what the rules of a file do, not what lnetctl's importer
+ * would make of them (lnetctl.md §17.3). A rule without idx is appended.
  */
-static int apply_udsp(const struct apply *a, const struct ul_conf *conf)
+static int apply_udsp(const struct apply *a, const struct ul_conf *conf,
+		      const struct ul_conf_step *st)
 {
 	size_t i;
 	int rc = 0;
@@ -401,21 +432,22 @@ static int apply_udsp(const struct apply *a, const struct ul_conf *conf)
 	/* One full application for the whole section, not one per rule. */
 	if (a->opts->udsp)
 		ul_udsp_defer(a->opts->udsp, true);
-	for (i = 0; i < conf->nr_udsps && rc == 0; i++) {
-		const struct ul_conf_udsp *cu = &conf->udsps[i];
+	for (i = st->rules_first; i < st->rules_first + st->rules_nr && !rc;
+	     i++) {
+		const struct ul_conf_udsp *cu = &conf->udsp_rules[i];
 		struct ul_udsp_rule *rule;
 		struct ul_err cerr = { 0 };
 
 		if (!a->opts->udsp) {
 			note(a, cu->line,
-			     "udsp rule idx %u not applied: no UDSP set given",
+			     "udsp rule idx %d not applied: no UDSP set given",
 			     cu->idx);
 			continue;
 		}
 		rc = ul_udsp_rule_from_strings(
 			cu->src, cu->dst, cu->rte,
-			cu->flags & UL_CONF_UDSP_HAS_PRIORITY, cu->priority,
-			(int)cu->idx, &rule, &cerr);
+			cu->flags & UL_CONF_UDSP_HAS_PRIORITY,
+			(uint32_t)cu->priority, cu->idx, &rule, &cerr);
 		if (rc == 0) {
 			rc = ul_udsp_add(a->opts->udsp, rule, &cerr);
 			ul_udsp_rule_free(rule);
@@ -428,34 +460,38 @@ static int apply_udsp(const struct apply *a, const struct ul_conf *conf)
 	return rc;
 }
 
-static int apply_section(const struct apply *a, const struct ul_conf *conf,
-			 enum ul_conf_section sec)
+static int apply_step(struct apply *a, const struct ul_conf *conf,
+		      const struct ul_conf_step *st)
 {
 	size_t i;
 	int rc;
 
-	switch (sec) {
+	switch (st->sec) {
 	case UL_CONF_SEC_NET:
-		for (i = 0; i < conf->nr_nets; i++) {
+		for (i = st->first; i < st->first + st->nr; i++) {
 			rc = apply_net(a, &conf->nets[i]);
 			if (rc < 0)
 				return rc;
 		}
 		return 0;
 	case UL_CONF_SEC_IP2NETS:
-		return apply_ip2nets(a, conf);
+		return apply_ip2nets(a, conf, st);
 	case UL_CONF_SEC_ROUTE:
-		return apply_routes(a, conf);
+		return apply_routes(a, conf, st);
 	case UL_CONF_SEC_PEER:
-		return apply_peers(a, conf);
+		return apply_peers(a, conf, st);
 	case UL_CONF_SEC_ROUTING:
+		return set_tunable(a, "routing", st->value == 1, st->line);
 	case UL_CONF_SEC_BUFFERS:
-		return apply_routing(a, conf);
+		note(a, st->line,
+		     "router buffers not applied: no router buffer pools");
+		return 0;
 	case UL_CONF_SEC_NUMA:
+		return set_tunable(a, "numa_range", st->value, st->line);
 	case UL_CONF_SEC_GLOBAL:
-		return apply_global(a, conf);
+		return apply_global(a, st);
 	case UL_CONF_SEC_UDSP:
-		return apply_udsp(a, conf);
+		return apply_udsp(a, conf, st);
 	case UL_CONF_SEC_NR:
 	default:
 		return 0;
@@ -466,25 +502,16 @@ int ul_conf_apply(struct ul_core *c, const struct ul_conf *conf,
 		  const struct ul_conf_apply_opts *opts, struct ul_err *err)
 {
 	static const struct ul_conf_apply_opts none;
-	struct apply a = { c, opts ? opts : &none, err };
-	bool done[UL_CONF_SEC_NR] = { false };
-	unsigned int i;
+	struct apply a = { c, opts ? opts : &none, err, NULL };
+	size_t i;
 	int rc;
 
-	for (i = 0; i < conf->nr_order; i++) {
-		enum ul_conf_section sec = conf->order[i];
-		/* routing and buffers share one step, as do numa and global */
-		enum ul_conf_section step =
-			sec == UL_CONF_SEC_BUFFERS ? UL_CONF_SEC_ROUTING
-			: sec == UL_CONF_SEC_NUMA  ? UL_CONF_SEC_GLOBAL
-						   : sec;
-
-		if (sec >= UL_CONF_SEC_NR || done[step])
-			continue;
-		done[step] = true;
-		rc = apply_section(&a, conf, step);
+	for (i = 0; i < conf->nr_steps; i++) {
+		rc = apply_step(&a, conf, &conf->steps[i]);
 		if (rc < 0)
 			return rc;
 	}
+	if (conf->refusal.is_set)
+		return ul_err_set(err, -EINVAL, "%s", conf->refusal.where);
 	return 0;
 }

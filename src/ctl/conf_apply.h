@@ -1,14 +1,16 @@
 /*
- * Applying an lnet.conf model (ctl/conf.h) to an instance's core objects
- * (core/core.h), as `lnetctl import` does to the kernel: sections in the
- * order the file first gave them, each item through the same checks as
- * the matching lnetctl command, stopping at the first failure.
+ * Applying an lnet.conf model (ctl/conf.h) straight to a core instance
+ * (core/core.h), with no control server: for a program that embeds ulnet
+ * (ulnet_create() with a configuration) and for `ulnetctl debug select`'s
+ * dry run. ulnetd applies its --config through its control server
+ * instead, exactly as `ulnetctl import` does (conf_import.h). The steps go
+ * in document order, each item through LNet's checks, and the first
+ * failure (or the parse's refusal) ends it with what came before applied.
  *
- * What a section asks for that this instance cannot do is reported
- * through the notes callback, never dropped silently: router buffers
- * (no router buffer pools yet), CPT bindings (no CPU partitions in user
- * space), o2iblnd tunables. UDSP rules are applied only when a UDSP set is
- * given; otherwise each rule is reported.
+ * What a step asks for that a bare core cannot do is reported through the
+ * notes callback, never dropped silently: router buffers, CPT bindings
+ * (a core keeps no CPT count), o2iblnd tunables. UDSP rules are applied
+ * only when a UDSP set is given; otherwise each rule is reported.
  *
  * Interfaces are the host's business: a local NI given by interface, and
  * every ip2nets rule, need the interface list, which the caller supplies

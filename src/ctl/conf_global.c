@@ -1,6 +1,8 @@
 /*
  * The instance-wide sections of lnet.conf: "routing", "buffers", "numa"
- * and "global", and the global parameters written at the top level.
+ * and "global", and the global parameters written at the top level. Each
+ * is a step; values are kept as written, for LNet to check (lnetctl.md
+ * §8.4, §9). Keys lnetctl's netlink import skips are skipped with a note.
  */
 #include <errno.h>
 #include <limits.h>
@@ -9,113 +11,146 @@
 
 #include "ctl/conf_walk.h"
 
-int ul_conf_walk_routing(struct ul_conf_walk *w, const struct ul_ynode *m)
+static void step_init(struct ul_conf_step *s, enum ul_conf_section sec,
+		      const struct ul_ynode *key, const struct ul_ynode *m)
 {
-	struct ul_conf *c = w->conf;
-	size_t i, n, old;
-	long long v = 0;
-	int rc;
-
-	rc = ul_conf_walk_want_map(w, m, &n);
-	for (i = 0; !rc && i < n; i++) {
-		const struct ul_ynode *key = m->kids[2 * i];
-
-		old = ul_conf_walk_push_key(w, key->str);
-		if (strcmp(key->str, "enable") != 0) {
-			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
-					       key->str);
-		} else {
-			/*
-			 * export --backup writes LNet's state (0..3: 2 is
-			 * stopping, 3 starting); lnetctl turns any non-zero
-			 * value into "enable".
-			 */
-			rc = ul_conf_walk_get_int(w, m->kids[2 * i + 1], 0, 3,
-						  &v);
-			c->routing_enable = v != 0;
-			c->flags |= UL_CONF_HAS_ROUTING;
-		}
-		ul_conf_walk_pop(w, old);
-	}
-	return rc;
+	memset(s, 0, sizeof(*s));
+	s->sec = sec;
+	s->key = -1;
+	s->seq_no = ul_conf_walk_seq_no(m);
+	s->line = key->line;
 }
 
-int ul_conf_walk_buffers(struct ul_conf_walk *w, const struct ul_ynode *m)
+/*
+ * The integer values of mapping m under the keys of table, into vals
+ * (has: a bit per key found); other keys are skipped, and so is a value
+ * that is no mapping (LNet and the legacy parser find no key in it).
+ */
+static int walk_values(struct ul_conf_walk *w, const struct ul_ynode *m,
+		       const char *const *table, long long *vals,
+		       unsigned int *has)
 {
-	static const char *const keys[] = { "tiny", "small", "large", NULL };
-	static const unsigned int bits[] = { UL_CONF_HAS_TINY_BUFFERS,
-					     UL_CONF_HAS_SMALL_BUFFERS,
-					     UL_CONF_HAS_LARGE_BUFFERS };
-	struct ul_conf *c = w->conf;
-	int *const vals[] = { &c->tiny_buffers, &c->small_buffers,
-			      &c->large_buffers };
-	unsigned int seen = 0;
 	size_t i, n, old;
 	int rc, k;
 
+	if (m->type != UL_YNODE_MAP)
+		return 0;
 	rc = ul_conf_walk_want_map(w, m, &n);
-	if (rc)
-		return rc;
-	/* A buffers section resets the pools it does not name. */
-	c->flags |= UL_CONF_HAS_BUFFERS;
-	c->flags &= ~(bits[0] | bits[1] | bits[2]);
-	c->tiny_buffers = c->small_buffers = c->large_buffers = 0;
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
 
 		old = ul_conf_walk_push_key(w, key->str);
-		k = ul_conf_walk_key_index(keys, key->str);
-		if (k < 0)
-			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
-					       key->str);
-		else
-			rc = ul_conf_walk_once(w, key, &seen, k);
-		if (!rc) {
-			rc = ul_conf_walk_get_int32(w, m->kids[2 * i + 1], 0,
-						    INT_MAX, vals[k]);
-			c->flags |= bits[k];
+		k = ul_conf_walk_key_index(table, key->str);
+		if (k < 0) {
+			if (strcmp(key->str, "seq_no") != 0)
+				rc = ul_conf_walk_skip(w, key,
+						       "unknown key; skipped");
+		} else {
+			rc = ul_conf_walk_get_long(w, key, m->kids[2 * i + 1],
+						   &vals[k]);
+			*has |= 1U << k;
 		}
 		ul_conf_walk_pop(w, old);
 	}
 	return rc;
 }
 
+/* "routing: {enable: N}": LNet enables for 1 and disables otherwise. */
+int ul_conf_walk_routing(struct ul_conf_walk *w, const struct ul_ynode *key,
+			 const struct ul_ynode *m)
+{
+	static const char *const keys[] = { "enable", NULL };
+	struct ul_conf *c = w->conf;
+	struct ul_conf_step s;
+	unsigned int has = 0;
+	int rc;
+
+	step_init(&s, UL_CONF_SEC_ROUTING, key, m);
+	rc = walk_values(w, m, keys, &s.value, &has);
+	if (rc)
+		return rc;
+	/* --old-api sets routing only when "enable" is there. */
+	if (!has && w->dialect == UL_CONF_OLD_API)
+		return 0;
+	c->routing_enable = w->dialect == UL_CONF_OLD_API ? s.value != 0
+							  : s.value == 1;
+	c->flags |= UL_CONF_HAS_ROUTING;
+	if (c->routing_enable)
+		rc = ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
+				       "enable 1 is kept and shown; ulnet "
+				       "does not forward messages yet");
+	return rc ? rc : ul_conf_walk_step(w, &s);
+}
+
+/*
+ * "buffers": totals per pool. A pool the section leaves out is 0 (back
+ * to its default) for the netlink import, -1 (unchanged) for --old-api.
+ */
+int ul_conf_walk_buffers(struct ul_conf_walk *w, const struct ul_ynode *key,
+			 const struct ul_ynode *m)
+{
+	static const char *const keys[] = { "tiny", "small", "large", NULL };
+	struct ul_conf *c = w->conf;
+	int *const sums[] = { &c->tiny_buffers, &c->small_buffers,
+			      &c->large_buffers };
+	struct ul_conf_step s;
+	int rc, i;
+
+	step_init(&s, UL_CONF_SEC_BUFFERS, key, m);
+	rc = walk_values(w, m, keys, s.buffers, &s.has_buffers);
+	if (rc)
+		return rc;
+	/* the summary is the last section's */
+	c->flags |= UL_CONF_HAS_BUFFERS;
+	c->flags &= ~(UL_CONF_HAS_TINY_BUFFERS | UL_CONF_HAS_SMALL_BUFFERS |
+		      UL_CONF_HAS_LARGE_BUFFERS);
+	for (i = 0; i < 3; i++) {
+		if (!(s.has_buffers & 1U << i))
+			s.buffers[i] = w->dialect == UL_CONF_OLD_API ? -1 : 0;
+		else
+			c->flags |= UL_CONF_HAS_TINY_BUFFERS << i;
+		if (s.buffers[i] >= 0 || w->dialect == UL_CONF_OLD_API)
+			*sums[i] = s.buffers[i] > INT_MAX   ? INT_MAX
+				   : s.buffers[i] < INT_MIN ? INT_MIN
+							    : (int)s.buffers[i];
+	}
+	rc = ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
+			       "counts are kept and shown; ulnet has no "
+			       "router buffer pools yet");
+	return rc ? rc : ul_conf_walk_step(w, &s);
+}
+
 static void set_global(struct ul_conf *c, enum ul_conf_global_key key,
-		       int value)
+		       long long value)
 {
 	c->global.value[key] = value;
 	c->global.flags |= 1U << key;
 }
 
-int ul_conf_walk_numa(struct ul_conf_walk *w, const struct ul_ynode *m)
+/* "numa: {range: N}": lnetctl sets 0 (--old-api: -1) without a range. */
+int ul_conf_walk_numa(struct ul_conf_walk *w, const struct ul_ynode *key,
+		      const struct ul_ynode *m)
 {
-	size_t i, n, old;
-	int rc, v = 0;
+	static const char *const keys[] = { "range", NULL };
+	struct ul_conf_step s;
+	unsigned int has = 0;
+	int rc;
 
-	rc = ul_conf_walk_want_map(w, m, &n);
-	for (i = 0; !rc && i < n; i++) {
-		const struct ul_ynode *key = m->kids[2 * i];
-
-		old = ul_conf_walk_push_key(w, key->str);
-		if (strcmp(key->str, "range") != 0)
-			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
-					       key->str);
-		else
-			rc = ul_conf_walk_get_int32(w, m->kids[2 * i + 1], 0,
-						    INT_MAX, &v);
-		ul_conf_walk_pop(w, old);
-	}
-	/* As lnetctl: a numa section without range sets 0. */
-	if (!rc)
-		set_global(w->conf, UL_CONF_GLOBAL_NUMA_RANGE, v);
-	return rc;
+	step_init(&s, UL_CONF_SEC_NUMA, key, m);
+	rc = walk_values(w, m, keys, &s.value, &has);
+	if (rc)
+		return rc;
+	if (!has)
+		s.value = w->dialect == UL_CONF_OLD_API ? -1 : 0;
+	set_global(w->conf, UL_CONF_GLOBAL_NUMA_RANGE, s.value);
+	return ul_conf_walk_step(w, &s);
 }
 
 int ul_conf_walk_global_param(struct ul_conf_walk *w,
 			      const struct ul_ynode *key,
 			      const struct ul_ynode *v, bool *known)
 {
-	struct ul_err e;
+	struct ul_conf_step s;
 	long long val;
 	size_t old;
 	int rc, k;
@@ -125,48 +160,49 @@ int ul_conf_walk_global_param(struct ul_conf_walk *w,
 	if (!*known)
 		return 0;
 	old = ul_conf_walk_push_key(w, key->str);
-	/* lnetctl's words for these two (lnetctl.md §16); scripts grep them */
-	if (v->type == UL_YNODE_SCALAR && v->is_null)
-		rc = ul_conf_walk_fail(
-			w, v, "no value specified for key '%.64s'", key->str);
-	else if (v->type == UL_YNODE_SCALAR &&
-		 ul_conf_parse_int(v->str, LLONG_MIN, LLONG_MAX, &val, NULL))
-		rc = ul_conf_walk_fail(w, v,
-				       "invalid value '%.64s' for key '%.64s'",
-				       v->str, key->str);
-	else
-		rc = ul_conf_walk_get_int(w, v, LLONG_MIN, LLONG_MAX, &val);
+	/* lnetctl's words (lnetctl.md §16); scripts grep them */
+	rc = ul_conf_walk_get_long(w, key, v, &val);
 	if (!rc && k < 0) {
-		rc = ul_conf_walk_warn(w, key, "read-only; ignored");
+		/* read-only: lnetctl reads it and sets nothing */
+		rc = ul_conf_walk_skip(w, key, "read-only; skipped");
+		/* and it is not a step: nothing happens there */
 	} else if (!rc) {
-		rc = ul_conf_global_check(k, val, &e);
-		if (rc)
-			rc = ul_conf_walk_fail_err(w, v, rc, &e);
-		else
-			set_global(w->conf, k, (int)val);
-		if (!rc && k == UL_CONF_GLOBAL_RECOVERY_INTERVAL)
-			rc = ul_conf_walk_warn(w, key,
-					       "deprecated, has no effect");
+		step_init(&s, UL_CONF_SEC_GLOBAL, key, NULL);
+		s.key = k;
+		s.value = val;
+		set_global(w->conf, k, val);
+		rc = ul_conf_walk_step(w, &s);
 	}
 	ul_conf_walk_pop(w, old);
 	return rc;
 }
 
-int ul_conf_walk_global(struct ul_conf_walk *w, const struct ul_ynode *m)
+int ul_conf_walk_global(struct ul_conf_walk *w, const struct ul_ynode *key,
+			const struct ul_ynode *m)
 {
-	size_t i, n;
+	size_t i, n, old;
 	bool known;
 	int rc;
 
+	(void)key;
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
-		const struct ul_ynode *key = m->kids[2 * i];
+		const struct ul_ynode *k = m->kids[2 * i];
 
-		rc = ul_conf_walk_global_param(w, key, m->kids[2 * i + 1],
+		if (w->dialect == UL_CONF_OLD_API &&
+		    (ul_conf_global_lookup(k->str) < 0 ||
+		     !strcmp(k->str, "seq_no"))) {
+			/* the legacy parser looks up the keys it knows */
+			old = ul_conf_walk_push_key(w, k->str);
+			rc = ul_conf_walk_skip(w, k, "unknown key; skipped");
+			ul_conf_walk_pop(w, old);
+			continue;
+		}
+		rc = ul_conf_walk_global_param(w, k, m->kids[2 * i + 1],
 					       &known);
 		if (!rc && !known)
-			rc = ul_conf_walk_fail(w, key, "invalid key '%.64s'",
-					       key->str);
+			rc = ul_conf_walk_fail(w, k, "invalid key '%.64s'",
+					       k->str);
 	}
 	return rc;
 }

@@ -1,7 +1,9 @@
 /*
- * The "net" and "ip2nets" sections of lnet.conf: a net or an ip2nets rule
- * with its tunables, LND tunables, CPTs, interfaces or "local NI(s)"
- * groups, and for ip2nets its ip-ranges.
+ * The "net" and "ip2nets" sections of lnet.conf: a net or an ip2nets
+ * rule with its tunables, LND tunables, CPTs, interfaces or "local NI(s)"
+ * groups, and for ip2nets its ip-ranges. What lnetctl refuses while it
+ * reads a block is refused here with its words (lnetctl.md §16); values
+ * LNet checks are kept as written; keys lnetctl skips are skipped.
  */
 #include <errno.h>
 #include <limits.h>
@@ -10,11 +12,33 @@
 
 #include "ctl/conf_walk.h"
 
-/* Keys of an export that describe an NI's state, not its configuration. */
-static const char *const ni_state_keys[] = {
-	"status",	  "statistics",	   "udsp info",	   "sent_stats",
-	"received_stats", "dropped_stats", "health stats", NULL,
-};
+/*
+ * An integer value as lnetctl reads tunables (no value, not an integer:
+ * its words), cut to an int as LNet stores it.
+ */
+static int tunable_value(struct ul_conf_walk *w, const struct ul_ynode *key,
+			 const struct ul_ynode *v, int *out)
+{
+	long long val;
+	int rc;
+
+	rc = ul_conf_walk_get_long(w, key, v, &val);
+	if (!rc)
+		*out = (int)val;
+	return rc;
+}
+
+/* A key lnetctl does not know under "tunables" or "lnd tunables". */
+static int unknown_tunable(struct ul_conf_walk *w, const struct ul_ynode *key,
+			   const char *what)
+{
+	/* the legacy parser looks up the keys it knows and says nothing */
+	if (w->dialect == UL_CONF_OLD_API)
+		return ul_conf_walk_skip(w, key, "unknown key; skipped");
+	return ul_conf_walk_note(w, key, UL_CONF_NOTE_LNETCTL,
+				 "Ignoring unrecognized key '%.64s' for '%s'",
+				 key->str, what);
+}
 
 static int walk_tunables(struct ul_conf_walk *w, const struct ul_ynode *m,
 			 struct ul_conf_tunables *t)
@@ -28,28 +52,22 @@ static int walk_tunables(struct ul_conf_walk *w, const struct ul_ynode *m,
 	};
 	int *const vals[] = { &t->peer_timeout, &t->peer_credits,
 			      &t->peer_buffer_credits, &t->credits };
-	unsigned int seen = 0;
 	size_t i, n, old;
-	int rc = 0, k;
+	int rc = 0, k, v;
 
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
-		const struct ul_ynode *v = m->kids[2 * i + 1];
 
 		old = ul_conf_walk_push_key(w, key->str);
+		/* lnetctl reads the value before it looks at the key */
+		rc = tunable_value(w, key, m->kids[2 * i + 1], &v);
 		k = ul_conf_walk_key_index(keys, key->str);
-		if (k < 0) {
-			rc = ul_conf_walk_warn(
-				w, key,
-				"unrecognized key for 'tunables'; ignored");
-		} else {
-			rc = ul_conf_walk_once(w, key, &seen, k);
-			if (!rc)
-				rc = ul_conf_walk_get_int32(w, v, -1, INT_MAX,
-							    vals[k]);
-			if (!rc)
-				t->flags |= bits[k];
+		if (!rc && k < 0) {
+			rc = unknown_tunable(w, key, "tunables");
+		} else if (!rc) {
+			*vals[k] = v; /* a key given twice: the last wins */
+			t->flags |= bits[k];
 		}
 		ul_conf_walk_pop(w, old);
 	}
@@ -72,20 +90,25 @@ static int o2ib_param(struct ul_conf_walk *w, const struct ul_ynode *key,
 		      const struct ul_ynode *v, struct ul_conf_lnd_tunables *t)
 {
 	struct ul_conf_lnd_param *p;
-	struct ul_err e;
 	long long val;
-	const char *s;
 	bool b;
 	int rc;
 
-	rc = ul_conf_walk_get_str(w, v, &s);
-	if (rc)
-		return rc;
-	if (!strcmp(key->str, "map_on_demand") &&
-	    ul_conf_parse_bool(s, &b, &e) == 0)
-		val = b;
-	else if ((rc = ul_conf_parse_int(s, INT_MIN, INT_MAX, &val, &e)))
-		return ul_conf_walk_fail_err(w, v, rc, &e);
+	if (!strcmp(key->str, "map_on_demand") && v->type == UL_YNODE_SCALAR &&
+	    !v->is_null) {
+		/* LNet's yes/no words or 0/1; any other text sets nothing */
+		if (ul_conf_parse_bool(v->str, &b, NULL) == 0)
+			val = b;
+		else if (ul_conf_parse_int(v->str, INT_MIN, INT_MAX, &val,
+					   NULL))
+			return ul_conf_walk_skip(w, key,
+						 "not a yes/no word; "
+						 "skipped");
+	} else {
+		rc = ul_conf_walk_get_long(w, key, v, &val);
+		if (rc)
+			return rc;
+	}
 	p = ul_conf_walk_grow(w, &t->other, &t->nr_other, sizeof(*p));
 	if (!p)
 		return -ENOMEM;
@@ -96,49 +119,45 @@ static int o2ib_param(struct ul_conf_walk *w, const struct ul_ynode *key,
 	}
 	p->value = val;
 	p->line = key->line;
-	return ul_conf_walk_warn(
-		w, key, "o2iblnd tunable, not applicable to user space; kept");
+	return ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
+				 "o2iblnd tunable, not applicable to user "
+				 "space; kept");
 }
 
 static int walk_lnd_tunables(struct ul_conf_walk *w, const struct ul_ynode *m,
 			     uint32_t net, struct ul_conf_lnd_tunables *t)
 {
-	static const char *const keys[] = { "conns_per_peer", "tos", NULL };
-	unsigned int seen = 0;
+	bool is_o2ib = ulnet_net_type(net) == ULNET_LND_O2IB;
 	size_t i, n, old;
-	int rc, k;
+	int rc, v;
 
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
-		const struct ul_ynode *v = m->kids[2 * i + 1];
+		const struct ul_ynode *val = m->kids[2 * i + 1];
 
 		old = ul_conf_walk_push_key(w, key->str);
-		k = ul_conf_walk_key_index(keys, key->str);
-		if (k >= 0 && (rc = ul_conf_walk_once(w, key, &seen, k))) {
+		if (is_o2ib &&
+		    ul_conf_walk_key_index(o2ib_keys, key->str) >= 0) {
+			rc = o2ib_param(w, key, val, t);
 			ul_conf_walk_pop(w, old);
-			break;
+			continue;
 		}
-		if (k == 0) {
-			rc = ul_conf_walk_get_int32(w, v, 0, 127,
-						    &t->conns_per_peer);
+		rc = tunable_value(w, key, val, &v);
+		if (rc) {
+			/* as lnetctl: the value is read first */
+		} else if (!strcmp(key->str, "conns_per_peer")) {
+			t->conns_per_peer = v;
 			t->flags |= UL_CONF_LND_HAS_CONNS_PER_PEER;
-		} else if (k == 1) {
-			rc = ul_conf_walk_get_int32(w, v, -1, 255, &t->tos);
+		} else if (!strcmp(key->str, "tos")) {
+			t->tos = v;
 			t->flags |= UL_CONF_LND_HAS_TOS;
-		} else if (!strcmp(key->str, "timeout")) {
-			rc = ul_conf_walk_warn(
-				w, key,
-				"read-only LND timeout (net set "
-				"--lnd-timeout sets it); ignored");
-		} else if (ulnet_net_type(net) == ULNET_LND_O2IB &&
-			   ul_conf_walk_key_index(o2ib_keys, key->str) >= 0) {
-			rc = o2ib_param(w, key, v, t);
+		} else if (is_o2ib) {
+			/* o2iblnd's branch skips other keys without a word */
+			rc = ul_conf_walk_skip(w, key, "unknown key; skipped");
 		} else {
-			rc = ul_conf_walk_warn(
-				w, key,
-				"unrecognized key for 'lnd tunables'; "
-				"ignored");
+			/* an export's read-only "timeout" too */
+			rc = unknown_tunable(w, key, "lnd tunables");
 		}
 		ul_conf_walk_pop(w, old);
 	}
@@ -289,6 +308,39 @@ enum {
 	GK_DEV_CPT,
 };
 
+static int walk_group_key(struct ul_conf_walk *w, int k,
+			  const struct ul_ynode *v, struct ul_conf_net *net,
+			  struct ul_conf_ni_group *g)
+{
+	char buf[ULNET_NIDSTR_SIZE];
+	int rc;
+
+	switch (k) {
+	case GK_INTERFACES:
+		return walk_interfaces(w, v, &g->nis, &g->nr_nis);
+	case GK_NID:
+		rc = ul_conf_walk_get_nid(w, v, &g->nid);
+		if (!rc && ulnet_nid_net(&g->nid) != net->net)
+			rc = ul_conf_walk_fail(
+				w, v, "'%s' is not on net '%s'", v->str,
+				ulnet_net_format(net->net, buf, sizeof(buf)));
+		g->flags |= UL_CONF_GROUP_HAS_NID;
+		return rc;
+	case GK_TUNABLES:
+		g->flags |= UL_CONF_GROUP_HAS_TUNABLES;
+		return walk_tunables(w, v, &g->tunables);
+	case GK_LND_TUNABLES:
+		g->flags |= UL_CONF_GROUP_HAS_LND_TUNABLES;
+		return walk_lnd_tunables(w, v, net->net, &g->lnd_tunables);
+	case GK_DEV_CPT:
+		g->flags |= UL_CONF_GROUP_HAS_DEV_CPT;
+		return ul_conf_walk_get_int32(w, v, -1, UL_CONF_CPT_MAX,
+					      &g->dev_cpt);
+	default:
+		return walk_cpt(w, v, &g->cpt);
+	}
+}
+
 static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 		      struct ul_conf_net *net, struct ul_conf_ni_group *g)
 {
@@ -296,10 +348,8 @@ static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 					    "tunables",	  "lnd tunables",
 					    "CPT",	  "dev cpt",
 					    NULL };
-	char buf[ULNET_NIDSTR_SIZE];
 	const struct ul_ynode *nid_node = NULL;
 	struct ul_conf_ni *ni;
-	unsigned int seen = 0;
 	size_t i, n, old;
 	int rc, k;
 
@@ -313,52 +363,12 @@ static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 		old = ul_conf_walk_push_key(w, key->str);
 		k = ul_conf_walk_key_index(keys, key->str);
 		if (k < 0) {
-			if (ul_conf_walk_key_index(ni_state_keys, key->str) >=
-			    0)
-				rc = ul_conf_walk_ignore_state(w, key);
-			else
-				rc = ul_conf_walk_fail(w, key,
-						       "unknown key '%.64s'",
-						       key->str);
-			ul_conf_walk_pop(w, old);
-			continue;
-		}
-		rc = ul_conf_walk_once(w, key, &seen, k);
-		if (rc) {
-			ul_conf_walk_pop(w, old);
-			continue;
-		}
-		switch (k) {
-		case GK_INTERFACES:
-			rc = walk_interfaces(w, v, &g->nis, &g->nr_nis);
-			break;
-		case GK_NID:
-			rc = ul_conf_walk_get_nid(w, v, &g->nid);
-			if (!rc && ulnet_nid_net(&g->nid) != net->net)
-				rc = ul_conf_walk_fail(
-					w, v, "'%s' is not on net '%s'", v->str,
-					ulnet_net_format(net->net, buf,
-							 sizeof(buf)));
-			g->flags |= UL_CONF_GROUP_HAS_NID;
-			nid_node = v;
-			break;
-		case GK_TUNABLES:
-			rc = walk_tunables(w, v, &g->tunables);
-			g->flags |= UL_CONF_GROUP_HAS_TUNABLES;
-			break;
-		case GK_LND_TUNABLES:
-			rc = walk_lnd_tunables(w, v, net->net,
-					       &g->lnd_tunables);
-			g->flags |= UL_CONF_GROUP_HAS_LND_TUNABLES;
-			break;
-		case GK_DEV_CPT:
-			rc = ul_conf_walk_get_int32(w, v, -1, UL_CONF_CPT_MAX,
-						    &g->dev_cpt);
-			g->flags |= UL_CONF_GROUP_HAS_DEV_CPT;
-			break;
-		default:
-			rc = walk_cpt(w, v, &g->cpt);
-			break;
+			/* an export's state and counters, any other key */
+			rc = ul_conf_walk_skip(w, key, "skipped");
+		} else {
+			rc = walk_group_key(w, k, v, net, g);
+			if (k == GK_NID)
+				nid_node = v;
 		}
 		ul_conf_walk_pop(w, old);
 	}
@@ -374,12 +384,34 @@ static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 		ni->line = nid_node->line;
 		return 0;
 	}
-	return ul_conf_walk_warn(
-		w, m, "neither 'interfaces' nor 'nid': no NI is created");
+	/* the legacy parser skips such an item; netlink merges the block */
+	if (w->dialect == UL_CONF_OLD_API)
+		return ul_conf_walk_skip(w, m, "no 'interfaces'; skipped");
+	return 0;
+}
+
+static int walk_local_nis(struct ul_conf_walk *w, const struct ul_ynode *v,
+			  struct ul_conf_net *net)
+{
+	struct ul_conf_ni_group *g;
+	size_t j, nr, old;
+	int rc;
+
+	net->flags |= UL_CONF_NET_HAS_LOCAL_NIS;
+	rc = ul_conf_walk_want_seq(w, v, &nr);
+	for (j = 0; !rc && j < nr; j++) {
+		g = ul_conf_walk_grow(w, &net->groups, &net->nr_groups,
+				      sizeof(*g));
+		if (!g)
+			return -ENOMEM;
+		old = ul_conf_walk_push_idx(w, j);
+		rc = walk_group(w, v->kids[j], net, g);
+		ul_conf_walk_pop(w, old);
+	}
+	return rc;
 }
 
 enum {
-	NK_NAME,
 	NK_LOCAL_NIS,
 	NK_INTERFACES,
 	NK_IP_RANGE,
@@ -388,76 +420,59 @@ enum {
 	NK_CPT,
 };
 
+static int walk_net_key(struct ul_conf_walk *w, int k,
+			const struct ul_ynode *key, const struct ul_ynode *v,
+			bool is_ip2nets, struct ul_conf_net *net)
+{
+	switch (k) {
+	case NK_LOCAL_NIS:
+		if (is_ip2nets)
+			return ul_conf_walk_fail(
+				w, key, "'local NI(s)' not valid for ip2nets");
+		return walk_local_nis(w, v, net);
+	case NK_INTERFACES:
+		return walk_interfaces(w, v, &net->nis, &net->nr_nis);
+	case NK_IP_RANGE:
+		if (!is_ip2nets)
+			return ul_conf_walk_fail(
+				w, key, "'ip-range' only valid for ip2nets");
+		return walk_ip_ranges(w, v, net);
+	case NK_TUNABLES:
+		net->flags |= UL_CONF_NET_HAS_TUNABLES;
+		return walk_tunables(w, v, &net->tunables);
+	case NK_LND_TUNABLES:
+		net->flags |= UL_CONF_NET_HAS_LND_TUNABLES;
+		return walk_lnd_tunables(w, v, net->net, &net->lnd_tunables);
+	default:
+		return walk_cpt(w, v, &net->cpt);
+	}
+}
+
+/*
+ * The keys after the first. A key given twice adds to the first
+ * (interfaces, groups, ranges) or replaces it (tunables keys, CPT), as
+ * lnetctl reads one event after the other; an unknown key is skipped.
+ */
 static int walk_net_keys(struct ul_conf_walk *w, const struct ul_ynode *m,
 			 bool is_ip2nets, struct ul_conf_net *net)
 {
 	static const char *const keys[] = {
-		"",	    "local NI(s)",  "interfaces", "ip-range",
-		"tunables", "lnd tunables", "CPT",	  NULL,
+		"local NI(s)",	"interfaces", "ip-range", "tunables",
+		"lnd tunables", "CPT",	      NULL,
 	};
-	struct ul_conf_ni_group *g;
-	unsigned int seen = 1U << NK_NAME;
-	size_t i, j, nr, old, old2;
+	size_t i, old;
 	int rc = 0, k;
 
 	for (i = 1; !rc && i < m->nr / 2; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
-		const struct ul_ynode *v = m->kids[2 * i + 1];
 
 		old = ul_conf_walk_push_key(w, key->str);
 		k = ul_conf_walk_key_index(keys, key->str);
-		if (k <= 0) {
-			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
-					       key->str);
-			ul_conf_walk_pop(w, old);
-			continue;
-		}
-		rc = ul_conf_walk_once(w, key, &seen, k);
-		if (!rc && k == NK_LOCAL_NIS && is_ip2nets)
-			rc = ul_conf_walk_fail(
-				w, key, "'local NI(s)' not valid for ip2nets");
-		if (!rc && k == NK_IP_RANGE && !is_ip2nets)
-			rc = ul_conf_walk_fail(
-				w, key, "'ip-range' only valid for ip2nets");
-		if (rc) {
-			ul_conf_walk_pop(w, old);
-			continue;
-		}
-		switch (k) {
-		case NK_LOCAL_NIS:
-			rc = ul_conf_walk_want_seq(w, v, &nr);
-			for (j = 0; !rc && j < nr; j++) {
-				g = ul_conf_walk_grow(w, &net->groups,
-						      &net->nr_groups,
-						      sizeof(*g));
-				if (!g) {
-					rc = -ENOMEM;
-					break;
-				}
-				old2 = ul_conf_walk_push_idx(w, j);
-				rc = walk_group(w, v->kids[j], net, g);
-				ul_conf_walk_pop(w, old2);
-			}
-			break;
-		case NK_INTERFACES:
-			rc = walk_interfaces(w, v, &net->nis, &net->nr_nis);
-			break;
-		case NK_IP_RANGE:
-			rc = walk_ip_ranges(w, v, net);
-			break;
-		case NK_TUNABLES:
-			rc = walk_tunables(w, v, &net->tunables);
-			net->flags |= UL_CONF_NET_HAS_TUNABLES;
-			break;
-		case NK_LND_TUNABLES:
-			rc = walk_lnd_tunables(w, v, net->net,
-					       &net->lnd_tunables);
-			net->flags |= UL_CONF_NET_HAS_LND_TUNABLES;
-			break;
-		default:
-			rc = walk_cpt(w, v, &net->cpt);
-			break;
-		}
+		if (k >= 0)
+			rc = walk_net_key(w, k, key, m->kids[2 * i + 1],
+					  is_ip2nets, net);
+		else if (strcmp(key->str, "seq_no") != 0)
+			rc = ul_conf_walk_skip(w, key, "skipped");
 		ul_conf_walk_pop(w, old);
 	}
 	return rc;
@@ -473,6 +488,7 @@ static int walk_net(struct ul_conf_walk *w, const struct ul_ynode *m,
 	int rc;
 
 	net->line = m->line;
+	net->seq_no = ul_conf_walk_seq_no(m);
 	rc = ul_conf_walk_want_map(w, m, &n);
 	if (rc)
 		return rc;
@@ -491,28 +507,47 @@ static int walk_net(struct ul_conf_walk *w, const struct ul_ynode *m,
 	return walk_net_keys(w, m, is_ip2nets, net);
 }
 
-int ul_conf_walk_nets(struct ul_conf_walk *w, const struct ul_ynode *v,
-		      bool is_ip2nets)
+int ul_conf_walk_nets(struct ul_conf_walk *w, const struct ul_ynode *key,
+		      const struct ul_ynode *v, bool is_ip2nets)
 {
 	struct ul_conf *c = w->conf;
+	struct ul_conf_step s = { .key = -1, .seq_no = -1 };
 	struct ul_conf_net *net;
+	size_t *nr_arr = is_ip2nets ? &c->nr_ip2nets : &c->nr_nets;
 	size_t i, nr, old;
-	int rc;
+	int rc, rc2;
 
+	s.sec = is_ip2nets ? UL_CONF_SEC_IP2NETS : UL_CONF_SEC_NET;
+	s.first = *nr_arr;
+	s.line = key->line;
+	/*
+	 * lnetctl reads an empty section's first event as the first key of
+	 * a block (--old-api finds no block).
+	 */
+	if (v->type == UL_YNODE_SCALAR && v->is_null &&
+	    w->dialect == UL_CONF_NETLINK)
+		return ul_conf_walk_fail(w, v,
+					 "Malformed input. Expect '%s' found "
+					 "''",
+					 is_ip2nets ? "net-spec" : "net type");
 	rc = ul_conf_walk_want_seq(w, v, &nr);
 	for (i = 0; !rc && i < nr; i++) {
-		if (is_ip2nets)
-			net = ul_conf_walk_grow(w, &c->ip2nets, &c->nr_ip2nets,
-						sizeof(*net));
-		else
-			net = ul_conf_walk_grow(w, &c->nets, &c->nr_nets,
-						sizeof(*net));
+		net = ul_conf_walk_grow(w, is_ip2nets ? &c->ip2nets : &c->nets,
+					nr_arr, sizeof(*net));
 		if (!net)
 			return -ENOMEM;
-		old = ul_conf_walk_push_idx(w, is_ip2nets ? c->nr_ip2nets - 1
-							  : c->nr_nets - 1);
+		old = ul_conf_walk_push_idx(w, i);
 		rc = walk_net(w, v->kids[i], is_ip2nets, net);
 		ul_conf_walk_pop(w, old);
+		if (rc) {
+			ul_conf_net_fini(net);
+			(*nr_arr)--;
+		}
 	}
-	return rc;
+	s.nr = *nr_arr - s.first;
+	s.is_cut = rc != 0;
+	if (rc == -ENOMEM)
+		return rc;
+	rc2 = ul_conf_walk_step(w, &s);
+	return rc ? rc : rc2;
 }

@@ -1,26 +1,25 @@
-/* The "peer" section of lnet.conf: peers by primary NID and their NIs. */
+/*
+ * The "peer" section of lnet.conf: peers by primary NID and their NIs.
+ * lnetctl streams it to LNet; what LNet refuses inside a peer request
+ * (a bad Multi-Rail word, a "health stats" block it cannot set, a peer
+ * without primary NID) is refused here with LNet's words, as the peer's
+ * error (lnetctl.md §17.3). Keys LNet does not read are skipped.
+ */
 #include <errno.h>
 #include <string.h>
 
 #include "ctl/conf_walk.h"
 
-/* Keys of an export that describe a peer NI's state, not configuration. */
-static const char *const peer_ni_state_keys[] = {
-	"state",
-	"max_ni_tx_credits",
-	"available_tx_credits",
-	"min_tx_credits",
-	"tx_q_num_of_buf",
-	"available_rtr_credits",
-	"min_rtr_credits",
-	"refcount",
-	"statistics",
-	"sent_stats",
-	"received_stats",
-	"dropped_stats",
-	"udsp info",
-	NULL,
-};
+/* LNet's refusal of a peer item, as the netlink import reports it. */
+static int peer_refusal(struct ul_conf_walk *w, const struct ul_ynode *n,
+			int errnum, const char *descr, const char *why)
+{
+	if (w->dialect == UL_CONF_NETLINK) {
+		ul_conf_walk_report_as(w, NULL, "peer", errnum, -EINVAL);
+		ul_conf_walk_report_descr(w, "%s", descr);
+	}
+	return ul_conf_walk_fail(w, n, "%s", why);
+}
 
 /* "health stats" of an export: only "health value" is tolerated. */
 static int walk_peer_health(struct ul_conf_walk *w, const struct ul_ynode *key,
@@ -32,11 +31,10 @@ static int walk_peer_health(struct ul_conf_walk *w, const struct ul_ynode *key,
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++)
 		if (strcmp(m->kids[2 * i]->str, "health value") != 0)
-			rc = ul_conf_walk_fail(
-				w, m->kids[2 * i],
-				"wrong health config format: '%.64s'",
-				m->kids[2 * i]->str);
-	return rc ? rc : ul_conf_walk_ignore_state(w, key);
+			rc = peer_refusal(w, m->kids[2 * i], -EINVAL,
+					  "wrong health config format",
+					  "wrong health config format");
+	return rc ? rc : ul_conf_walk_skip(w, key, "health value skipped");
 }
 
 static int walk_peer_nis(struct ul_conf_walk *w, const struct ul_ynode *v,
@@ -45,7 +43,6 @@ static int walk_peer_nis(struct ul_conf_walk *w, const struct ul_ynode *v,
 	struct ulnet_nid *nid;
 	const struct ul_ynode *m, *key;
 	size_t i, j, nr, n, old, old2;
-	bool have_nid;
 	int rc;
 
 	rc = ul_conf_walk_want_seq(w, v, &nr);
@@ -53,120 +50,148 @@ static int walk_peer_nis(struct ul_conf_walk *w, const struct ul_ynode *v,
 		m = v->kids[i];
 		old = ul_conf_walk_push_idx(w, i);
 		rc = ul_conf_walk_want_map(w, m, &n);
-		have_nid = false;
 		for (j = 0; !rc && j < n; j++) {
 			key = m->kids[2 * j];
 			old2 = ul_conf_walk_push_key(w, key->str);
 			if (!strcmp(key->str, "nid")) {
-				if (have_nid) {
-					rc = ul_conf_walk_fail(
-						w, key, "duplicate key 'nid'");
-				} else {
-					nid = ul_conf_walk_grow(w, &p->nis,
-								&p->nr_nis,
-								sizeof(*nid));
-					rc = nid ? ul_conf_walk_get_nid(
-							   w,
-							   m->kids[2 * j + 1],
-							   nid)
-						 : -ENOMEM;
-					have_nid = true;
-				}
+				nid = ul_conf_walk_grow(w, &p->nis, &p->nr_nis,
+							sizeof(*nid));
+				rc = nid ? ul_conf_walk_get_nid(
+						   w, m->kids[2 * j + 1], nid)
+					 : -ENOMEM;
+				if (rc && nid)
+					p->nr_nis--;
 			} else if (!strcmp(key->str, "health stats")) {
 				rc = walk_peer_health(w, key,
 						      m->kids[2 * j + 1]);
-			} else if (ul_conf_walk_key_index(peer_ni_state_keys,
-							  key->str) >= 0) {
-				rc = ul_conf_walk_ignore_state(w, key);
 			} else {
-				rc = ul_conf_walk_fail(w, key,
-						       "unknown key '%.64s'",
-						       key->str);
+				/* an export's state and counters */
+				rc = ul_conf_walk_skip(w, key,
+						       "not settable; skipped");
 			}
 			ul_conf_walk_pop(w, old2);
 		}
-		if (!rc && !have_nid)
-			rc = ul_conf_walk_fail(w, m, "missing 'nid'");
 		ul_conf_walk_pop(w, old);
 	}
 	return rc;
 }
 
+/*
+ * "Multi-Rail": LNet's yes/no words; --old-api's legacy parser takes
+ * True/False/true/false as booleans, which it then reads as absent (the
+ * peer is Multi-Rail), and refuses any other text (lnetctl.md §16).
+ */
+static int walk_multi_rail(struct ul_conf_walk *w, const struct ul_ynode *v,
+			   struct ul_conf_peer *p)
+{
+	static const char *const words[] = { "True", "False", "true", "false",
+					     NULL };
+	struct ul_err e;
+	const char *s;
+	int rc;
+
+	rc = ul_conf_walk_get_str(w, v, &s);
+	if (rc)
+		return rc;
+	p->flags |= UL_CONF_PEER_HAS_MULTI_RAIL;
+	if (w->dialect == UL_CONF_OLD_API) {
+		if (ul_conf_walk_key_index(words, s) < 0) {
+			ul_conf_walk_report_as(w, "peer", "add", -EINVAL,
+					       -EINVAL);
+			ul_conf_walk_report_descr(w,
+						  "Multi-Rail must be set to "
+						  "'True' or 'False' found "
+						  "'%.64s'",
+						  s);
+			return ul_conf_walk_fail(w, v,
+						 "Multi-Rail must be set to "
+						 "'True' or 'False' found "
+						 "'%.64s'",
+						 s);
+		}
+		p->is_multi_rail = true;
+		return 0;
+	}
+	if (ul_conf_parse_bool(s, &p->is_multi_rail, &e))
+		return peer_refusal(w, v, -EINVAL, "invalid MR flag param",
+				    e.msg);
+	return 0;
+}
+
 static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 		     struct ul_conf_peer *p)
 {
-	static const char *const keys[] = { "primary nid", "Multi-Rail",
-					    "peer ni", NULL };
-	unsigned int seen = 0;
-	struct ul_err e;
 	size_t i, n, old;
-	const char *s;
-	int rc, k;
+	bool has_primary = false;
+	int rc;
 
 	p->line = m->line;
+	p->seq_no = ul_conf_walk_seq_no(m);
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
 		const struct ul_ynode *v = m->kids[2 * i + 1];
 
 		old = ul_conf_walk_push_key(w, key->str);
-		k = ul_conf_walk_key_index(keys, key->str);
-		if (k < 0) {
-			if (!strcmp(key->str, "peer state"))
-				rc = ul_conf_walk_ignore_state(w, key);
-			else
-				rc = ul_conf_walk_fail(w, key,
-						       "unknown key '%.64s'",
-						       key->str);
-			ul_conf_walk_pop(w, old);
-			continue;
-		}
-		rc = ul_conf_walk_once(w, key, &seen, k);
-		if (rc) {
-			ul_conf_walk_pop(w, old);
-			continue;
-		}
-		switch (k) {
-		case 0:
+		if (!strcmp(key->str, "primary nid")) {
 			rc = ul_conf_walk_get_nid(w, v, &p->primary_nid);
-			break;
-		case 1:
-			rc = ul_conf_walk_get_str(w, v, &s);
-			if (!rc) {
-				rc = ul_conf_parse_bool(s, &p->is_multi_rail,
-							&e);
-				if (rc)
-					rc = ul_conf_walk_fail_err(w, v, rc,
-								   &e);
-			}
-			p->flags |= UL_CONF_PEER_HAS_MULTI_RAIL;
-			break;
-		default:
+			has_primary = true;
+		} else if (!strcmp(key->str, "Multi-Rail")) {
+			rc = walk_multi_rail(w, v, p);
+		} else if (!strcmp(key->str, "peer ni")) {
 			rc = walk_peer_nis(w, v, p);
-			break;
+		} else if (strcmp(key->str, "seq_no") != 0) {
+			/* "peer state" of an export, and any other key */
+			rc = ul_conf_walk_skip(w, key, "not settable; skipped");
 		}
 		ul_conf_walk_pop(w, old);
 	}
-	if (!rc && !(seen & 1U << 0))
-		rc = ul_conf_walk_fail(w, m, "missing 'primary nid'");
-	return rc;
+	if (rc || has_primary)
+		return rc;
+	if (w->dialect == UL_CONF_OLD_API) {
+		ul_conf_walk_report_as(w, "peer", "add", -EINVAL, -EINVAL);
+		ul_conf_walk_report_descr(w, "the 'primary nid' must be "
+					     "specified");
+		return ul_conf_walk_fail(w, m,
+					 "the 'primary nid' must be specified");
+	}
+	return peer_refusal(w, m, -ENOMSG, "no configuration",
+			    "missing 'primary nid'");
 }
 
-int ul_conf_walk_peers(struct ul_conf_walk *w, const struct ul_ynode *v)
+int ul_conf_walk_peers(struct ul_conf_walk *w, const struct ul_ynode *key,
+		       const struct ul_ynode *v)
 {
 	struct ul_conf *c = w->conf;
+	struct ul_conf_step s = { .sec = UL_CONF_SEC_PEER, .key = -1 };
 	struct ul_conf_peer *p;
 	size_t i, nr, old;
-	int rc;
+	int rc, rc2;
 
+	s.first = c->nr_peers;
+	s.line = key->line;
+	s.seq_no = -1;
+	ul_conf_walk_report_as(w, w->dialect == UL_CONF_OLD_API ? "peer" : NULL,
+			       w->dialect == UL_CONF_OLD_API ? "add" : "peer",
+			       -EINVAL, -EINVAL);
 	rc = ul_conf_walk_want_seq(w, v, &nr);
 	for (i = 0; !rc && i < nr; i++) {
 		p = ul_conf_walk_grow(w, &c->peers, &c->nr_peers, sizeof(*p));
 		if (!p)
 			return -ENOMEM;
-		old = ul_conf_walk_push_idx(w, c->nr_peers - 1);
+		old = ul_conf_walk_push_idx(w, i);
 		rc = walk_peer(w, v->kids[i], p);
 		ul_conf_walk_pop(w, old);
+		if (rc) {
+			/* LNet removes the half-created peer (§7.1) */
+			ul_conf_peer_fini(p);
+			c->nr_peers--;
+		}
 	}
-	return rc;
+	s.nr = c->nr_peers - s.first;
+	s.is_cut = rc != 0;
+	if (rc == -ENOMEM)
+		return rc;
+	rc2 = ul_conf_walk_step(w, &s);
+	return rc ? rc : rc2;
 }

@@ -1,4 +1,16 @@
-/* The "udsp" section of lnet.conf: user-defined selection policy rules. */
+/*
+ * The "udsp" section of lnet.conf: user-defined selection policy rules,
+ * as each of lnetctl's importers submits them (udsp.md §7.2,
+ * lnetctl.md §17.3; struct ul_conf_udsp).
+ *
+ * The netlink import reads the section as a stream of YAML events: the
+ * keys "idx", "priority", "src", "dst" and "rte" are picked up at any
+ * depth ("priority" under "action" too), and the end of any mapping
+ * submits a rule if an "idx" was read since the last one. src, dst, rte
+ * and idx start afresh after a submission; the priority never does. The
+ * first end of a sequence ends the section. The walk below visits the
+ * tree in that same order.
+ */
 #include <errno.h>
 #include <limits.h>
 #include <stdint.h>
@@ -6,147 +18,255 @@
 #include <string.h>
 
 #include "ctl/conf_walk.h"
-#include "nid/nid_descr.h"
 
-enum {
-	UK_IDX,
-	UK_SRC,
-	UK_DST,
-	UK_RTE,
-	UK_PRIORITY,
-	UK_ACTION,
+/* What the netlink import has read since its last submission. */
+struct udsp_stream {
+	char *src, *dst, *rte;
+	bool has_idx;
+	long long idx;
+	long long priority; /* -1 (UINT32_MAX) until one is read */
+	bool is_done;	    /* a sequence ended */
 };
 
-static int udsp_descr(struct ul_conf_walk *w, const struct ul_ynode *key,
-		      const struct ul_ynode *v, char **out)
+static void stream_clear(struct udsp_stream *st)
 {
-	struct ul_nid_descr *d;
-	struct ul_err e;
-	const char *s;
-	int rc;
+	free(st->src);
+	free(st->dst);
+	free(st->rte);
+	st->src = st->dst = st->rte = NULL;
+	st->has_idx = false;
+}
 
-	rc = ul_conf_walk_get_str(w, v, &s);
-	if (rc)
-		return rc;
-	rc = ul_nid_descr_parse(s, &d, &e);
-	if (rc == -ENOMEM)
-		return ul_err_set(w->err, rc, "out of memory");
-	if (rc)
-		return ul_conf_walk_fail(w, v,
-					 "failed to parse %s parameter: %s",
-					 key->str, e.msg);
-	ul_nid_descr_free(d);
-	*out = strdup(s);
-	if (!*out)
+static int dup_text(struct ul_conf_walk *w, const char *s, char **out)
+{
+	char *d = s ? strdup(s) : NULL;
+
+	if (s && !d)
 		return ul_err_set(w->err, -ENOMEM, "out of memory");
+	*out = d;
 	return 0;
 }
 
-static int udsp_priority(struct ul_conf_walk *w, const struct ul_ynode *v,
-			 struct ul_conf_udsp *u)
+/* The end of a mapping with an idx read: one rule for LNet. */
+static int submit(struct ul_conf_walk *w, struct udsp_stream *st,
+		  const struct ul_ynode *m)
 {
-	long long val;
+	struct ul_conf *c = w->conf;
+	struct ul_conf_udsp *u;
 	int rc;
 
-	rc = ul_conf_walk_get_int(w, v, 0, UINT32_MAX, &val);
-	if (!rc) {
-		u->priority = (unsigned int)val;
+	u = ul_conf_walk_grow(w, &c->udsps, &c->nr_udsps, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	u->idx = st->idx < INT_MIN   ? INT_MIN
+		 : st->idx > INT_MAX ? INT_MAX
+				     : (int)st->idx;
+	u->flags = UL_CONF_UDSP_HAS_PRIORITY;
+	u->priority = st->priority;
+	u->seq_no = -1;
+	u->line = m->line;
+	rc = dup_text(w, st->src, &u->src);
+	if (!rc)
+		rc = dup_text(w, st->dst, &u->dst);
+	if (!rc)
+		rc = dup_text(w, st->rte, &u->rte);
+	if (rc) {
+		ul_conf_udsp_fini(u);
+		c->nr_udsps--;
+		return rc;
+	}
+	stream_clear(st);
+	return 0;
+}
+
+static int visit(struct ul_conf_walk *w, struct udsp_stream *st,
+		 const struct ul_ynode *n);
+
+/* One key and its value, as the stream meets them. */
+static int visit_pair(struct ul_conf_walk *w, struct udsp_stream *st,
+		      const struct ul_ynode *key, const struct ul_ynode *v)
+{
+	char **text = NULL;
+	long long val;
+	size_t old;
+	int rc = 0;
+
+	if (key->type != UL_YNODE_SCALAR) {
+		rc = visit(w, st, key);
+		return rc || st->is_done ? rc : visit(w, st, v);
+	}
+	old = ul_conf_walk_push_key(w, key->str);
+	if (!strcmp(key->str, "idx") || !strcmp(key->str, "priority")) {
+		rc = ul_conf_walk_get_long(w, key, v, &val);
+		if (!rc && key->str[0] == 'i') {
+			st->idx = val;
+			st->has_idx = true;
+		} else if (!rc) {
+			st->priority = val;
+		}
+	} else if (!strcmp(key->str, "src")) {
+		text = &st->src;
+	} else if (!strcmp(key->str, "dst")) {
+		text = &st->dst;
+	} else if (!strcmp(key->str, "rte")) {
+		text = &st->rte;
+	} else {
+		rc = visit(w, st, v);
+	}
+	if (text && v->type == UL_YNODE_SCALAR) {
+		free(*text);
+		rc = dup_text(w, v->str, text);
+	} else if (text) {
+		rc = visit(w, st, v);
+	}
+	ul_conf_walk_pop(w, old);
+	return rc;
+}
+
+static int visit(struct ul_conf_walk *w, struct udsp_stream *st,
+		 const struct ul_ynode *n)
+{
+	size_t i, old;
+	int rc = 0;
+
+	if (n->type == UL_YNODE_MAP) {
+		for (i = 0; !rc && !st->is_done && i + 1 < n->nr; i += 2)
+			rc = visit_pair(w, st, n->kids[i], n->kids[i + 1]);
+		if (!rc && !st->is_done && st->has_idx)
+			rc = submit(w, st, n);
+	} else if (n->type == UL_YNODE_SEQ) {
+		for (i = 0; !rc && !st->is_done && i < n->nr; i++) {
+			old = ul_conf_walk_push_idx(w, i);
+			rc = visit(w, st, n->kids[i]);
+			ul_conf_walk_pop(w, old);
+		}
+		st->is_done = true;
+	}
+	return rc;
+}
+
+/*
+ * The legacy parser's lookup of a key in an item (cYAML_get_object_item):
+ * depth first, in document order, so "priority" under "action" is found.
+ * NULL if the item has no such key.
+ */
+static const struct ul_ynode *old_find(const struct ul_ynode *n,
+				       const char *key)
+{
+	const struct ul_ynode *v;
+	size_t i;
+
+	if (n->type == UL_YNODE_SCALAR)
+		return NULL;
+	for (i = 0; i < n->nr; i++) {
+		if (n->type == UL_YNODE_MAP && i % 2 == 0) {
+			if (n->kids[i]->str && !strcmp(n->kids[i]->str, key))
+				return n->kids[i + 1];
+			continue;
+		}
+		v = old_find(n->kids[i], key);
+		if (v)
+			return v;
+	}
+	return NULL;
+}
+
+/* --old-api: one rule per item, its keys found as the legacy parser does. */
+static int walk_old_rule(struct ul_conf_walk *w, const struct ul_ynode *m,
+			 struct ul_conf_udsp *u)
+{
+	static const char *const keys[] = { "src", "dst", "rte", NULL };
+	char **const texts[] = { &u->src, &u->dst, &u->rte };
+	const struct ul_ynode *v;
+	const char *str;
+	long long val;
+	int rc = 0, k;
+
+	u->idx = -1;
+	u->line = m->line;
+	u->seq_no = ul_conf_walk_seq_no(m);
+	for (k = 0; !rc && keys[k]; k++) {
+		v = old_find(m, keys[k]);
+		if (v)
+			rc = ul_conf_walk_get_str(w, v, &str);
+		if (v && !rc)
+			rc = dup_text(w, str, texts[k]);
+	}
+	v = rc ? NULL : old_find(m, "idx");
+	if (v) {
+		rc = ul_conf_walk_get_int(w, v, INT_MIN, INT_MAX, &val);
+		u->idx = (int)val;
+	}
+	v = rc ? NULL : old_find(m, "priority");
+	if (v) {
+		rc = ul_conf_walk_get_int(w, v, LLONG_MIN, LLONG_MAX,
+					  &u->priority);
 		u->flags |= UL_CONF_UDSP_HAS_PRIORITY;
 	}
 	return rc;
 }
 
-static int walk_udsp_action(struct ul_conf_walk *w, const struct ul_ynode *m,
-			    struct ul_conf_udsp *u)
+/*
+ * A rule as written (ul_conf.udsp_rules): what the item says, read
+ * leniently; only memory can fail.
+ */
+static int written_rule(struct ul_conf_walk *w, const struct ul_ynode *m)
 {
-	size_t i, n, old;
-	int rc;
+	static const char *const keys[] = { "src", "dst", "rte", NULL };
+	struct ul_conf *c = w->conf;
+	const struct ul_ynode *v;
+	struct ul_conf_udsp *u;
+	char **texts[3];
+	long long val;
+	int rc = 0, k;
 
-	rc = ul_conf_walk_want_map(w, m, &n);
-	for (i = 0; !rc && i < n; i++) {
-		const struct ul_ynode *key = m->kids[2 * i];
-
-		old = ul_conf_walk_push_key(w, key->str);
-		if (strcmp(key->str, "priority") != 0)
-			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
-					       key->str);
-		else
-			rc = udsp_priority(w, m->kids[2 * i + 1], u);
-		ul_conf_walk_pop(w, old);
+	u = ul_conf_walk_grow(w, &c->udsp_rules, &c->nr_udsp_rules, sizeof(*u));
+	if (!u)
+		return -ENOMEM;
+	texts[0] = &u->src;
+	texts[1] = &u->dst;
+	texts[2] = &u->rte;
+	u->idx = -1;
+	u->seq_no = -1;
+	u->line = m->line;
+	for (k = 0; !rc && keys[k]; k++) {
+		v = old_find(m, keys[k]);
+		if (v && v->type == UL_YNODE_SCALAR && !v->is_null)
+			rc = dup_text(w, v->str, texts[k]);
+	}
+	v = old_find(m, "idx");
+	if (v && v->type == UL_YNODE_SCALAR &&
+	    !ul_conf_parse_int(v->str, 0, INT_MAX, &val, NULL))
+		u->idx = (int)val;
+	v = old_find(m, "priority");
+	if (v && v->type == UL_YNODE_SCALAR &&
+	    !ul_conf_parse_int(v->str, 0, UINT32_MAX, &u->priority, NULL))
+		u->flags |= UL_CONF_UDSP_HAS_PRIORITY;
+	if (rc) {
+		ul_conf_udsp_fini(u);
+		c->nr_udsp_rules--;
 	}
 	return rc;
 }
 
-static int walk_udsp_rule(struct ul_conf_walk *w, const struct ul_ynode *m,
-			  struct ul_conf_udsp *u, bool *has_idx)
+static int written_rules(struct ul_conf_walk *w, const struct ul_ynode *v)
 {
-	static const char *const keys[] = { "idx",	"src",	  "dst", "rte",
-					    "priority", "action", NULL };
-	char **const descr[] = { NULL, &u->src, &u->dst, &u->rte };
-	unsigned int seen = 0;
-	size_t i, n, old;
-	long long v = 0;
-	int rc, k;
+	size_t i;
+	int rc = 0;
 
-	u->line = m->line;
-	rc = ul_conf_walk_want_map(w, m, &n);
-	for (i = 0; !rc && i < n; i++) {
-		const struct ul_ynode *key = m->kids[2 * i];
-		const struct ul_ynode *val = m->kids[2 * i + 1];
-
-		old = ul_conf_walk_push_key(w, key->str);
-		k = ul_conf_walk_key_index(keys, key->str);
-		if (k < 0)
-			rc = ul_conf_walk_fail(w, key, "unknown key '%.64s'",
-					       key->str);
-		else
-			rc = ul_conf_walk_once(w, key, &seen, k);
-		if (rc) {
-			ul_conf_walk_pop(w, old);
-			break;
-		}
-		switch (k) {
-		case UK_IDX:
-			rc = ul_conf_walk_get_int(w, val, 0, INT_MAX, &v);
-			u->idx = (unsigned int)v;
-			break;
-		case UK_SRC:
-		case UK_DST:
-		case UK_RTE:
-			rc = udsp_descr(w, key, val, descr[k]);
-			break;
-		case UK_PRIORITY:
-			rc = udsp_priority(w, val, u);
-			break;
-		default:
-			rc = walk_udsp_action(w, val, u);
-			break;
-		}
-		ul_conf_walk_pop(w, old);
-	}
-	if (rc)
-		return rc;
-	*has_idx = seen & 1U << UK_IDX;
-	if (!u->src && !u->dst && !u->rte)
-		return ul_conf_walk_fail(
-			w, m, "at least one of src, dst and rte is needed");
-	if (u->src && u->dst && u->rte)
-		return ul_conf_walk_fail(
-			w, m,
-			"The combination of src, dst and rte is not "
-			"supported");
-	if (u->src && u->rte)
-		return ul_conf_walk_fail(w, m,
-					 "src and rte cannot be combined");
-	return 0;
+	if (v->type == UL_YNODE_MAP)
+		return written_rule(w, v);
+	for (i = 0; v->type == UL_YNODE_SEQ && !rc && i < v->nr; i++)
+		if (v->kids[i]->type == UL_YNODE_MAP)
+			rc = written_rule(w, v->kids[i]);
+	return rc;
 }
 
-int ul_conf_walk_udsps(struct ul_conf_walk *w, const struct ul_ynode *v)
+static int walk_old_rules(struct ul_conf_walk *w, const struct ul_ynode *v)
 {
 	struct ul_conf *c = w->conf;
 	struct ul_conf_udsp *u;
 	size_t i, nr, old;
-	bool has_idx;
 	int rc;
 
 	rc = ul_conf_walk_want_seq(w, v, &nr);
@@ -155,18 +275,43 @@ int ul_conf_walk_udsps(struct ul_conf_walk *w, const struct ul_ynode *v)
 		if (!u)
 			return -ENOMEM;
 		old = ul_conf_walk_push_idx(w, i);
-		has_idx = false;
-		rc = walk_udsp_rule(w, v->kids[i], u, &has_idx);
-		if (!rc && !has_idx) {
-			/* lnetctl submits a rule only once it read an idx. */
-			rc = ul_conf_walk_warn(w, v->kids[i],
-					       "rule without 'idx' is skipped");
-			free(u->src);
-			free(u->dst);
-			free(u->rte);
+		rc = walk_old_rule(w, v->kids[i], u);
+		ul_conf_walk_pop(w, old);
+		if (rc) {
+			ul_conf_udsp_fini(u);
 			c->nr_udsps--;
 		}
-		ul_conf_walk_pop(w, old);
 	}
 	return rc;
+}
+
+int ul_conf_walk_udsps(struct ul_conf_walk *w, const struct ul_ynode *key,
+		       const struct ul_ynode *v)
+{
+	struct ul_conf *c = w->conf;
+	struct ul_conf_step s = { .sec = UL_CONF_SEC_UDSP, .key = -1 };
+	struct udsp_stream st = { .priority = -1 };
+	int rc, rc2;
+
+	s.first = c->nr_udsps;
+	s.rules_first = c->nr_udsp_rules;
+	s.line = key->line;
+	s.seq_no = -1;
+	rc = written_rules(w, v);
+	if (rc)
+		return rc;
+	s.rules_nr = c->nr_udsp_rules - s.rules_first;
+	if (w->dialect == UL_CONF_OLD_API) {
+		ul_conf_walk_report_as(w, "add", "udsp", -EINVAL, -EINVAL);
+		rc = walk_old_rules(w, v);
+	} else {
+		rc = visit(w, &st, v);
+		stream_clear(&st);
+	}
+	s.nr = c->nr_udsps - s.first;
+	s.is_cut = rc != 0;
+	if (rc == -ENOMEM)
+		return rc;
+	rc2 = ul_conf_walk_step(w, &s);
+	return rc ? rc : rc2;
 }

@@ -1,5 +1,6 @@
 /* The walk state and the helpers every lnet.conf section uses. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -55,6 +56,7 @@ void ul_conf_walk_fail_fmt(struct ul_conf_walk *w, const struct ul_ynode *n,
 	va_start(ap, fmt);
 	vsnprintf(what, sizeof(what), fmt, ap);
 	va_end(ap);
+	w->fail_line = n->line;
 	if (!w->plen)
 		ul_err_fmt(w->err, -EINVAL, "line %u, column %u: %s", n->line,
 			   n->column, what);
@@ -72,9 +74,27 @@ int ul_conf_walk_fail_err(struct ul_conf_walk *w, const struct ul_ynode *n,
 	return ul_conf_walk_fail(w, n, "%s", e->msg);
 }
 
-/* Record a warning about node n; returns 0 or -ENOMEM. */
-int ul_conf_walk_warn(struct ul_conf_walk *w, const struct ul_ynode *n,
-		      const char *fmt, ...)
+void ul_conf_walk_report_as(struct ul_conf_walk *w, const char *d2_op,
+			    const char *object, int errnum, int status)
+{
+	w->d2_op = d2_op;
+	w->object = object;
+	w->errnum = errnum;
+	w->status = status;
+}
+
+void ul_conf_walk_report_descr(struct ul_conf_walk *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(w->descr, sizeof(w->descr), fmt, ap);
+	va_end(ap);
+}
+
+/* Record a note about node n; returns 0 or -ENOMEM. */
+int ul_conf_walk_note(struct ul_conf_walk *w, const struct ul_ynode *n,
+		      enum ul_conf_note_kind kind, const char *fmt, ...)
 {
 	struct ul_conf *c = w->conf;
 	struct ul_conf_warning *wa;
@@ -94,16 +114,25 @@ int ul_conf_walk_warn(struct ul_conf_walk *w, const struct ul_ynode *n,
 		c->warnings = wa;
 	}
 	wa = &c->warnings[c->nr_warnings++];
+	wa->kind = kind;
 	wa->line = n->line;
 	wa->column = n->column;
-	/* "<path>: <what>"; the path is shorter than the text. */
-	off = w->plen ? (size_t)snprintf(wa->text, sizeof(wa->text),
+	wa->step = c->nr_steps;
+	/* "<path>: <what>"; lnetctl's own lines stand alone */
+	off = w->plen && kind != UL_CONF_NOTE_LNETCTL
+		      ? (size_t)snprintf(wa->text, sizeof(wa->text),
 					 "%s: ", w->path)
 		      : 0;
 	va_start(ap, fmt);
 	vsnprintf(wa->text + off, sizeof(wa->text) - off, fmt, ap);
 	va_end(ap);
 	return 0;
+}
+
+int ul_conf_walk_skip(struct ul_conf_walk *w, const struct ul_ynode *k,
+		      const char *why)
+{
+	return ul_conf_walk_note(w, k, UL_CONF_NOTE_SKIPPED, "%s", why);
 }
 
 /* The text of a scalar that has a value. */
@@ -187,16 +216,6 @@ int ul_conf_walk_key_index(const char *const *table, const char *key)
 	return -1;
 }
 
-/* Refuse a known key written twice in one mapping. */
-int ul_conf_walk_once(struct ul_conf_walk *w, const struct ul_ynode *k,
-		      unsigned int *seen, int idx)
-{
-	if (*seen & (1U << idx))
-		return ul_conf_walk_fail(w, k, "duplicate key '%.64s'", k->str);
-	*seen |= 1U << idx;
-	return 0;
-}
-
 /* Grow *arr (of *nr elements of size sz) by one zeroed element. */
 void *ul_conf_walk_grow(struct ul_conf_walk *w, void *arr_ptr, size_t *nr,
 			size_t sz)
@@ -214,9 +233,44 @@ void *ul_conf_walk_grow(struct ul_conf_walk *w, void *arr_ptr, size_t *nr,
 	return p + (*nr)++ * sz;
 }
 
-int ul_conf_walk_ignore_state(struct ul_conf_walk *w, const struct ul_ynode *k)
+int ul_conf_walk_step(struct ul_conf_walk *w, const struct ul_conf_step *s)
 {
-	return ul_conf_walk_warn(w, k, "state shown by an export; ignored");
+	struct ul_conf *c = w->conf;
+	struct ul_conf_step *st;
+
+	st = ul_conf_walk_grow(w, &c->steps, &c->nr_steps, sizeof(*st));
+	if (!st)
+		return -ENOMEM;
+	*st = *s;
+	return 0;
+}
+
+int ul_conf_walk_seq_no(const struct ul_ynode *m)
+{
+	long long v;
+	size_t i;
+
+	for (i = 0; m && m->type == UL_YNODE_MAP && i + 1 < m->nr; i += 2)
+		if (m->kids[i]->str && strcmp(m->kids[i]->str, "seq_no") == 0 &&
+		    m->kids[i + 1]->type == UL_YNODE_SCALAR &&
+		    ul_conf_parse_int(m->kids[i + 1]->str, 0, INT_MAX, &v,
+				      NULL) == 0)
+			return (int)v;
+	return -1;
+}
+
+int ul_conf_walk_get_long(struct ul_conf_walk *w, const struct ul_ynode *key,
+			  const struct ul_ynode *v, long long *out)
+{
+	if (v->type == UL_YNODE_SCALAR && v->is_null)
+		return ul_conf_walk_fail(
+			w, v, "no value specified for key '%.64s'", key->str);
+	if (v->type != UL_YNODE_SCALAR ||
+	    ul_conf_parse_int(v->str, LLONG_MIN, LLONG_MAX, out, NULL))
+		return ul_conf_walk_fail(
+			w, v, "invalid value '%.64s' for key '%.64s'",
+			v->type == UL_YNODE_SCALAR ? v->str : "", key->str);
+	return 0;
 }
 
 int ul_conf_walk_get_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
@@ -248,8 +302,5 @@ int ul_conf_walk_get_net(struct ul_conf_walk *w, const struct ul_ynode *v,
 	if (ulnet_net_parse(s, net, why, sizeof(why)))
 		return ul_conf_walk_fail(w, v, "Invalid network ID '%.64s': %s",
 					 s, why);
-	if (ulnet_net_type(*net) == ULNET_LND_LO)
-		return ul_conf_walk_fail(w, v,
-					 "'%.64s': setting @lo not allowed", s);
 	return 0;
 }

@@ -4,6 +4,7 @@
  *
  *	<operation>:
  *	    - <entity>:
+ *	          [seq_no: <int>]
  *	          errno: <int>
  *	          descr: <text>
  *
@@ -30,5 +31,9 @@ void ul_cyaml_errs_init(struct ul_cyaml_errs *t, FILE *out);
  */
 void ul_cyaml_err_add(struct ul_cyaml_errs *t, const char *op,
 		      const char *entity, int errnum, const char *descr);
+/* The same with "seq_no: N" before errno (seq_no < 0: none). */
+void ul_cyaml_err_add_seq(struct ul_cyaml_errs *t, const char *op,
+			  const char *entity, int seq_no, int errnum,
+			  const char *descr);
 
 #endif /* UL_CTL_CYAML_ERR_H */

@@ -50,6 +50,15 @@ void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt);
 /* The lnet.conf `lnet configure --all` applies (NULL: none). 0/-ENOMEM. */
 int ul_ctlsrv_set_conf_path(struct ul_ctlsrv *srv, const char *path);
 /*
+ * Apply that lnet.conf as `ulnetctl import` does (ctl/conf_import.h),
+ * through this server's handlers: ulnetd --config at start, and `lnet
+ * configure --all`. Every note and error is logged with the file's line.
+ * 0 (also without a file), or the import's status (a negative errno)
+ * with the first error in err; what came before it stays applied.
+ */
+struct ul_err;
+int ul_ctlsrv_apply_conf(struct ul_ctlsrv *srv, struct ul_err *err);
+/*
  * Let members of group gid control the instance too (ulnetd
  * --ctl-group): the socket becomes mode 0660 with that group. 0 or -errno.
  */

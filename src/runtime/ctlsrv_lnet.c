@@ -14,59 +14,126 @@
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
-#include "ctl/conf_apply.h"
+#include "ctl/conf_host.h"
+#include "ctl/conf_import.h"
 #include "ctl/proto_doc.h"
+#include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
 #include "util/log.h"
 
-struct reapply {
+/* An lnet.conf import inside the daemon (conf_import.h). */
+struct local_import {
 	struct ul_ctlsrv *srv;
+	const char *path;
+	struct ul_err *err; /* the first error, for the caller */
 };
 
-static int reapply_ni_add(void *ctx, const struct ulnet_nid *nid,
-			  const char *ifname, int numa_node,
-			  const struct ul_net_tunables *tun, struct ul_err *err)
+/* The handlers an import sends to, by op. */
+static ul_ctlsrv_op_fn handler_of(uint16_t op)
 {
-	struct reapply *r = ctx;
-
-	return ul_node_ni_add(r->srv->node, nid, ifname, numa_node, tun, err);
+	switch (op) {
+	case UL_CTL_OP_NET_ADD:
+		return ul_ctlsrv_net_add;
+	case UL_CTL_OP_NET_DEL:
+		return ul_ctlsrv_net_del;
+	case UL_CTL_OP_PEER_ADD:
+		return ul_ctlsrv_peer_add;
+	case UL_CTL_OP_PEER_DEL:
+		return ul_ctlsrv_peer_del;
+	case UL_CTL_OP_ROUTE_ADD:
+		return ul_ctlsrv_route_add;
+	case UL_CTL_OP_ROUTE_DEL:
+		return ul_ctlsrv_route_del;
+	case UL_CTL_OP_SET:
+		return ul_ctlsrv_set;
+	case UL_CTL_OP_UDSP_ADD:
+		return ul_ctlsrv_udsp_add;
+	case UL_CTL_OP_UDSP_DEL:
+		return ul_ctlsrv_udsp_del;
+	default:
+		return NULL;
+	}
 }
 
-static void reapply_note(void *ctx, unsigned int line, const char *text)
+/* A request of the import, run as a client's would be. */
+static int local_call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
+		      struct ul_err *err)
 {
-	struct reapply *r = ctx;
+	struct local_import *li = ctx;
+	ul_ctlsrv_op_fn fn = handler_of(op);
+	struct ul_ctl_msg doc;
+	int rc;
 
-	ul_log(r->srv->log, UL_D_WARNING, "lnet configure --all: line %u: %s",
-	       line, text);
+	if (!fn)
+		return ul_err_set(err, -EOPNOTSUPP, "operation not supported");
+	ul_ctl_doc_init(&doc);
+	rc = fn(li->srv, a, &doc, err);
+	ul_ctl_msg_fini(&doc);
+	return rc > 0 ? -EINVAL : rc;
 }
 
-/* The daemon's --config file again, through the node. */
-static int apply_conf(struct ul_ctlsrv *srv, struct ul_err *err)
+/* An error as lnetctl would print it, as one log line with its line. */
+static void local_report(void *ctx, const struct ul_conf_report *r)
 {
-	struct ul_conf_apply_opts opts = { 0 };
-	struct reapply r = { srv };
-	struct ul_conf_ifaddr *ifs = NULL;
+	struct local_import *li = ctx;
+	const char *descr = r->descr && r->descr[0] ? r->descr
+						    : strerror(-r->errnum);
+
+	ul_log(li->srv->log, UL_D_ERROR, "%s line %u: %s %s: errno %d: %s",
+	       li->path, r->line, r->d2_op ? r->d2_op : r->op, r->object,
+	       r->errnum, descr);
+	if (!li->err->msg[0])
+		ul_err_fmt(li->err, r->errnum, "line %u: %s", r->line, descr);
+}
+
+/* Every note of the file, lnetctl's own lines included, with its line. */
+static void local_note(void *ctx, const struct ul_conf_warning *w)
+{
+	struct local_import *li = ctx;
+
+	ul_log(li->srv->log, UL_D_WARNING, "%s line %u: %s", li->path, w->line,
+	       w->text);
+}
+
+int ul_ctlsrv_apply_conf(struct ul_ctlsrv *srv, struct ul_err *err)
+{
+	struct local_import li = { srv, srv->conf_path, err };
+	struct ul_conf_import_opts o = { 0 };
+	struct ul_conf_hostaddr *addrs = NULL;
 	struct ul_conf conf;
-	size_t nifs = 0;
+	size_t len = 0, n = 0;
+	char *text = NULL;
 	int rc;
 
 	if (!srv->conf_path)
 		return 0;
+	memset(err, 0, sizeof(*err));
 	ul_conf_init(&conf);
-	rc = ul_conf_parse_file(srv->conf_path, &conf, err);
+	rc = ul_conf_load_file(srv->conf_path, &text, &len, err);
 	if (rc == 0)
-		rc = ul_conf_host_ifaddrs(&ifs, &nifs);
+		rc = ul_conf_read(text, len, UL_CONF_NETLINK, &conf, err);
+	free(text);
+	if (rc == 0)
+		rc = ul_conf_host_addrs(&addrs, &n);
 	if (rc == 0) {
-		opts.ifaddrs = ifs;
-		opts.nr_ifaddrs = nifs;
-		opts.udsp = srv->udsp;
-		opts.ni_add = reapply_ni_add;
-		opts.note = reapply_note;
-		opts.ctx = &r;
-		rc = ul_conf_apply(ul_node_core(srv->node), &conf, &opts, err);
+		o.addrs = addrs;
+		o.nr_addrs = n;
+		o.ops.call = local_call;
+		o.ops.report = local_report;
+		o.ops.note = local_note;
+		o.ops.ctx = &li;
+		rc = ul_conf_import(&conf, &o);
+		/* the first error's errno says best what went wrong */
+		if (rc && err->code < 0)
+			rc = err->code;
+		else if (rc > 0)
+			rc = -rc;
+	} else if (!err->msg[0]) {
+		ul_err_fmt(err, rc, "cannot list interfaces: %s",
+			   strerror(-rc));
 	}
-	free(ifs);
+	free(addrs);
 	ul_conf_fini(&conf);
 	return rc;
 }
@@ -110,7 +177,7 @@ int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	 * LNet does not come up on a static configuration it cannot apply:
 	 * what was applied before the failure goes again.
 	 */
-	rc = apply_conf(srv, err);
+	rc = ul_ctlsrv_apply_conf(srv, err);
 	if (rc)
 		take_down(srv);
 	return rc;

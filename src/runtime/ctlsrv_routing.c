@@ -18,8 +18,6 @@
 #include "util/err.h"
 #include "util/log.h"
 
-/* router_ping_timeout: an LNet module parameter, at its default. */
-#define ROUTER_PING_TIMEOUT_SEC 50
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
 static const char *const pool_names[UL_RTRPOOL_NR] = { "tiny", "small",
@@ -28,9 +26,10 @@ static const char *const pool_names[UL_RTRPOOL_NR] = { "tiny", "small",
 /* The STARTING/STOPPING wait (routing.md §7.1): 110 s by default. */
 static int wait_sec(const struct ul_core *core)
 {
-	int s = core->tun.alive_router_check_interval + ROUTER_PING_TIMEOUT_SEC;
+	int64_t s = (int64_t)core->tun.alive_router_check_interval +
+		    core->tun.router_ping_timeout;
 
-	return s > 0 ? s : 0;
+	return s > 0 ? (int)(s > INT32_MAX ? INT32_MAX : s) : 0;
 }
 
 static uint64_t now_ns(struct ul_ctlsrv *srv)

@@ -2,9 +2,11 @@
 # Who may use the control socket (ulnetd --ctl-group, proto.h
 # "Transport"): by default the socket is mode 0600 and another user is
 # refused with error YAML; with --ctl-group G it is mode 0660 with group
-# G and a member of G (not the owner) is served. Bad groups and --cpts
-# values stop ulnetd with a message. The cross-user part needs root
-# (setpriv to uid/gid 65534) and is skipped without it, with a line.
+# G and a member of G (not the owner) is served. Bad groups, --cpts and
+# --param values stop ulnetd with a message; --param sets a module
+# parameter (routing starts at once with both router waits at 0). The
+# cross-user part needs root (setpriv to uid/gid 65534) and is skipped
+# without it, with a line.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
 
@@ -35,7 +37,23 @@ expect bad_group 2 "" "ulnetd: --ctl-group 'no-such-group-x': no such group" \
 	-- "$ULNETD" --ctl "$TMP/x.ctl" --ctl-group no-such-group-x
 expect bad_cpts 2 "" "ulnetd: bad --cpts '0': 1 to 64" \
 	-- "$ULNETD" --ctl "$TMP/x.ctl" --cpts 0
+expect bad_param_name 2 "" \
+	"ulnetd: --param 'retry_count': not a module parameter ulnet models (see --help)" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --param retry_count=1
+expect bad_param_value 2 "" \
+	"ulnetd: --param router_ping_timeout: -1 is not a valid unsigned value" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --param router_ping_timeout=-1
+expect bad_param_form 2 "" "ulnetd: bad --param 'lock_prim_nid': NAME=VALUE" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --param lock_prim_nid
 check no_socket_left test ! -e "$TMP/x.ctl"
+# Module parameters: routing starts at once with both waits at 0.
+cli_daemon fast "" --param alive_router_check_interval=0 \
+	--param router_ping_timeout=0
+expect fast_routing_on 0 "" "" -- "$ULNETCTL" --ctl "$TMP/fast.ctl" set routing 1
+expect fast_routing_show 0 "*" "" -- "$ULNETCTL" --ctl "$TMP/fast.ctl" \
+	routing show
+cp "$TMP/out" "$TMP/routing"
+check fast_routing_enabled grep -q '^    - enable: 1$' "$TMP/routing"
 
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	getent group 65534 >/dev/null; then

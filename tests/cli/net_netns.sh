@@ -193,7 +193,8 @@ gone gone_import tcp20
 # a rule that resolves to lo: LNet refuses the NI (no loopback NIs).
 printf 'ip2nets:\n    - net-spec: tcp21\n      interfaces:\n          0: lo\n      ip-range:\n          0: 127.*.*.*\n' \
 	>"$TMP/ip_lo.yaml"
-expect import_ip2nets_lo 234 "" "$(d1 add net -19 'cannot add LNet NI')" -- \
+expect import_ip2nets_lo 234 "" "$(d1 add net -19 'cannot add LNet NI')
+$(d1 add import -22 "Failed to configure NI on net 'tcp21' rc = -22")" -- \
 	$u import "$TMP/ip_lo.yaml"
 gone gone_import_lo tcp21
 

@@ -180,13 +180,25 @@ static const struct fail_case fail_cases[] = {
 	  "line 2: route:" },
 	/* 2: an ip2nets rule that matches no interface */
 	{ "ip2nets:\n  - net-spec: tcp3\n    ip-range:\n      0: 172.31.*.*\n",
-	  -ENOENT, "No ip2nets rules applied" },
+	  -EINVAL, "No ip2nets rules applied" },
 	/* 3: a UDSP rule the same as the one before it */
 	{ "udsp:\n  - idx: 0\n    src: tcp\n  - idx: 1\n    src: tcp\n",
 	  -EALREADY, "line 4: udsp:" },
 	/* 4: a global value the core refuses */
 	{ "global:\n  retry_count: 200\n  transaction_timeout: 100\n", -EINVAL,
 	  "retry_count" },
+	/* 5: the checks LNet makes, not the parser: lo, LND tunables */
+	{ "net:\n  - net type: lo\n", -EACCES, "setting @lo not allowed" },
+	{ "net:\n  - net type: tcp\n    lnd tunables:\n      "
+	  "conns_per_peer: 200\n",
+	  -ERANGE, "line 2: failed to parse lnd tunables" },
+	{ "route:\n  - net: tcp9\n    gateway: 192.168.1.1@tcp\n    hop: 0\n",
+	  -EINVAL, "line 2: route: hop must be 1..255" },
+	/* a rule LNet refuses */
+	{ "udsp:\n  - idx: 0\n    src: tcp\n    rte: 10.0.0.1@tcp\n", -EINVAL,
+	  "src and rte cannot be combined" },
+	/* 9: a net naming no NI takes the first up interface but lo */
+	{ "net:\n  - net type: tcp\n", 0, "" },
 };
 
 static void apply_failures_name_line_and_item(void **state)
@@ -225,6 +237,32 @@ static void apply_ni_by_nid_needs_no_interface(void **state)
 	assert_int_equal(ul_conf_apply(f->c, &f->conf, &opts, &err), 0);
 	n = ht_nid("10.1.0.2@o2ib");
 	assert_non_null(ul_ni_find(f->c, &n));
+}
+
+/*
+ * lnetctl.md §16: the document goes in order up to the parse's refusal;
+ * what came before it stays.
+ */
+static void apply_stops_at_the_refusal(void **state)
+{
+	struct fixture *f = *state;
+	struct ul_conf_apply_opts opts = { .ifaddrs = host, .nr_ifaddrs = 1 };
+	struct ul_err err = { 0 };
+	struct ulnet_nid n;
+	const char *yaml = "net:\n  - net type: tcp\n"
+			   "    local NI(s):\n      - nid: 10.1.0.1@tcp\n"
+			   "foobar: 1\n"
+			   "net:\n  - net type: tcp1\n";
+
+	assert_int_equal(ul_conf_read(yaml, strlen(yaml), UL_CONF_NETLINK,
+				      &f->conf, &err),
+			 0);
+	assert_true(f->conf.refusal.is_set);
+	assert_int_equal(ul_conf_apply(f->c, &f->conf, &opts, &err), -EINVAL);
+	assert_string_equal(err.msg, "line 5, column 1: invalid key 'foobar'");
+	n = ht_nid("10.1.0.1@tcp");
+	assert_non_null(ul_ni_find(f->c, &n));
+	assert_null(ul_net_find(f->c, ht_net("tcp1")));
 }
 
 /* A peer configured before its net exists gets the net's credits. */
@@ -289,6 +327,8 @@ int main(void)
 		cmocka_unit_test(apply_failures_name_line_and_item),
 		cmocka_unit_test_setup_teardown(
 			apply_ni_by_nid_needs_no_interface, setup, teardown),
+		cmocka_unit_test_setup_teardown(apply_stops_at_the_refusal,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			apply_peer_before_net_gets_net_credits, setup,
 			teardown),

@@ -120,10 +120,15 @@ static void example_parses_to_exactly_the_expected_values(void **state)
 		[UL_CONF_GLOBAL_RECOVERY_LIMIT] = 0,
 		[UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL] = 900,
 	};
+	/* one step per section, one per global key (12), in order */
 	static const enum ul_conf_section order[] = {
 		UL_CONF_SEC_NET,     UL_CONF_SEC_IP2NETS, UL_CONF_SEC_ROUTE,
 		UL_CONF_SEC_ROUTING, UL_CONF_SEC_BUFFERS, UL_CONF_SEC_PEER,
-		UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_UDSP,
+		UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,
+		UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,
+		UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,
+		UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,  UL_CONF_SEC_GLOBAL,
+		UL_CONF_SEC_UDSP,
 	};
 	char buf[ULNET_NIDSTR_SIZE];
 	const struct ul_conf_net *n;
@@ -138,7 +143,7 @@ static void example_parses_to_exactly_the_expected_values(void **state)
 	assert_int_equal(c.nr_nets, 2);
 	n = &c.nets[0];
 	assert_int_equal(n->net, net_id("tcp"));
-	assert_int_equal(n->flags, 0);
+	assert_int_equal(n->flags, UL_CONF_NET_HAS_LOCAL_NIS);
 	assert_int_equal(n->nr_nis, 0);
 	assert_int_equal(n->nr_ranges, 0);
 	assert_null(n->cpt);
@@ -178,8 +183,10 @@ static void example_parses_to_exactly_the_expected_values(void **state)
 	assert_int_equal(c.routes[0].net, net_id("tcp9"));
 	assert_string_equal(nid_str(&c.routes[0].gateway, buf),
 			    "192.168.1.1@tcp");
-	assert_int_equal(c.routes[0].flags,
-			 UL_CONF_ROUTE_HAS_HOP | UL_CONF_ROUTE_HAS_PRIORITY);
+	assert_int_equal(c.routes[0].flags, UL_CONF_ROUTE_HAS_HOP |
+						    UL_CONF_ROUTE_HAS_PRIORITY |
+						    UL_CONF_ROUTE_HAS_NET_ID |
+						    UL_CONF_ROUTE_HAS_GW_NID);
 	assert_int_equal(c.routes[0].hop, 1);
 	assert_int_equal(c.routes[0].priority, 0);
 
@@ -229,15 +236,23 @@ static void example_parses_to_exactly_the_expected_values(void **state)
 	assert_string_equal(c.udsps[1].dst, "192.168.1.[20-29]@tcp");
 	assert_int_equal(c.udsps[1].priority, 2);
 
-	/* document order; the one warning is the deprecated key */
-	assert_int_equal(c.nr_order, 8);
-	for (i = 0; i < c.nr_order; i++)
-		assert_int_equal(c.order[i], order[i]);
-	assert_int_equal(c.nr_warnings, 1);
-	assert_int_equal(c.warnings[0].line, 65);
-	assert_string_equal(c.warnings[0].text,
-			    "global.recovery_interval: deprecated, has no "
-			    "effect");
+	/* document order */
+	assert_int_equal(c.nr_steps, sizeof(order) / sizeof(order[0]));
+	for (i = 0; i < c.nr_steps; i++)
+		assert_int_equal(c.steps[i].sec, order[i]);
+	assert_int_equal(c.steps[0].nr, 2);
+	assert_int_equal(c.steps[6].key, UL_CONF_GLOBAL_NUMA_RANGE);
+	assert_int_equal(c.steps[17].key,
+			 UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL);
+	assert_int_equal(c.steps[17].value, 900);
+	assert_int_equal(c.steps[18].nr, 2);
+	assert_false(c.refusal.is_set);
+	/* what ulnet keeps and shows but does not act on */
+	assert_int_equal(c.nr_warnings, 2);
+	assert_int_equal(c.warnings[0].kind, UL_CONF_NOTE_NOT_APPLIED);
+	assert_int_equal(c.warnings[0].line, 41);
+	assert_int_equal(c.warnings[0].step, 3);
+	assert_int_equal(c.warnings[1].line, 43);
 	ul_conf_fini(&c);
 }
 
@@ -305,15 +320,15 @@ static char *dump(const struct ul_conf *c)
 		c->routing_enable, c->tiny_buffers, c->small_buffers,
 		c->large_buffers, c->global.flags);
 	for (i = 0; i < UL_CONF_GLOBAL_NR; i++)
-		fprintf(f, " %d", c->global.value[i]);
+		fprintf(f, " %lld", c->global.value[i]);
 	for (i = 0; i < c->nr_udsps; i++)
-		fprintf(f, "\nudsp %u %s %s %s %x %u", c->udsps[i].idx,
+		fprintf(f, "\nudsp %d %s %s %s %x %lld", c->udsps[i].idx,
 			c->udsps[i].src ? c->udsps[i].src : "-",
 			c->udsps[i].dst ? c->udsps[i].dst : "-",
 			c->udsps[i].rte ? c->udsps[i].rte : "-",
 			c->udsps[i].flags, c->udsps[i].priority);
-	for (i = 0; i < c->nr_order; i++)
-		fprintf(f, " %s", ul_conf_section_name(c->order[i]));
+	for (i = 0; i < c->nr_steps; i++)
+		fprintf(f, " %s", ul_conf_section_name(c->steps[i].sec));
 	for (i = 0; i < c->nr_warnings; i++)
 		fprintf(f, "\nwarning %s", c->warnings[i].text);
 	fclose(f);
@@ -480,7 +495,11 @@ static void net_level_keys_are_kept_apart_from_groups(void **state)
 	ul_conf_fini(&c);
 }
 
-static void repeated_sections_append_and_settings_overwrite(void **state)
+/*
+ * Every occurrence of a section is a step where it stands; a key after a
+ * route section goes into that section (lnetctl streams it), unread.
+ */
+static void repeated_sections_are_steps_in_document_order(void **state)
 {
 	struct ul_conf c;
 
@@ -496,9 +515,14 @@ static void repeated_sections_append_and_settings_overwrite(void **state)
 		 &c);
 	assert_int_equal(c.nr_routes, 2);
 	assert_int_equal(c.routes[1].net, net_id("tcp2"));
-	assert_int_equal(c.routes[1].flags, 0);
+	assert_int_equal(c.routes[1].flags,
+			 UL_CONF_ROUTE_HAS_NET_ID | UL_CONF_ROUTE_HAS_GW_NID);
 	assert_int_equal(c.routes[1].hop, -1);
-	assert_int_equal(c.global.value[UL_CONF_GLOBAL_RETRY_COUNT], 3);
+	assert_int_equal(c.global.value[UL_CONF_GLOBAL_RETRY_COUNT], 1);
+	assert_int_equal(c.nr_warnings, 3); /* and one per buffers */
+	assert_string_equal(c.warnings[0].text,
+			    "'retry_count' goes into the 'route' request; "
+			    "skipped");
 	/* numa without range sets 0, as lnetctl */
 	assert_int_equal(c.global.flags,
 			 1U << UL_CONF_GLOBAL_RETRY_COUNT |
@@ -508,12 +532,19 @@ static void repeated_sections_append_and_settings_overwrite(void **state)
 			 UL_CONF_HAS_BUFFERS | UL_CONF_HAS_SMALL_BUFFERS);
 	assert_int_equal(c.tiny_buffers, 0);
 	assert_int_equal(c.small_buffers, 6);
-	assert_int_equal(c.nr_order, 5);
-	assert_int_equal(c.order[0], UL_CONF_SEC_ROUTE);
-	assert_int_equal(c.order[1], UL_CONF_SEC_GLOBAL);
-	assert_int_equal(c.order[2], UL_CONF_SEC_NET);
-	assert_int_equal(c.order[3], UL_CONF_SEC_NUMA);
-	assert_int_equal(c.order[4], UL_CONF_SEC_BUFFERS);
+	assert_int_equal(c.nr_steps, 7);
+	assert_int_equal(c.steps[0].sec, UL_CONF_SEC_ROUTE);
+	assert_int_equal(c.steps[1].sec, UL_CONF_SEC_GLOBAL);
+	assert_int_equal(c.steps[1].value, 1);
+	assert_int_equal(c.steps[2].sec, UL_CONF_SEC_NET);
+	assert_int_equal(c.steps[3].sec, UL_CONF_SEC_ROUTE);
+	assert_int_equal(c.steps[3].first, 1);
+	assert_int_equal(c.steps[4].sec, UL_CONF_SEC_NUMA);
+	assert_int_equal(c.steps[4].value, 0);
+	assert_int_equal(c.steps[5].sec, UL_CONF_SEC_BUFFERS);
+	assert_int_equal(c.steps[5].buffers[0], 5);
+	assert_int_equal(c.steps[6].buffers[0], 0);
+	assert_int_equal(c.steps[6].buffers[1], 6);
 	ul_conf_fini(&c);
 }
 
@@ -521,7 +552,7 @@ static void empty_documents_give_an_empty_configuration(void **state)
 {
 	static const char *const docs[] = {
 		"",    "# nothing\n", "---\n...\n",
-		"~\n", "{}\n",	      "net:\nroute: []\npeer:\n",
+		"~\n", "{}\n",	      "route: []\npeer:\n",
 	};
 	struct ul_conf c;
 	size_t i;
@@ -582,8 +613,7 @@ int main(void)
 		cmocka_unit_test(
 			interfaces_win_over_nid_which_stays_informational),
 		cmocka_unit_test(net_level_keys_are_kept_apart_from_groups),
-		cmocka_unit_test(
-			repeated_sections_append_and_settings_overwrite),
+		cmocka_unit_test(repeated_sections_are_steps_in_document_order),
 		cmocka_unit_test(empty_documents_give_an_empty_configuration),
 		cmocka_unit_test(
 			failed_parse_leaves_the_configuration_untouched),

@@ -1,8 +1,9 @@
 /*
  * What lnet.conf parsing accepts without applying (src/ctl/conf.h): every
- * such key or section lands in ul_conf.warnings with its line, column and
- * path, never silently dropped. Also the export files and ip2nets rules
- * that produce them.
+ * such key or section lands in ul_conf.warnings with its line, column,
+ * path and kind (skipped as lnetctl skips it, lnetctl's own line, or not
+ * applied by ulnet). Also the export files and ip2nets rules that produce
+ * them.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -20,53 +21,58 @@
 
 struct row {
 	const char *yaml;
-	const char *warning; /* "line:column text" of the only warning */
+	enum ul_conf_note_kind kind;
+	const char *warning; /* "line:column text" of the only note */
 };
 
+#define SKIP UL_CONF_NOTE_SKIPPED
+#define LNETCTL UL_CONF_NOTE_LNETCTL
+#define NOT_APPLIED UL_CONF_NOTE_NOT_APPLIED
+
 static const struct row rows[] = {
-	/* 0 */ { "lnd_timeout: 49\n", "1:1 lnd_timeout: read-only; ignored" },
-	{ "global: {lnd_timeout: 49}\n",
-	  "1:10 global.lnd_timeout: read-only; ignored" },
-	{ "global: {recovery_interval: 1}\n",
-	  "1:10 global.recovery_interval: deprecated, has no effect" },
-	{ "ping: {nids: {0: 192.168.1.20@tcp}}\n",
-	  "1:1 section 'ping' is only run by import --exec; ignored" },
-	{ "discover: {nids: [192.168.1.20@tcp]}\n",
-	  "1:1 section 'discover' is only run by import --exec; ignored" },
-	/* 5 */
-	{ "statistics: {msgs_alloc: 0}\n", "1:1 section 'statistics' ignored" },
+	/* 0 */ { "lnd_timeout: 49\n", SKIP,
+		  "1:1 lnd_timeout: read-only; skipped" },
+	{ "global: {lnd_timeout: 49}\n", SKIP,
+	  "1:10 global.lnd_timeout: read-only; skipped" },
+	{ "routing: {enable: 1}\n", NOT_APPLIED,
+	  "1:1 routing: enable 1 is kept and shown; ulnet does not forward "
+	  "messages yet" },
+	{ "ping: {nids: {0: 192.168.1.20@tcp}}\n", SKIP,
+	  "1:1 'ping' is only run by import --exec; skipped" },
+	{ "discover: {nids: [192.168.1.20@tcp]}\n", SKIP,
+	  "1:1 'discover' is only run by import --exec; skipped" },
+	/* 5: lnetctl streams what follows a peer section into it */
+	{ "peer: []\nfoo: 1\n", SKIP,
+	  "2:1 'foo' goes into the 'peer' request; skipped" },
 	{ "net: [{net type: tcp, tunables: {peer_timeout: 1, foo: 2}}]\n",
-	  "1:51 net[0].tunables.foo: unrecognized key for 'tunables'; "
-	  "ignored" },
-	{ "net: [{net type: tcp, lnd tunables: {timeout: 50}}]\n",
-	  "1:38 net[0].lnd tunables.timeout: read-only LND timeout (net set "
-	  "--lnd-timeout sets it); ignored" },
+	  LNETCTL, "1:51 Ignoring unrecognized key 'foo' for 'tunables'" },
+	{ "net: [{net type: tcp, lnd tunables: {timeout: 50}}]\n", LNETCTL,
+	  "1:38 Ignoring unrecognized key 'timeout' for 'lnd tunables'" },
 	/* an o2iblnd key on a tcp net is unknown, as in lnetctl */
-	{ "net: [{net type: tcp, lnd tunables: {ntx: 5}}]\n",
-	  "1:38 net[0].lnd tunables.ntx: unrecognized key for 'lnd tunables'; "
-	  "ignored" },
-	{ "net: [{net type: o2ib, lnd tunables: {ntx: 5}}]\n",
+	{ "net: [{net type: tcp, lnd tunables: {ntx: 5}}]\n", LNETCTL,
+	  "1:38 Ignoring unrecognized key 'ntx' for 'lnd tunables'" },
+	{ "net: [{net type: o2ib, lnd tunables: {ntx: 5}}]\n", NOT_APPLIED,
 	  "1:39 net[0].lnd tunables.ntx: o2iblnd tunable, not applicable to "
 	  "user space; kept" },
 	/* 10 */
-	{ "net: [{net type: tcp, local NI(s): [{}]}]\n",
-	  "1:37 net[0].local NI(s)[0]: neither 'interfaces' nor 'nid': no NI "
-	  "is created" },
+	{ "net: [{net type: tcp, foo: 1}]\n", SKIP,
+	  "1:23 net[0].foo: skipped" },
 	{ "net: [{net type: tcp, local NI(s): [{interfaces: {0: eth0}, "
 	  "status: up}]}]\n",
-	  "1:61 net[0].local NI(s)[0].status: state shown by an export; "
-	  "ignored" },
-	{ "route: [{net: tcp1, gateway: 1.2.3.4@tcp, type: multi-hop}]\n",
-	  "1:43 route[0].type: not settable on import; ignored" },
-	{ "peer: [{primary nid: 1.2.3.4@tcp, peer state: 273}]\n",
-	  "1:35 peer[0].peer state: state shown by an export; ignored" },
+	  SKIP, "1:61 net[0].local NI(s)[0].status: skipped" },
+	{ "route: [{net: tcp1, gateway: 1.2.3.4@tcp, type: multi-hop}]\n", SKIP,
+	  "1:43 route[0].type: not settable on import; skipped" },
+	{ "peer: [{primary nid: 1.2.3.4@tcp, peer state: 273}]\n", SKIP,
+	  "1:35 peer[0].peer state: not settable; skipped" },
 	{ "peer: [{primary nid: 1.2.3.4@tcp, peer ni: [{nid: 1.2.3.4@tcp, "
 	  "health stats: {health value: 1000}}]}]\n",
-	  "1:64 peer[0].peer ni[0].health stats: state shown by an export; "
-	  "ignored" },
+	  SKIP, "1:64 peer[0].peer ni[0].health stats: health value skipped" },
 	/* 15 */
-	{ "udsp: [{src: tcp, priority: 1}]\n",
-	  "1:8 udsp[0]: rule without 'idx' is skipped" },
+	{ "buffers: {tiny: 5}\n", NOT_APPLIED,
+	  "1:1 buffers: counts are kept and shown; ulnet has no router buffer "
+	  "pools yet" },
+	{ "numa: {range: 1, foo: 2}\n", SKIP,
+	  "1:18 numa.foo: unknown key; skipped" },
 };
 
 static void every_row_gives_its_one_warning(void **state)
@@ -91,6 +97,8 @@ static void every_row_gives_its_one_warning(void **state)
 		if (strcmp(got, rows[i].warning) != 0)
 			fail_msg("row %zu:\n got  %s\n want %s", i, got,
 				 rows[i].warning);
+		if (c.warnings[0].kind != rows[i].kind)
+			fail_msg("row %zu: kind %d", i, c.warnings[0].kind);
 		ul_conf_fini(&c);
 	}
 }
@@ -106,8 +114,11 @@ static void parse_file_ok(const char *name, struct ul_conf *c)
 		fail_msg("%s: rc %d: %s", name, rc, err.msg);
 }
 
-/* lnetctl.md §15: a backup export is meant to be imported again. */
-static void backup_export_imports_with_only_read_only_keys_ignored(void **state)
+/*
+ * lnetctl.md §15: a backup export is meant to be imported again, and
+ * imports quietly: its read-only lnd_timeout is skipped without a word.
+ */
+static void backup_export_imports_quietly(void **state)
 {
 	struct ul_conf c;
 
@@ -122,16 +133,20 @@ static void backup_export_imports_with_only_read_only_keys_ignored(void **state)
 	assert_false(c.peers[0].is_multi_rail); /* "false" */
 	assert_true(c.peers[1].is_multi_rail);	/* "true" */
 	assert_int_equal(c.nr_udsps, 1);
-	assert_int_equal(c.nr_warnings, 2);
+	assert_int_equal(c.nr_warnings, 1);
+	assert_int_equal(c.warnings[0].kind, UL_CONF_NOTE_SKIPPED);
 	assert_string_equal(c.warnings[0].text,
-			    "global.recovery_interval: deprecated, has no "
-			    "effect");
-	assert_string_equal(c.warnings[1].text,
-			    "global.lnd_timeout: read-only; ignored");
+			    "global.lnd_timeout: read-only; skipped");
+	/* recovery_interval is set: LNet takes it and ignores it */
+	assert_true(c.global.flags & 1U << UL_CONF_GLOBAL_RECOVERY_INTERVAL);
 	ul_conf_fini(&c);
 }
 
-static void full_export_state_is_reported_key_by_key(void **state)
+/*
+ * A full export's state is skipped key by key, as lnetctl skips it; its
+ * read-only LND timeout gets lnetctl's own line.
+ */
+static void full_export_state_is_skipped_key_by_key(void **state)
 {
 	static const char *const want[] = {
 		"net[0].local NI(s)[0].status",
@@ -140,7 +155,7 @@ static void full_export_state_is_reported_key_by_key(void **state)
 		"net[0].local NI(s)[0].received_stats",
 		"net[0].local NI(s)[0].dropped_stats",
 		"net[0].local NI(s)[0].health stats",
-		"net[0].local NI(s)[0].lnd tunables.timeout",
+		"Ignoring unrecognized key 'timeout' for 'lnd tunables'",
 		"route[0].state",
 		"route[0].type",
 		"peer[0].peer state",
@@ -149,19 +164,24 @@ static void full_export_state_is_reported_key_by_key(void **state)
 		"peer[0].peer ni[0].available_tx_credits",
 		"peer[0].peer ni[0].refcount",
 		"peer[0].peer ni[0].health stats",
-		"global.recovery_interval",
 		"global.lnd_timeout",
 	};
 	struct ul_conf c;
-	size_t i;
+	size_t i, n;
 
 	(void)state;
 	parse_file_ok(CONF_DIR "export_full.yaml", &c);
 	assert_int_equal(c.nr_warnings, sizeof(want) / sizeof(want[0]));
-	for (i = 0; i < c.nr_warnings; i++)
-		if (strncmp(c.warnings[i].text, want[i], strlen(want[i])) ||
-		    c.warnings[i].text[strlen(want[i])] != ':')
+	for (i = 0; i < c.nr_warnings; i++) {
+		n = strlen(want[i]);
+		if (c.warnings[i].kind == UL_CONF_NOTE_LNETCTL
+			    ? strcmp(c.warnings[i].text, want[i]) != 0
+			    : strncmp(c.warnings[i].text, want[i], n) ||
+				      c.warnings[i].text[n] != ':' ||
+				      c.warnings[i].kind !=
+					      UL_CONF_NOTE_SKIPPED)
 			fail_msg("warning %zu: %s", i, c.warnings[i].text);
+	}
 	/* the configuration in it is kept */
 	assert_int_equal(c.nets[0].groups[0].nr_nis, 1);
 	assert_string_equal(c.nets[0].groups[0].nis[0].ifname, "eth0");
@@ -225,8 +245,7 @@ static void warnings_past_the_limit_are_counted(void **state)
 	assert_int_equal(c.nr_warnings, UL_CONF_MAX_WARNINGS);
 	assert_int_equal(c.nr_warnings_dropped, 10);
 	assert_string_equal(c.warnings[UL_CONF_MAX_WARNINGS - 1].text,
-			    "net[0].tunables.k255: unrecognized key for "
-			    "'tunables'; ignored");
+			    "Ignoring unrecognized key 'k255' for 'tunables'");
 	ul_conf_fini(&c);
 	free(text);
 }
@@ -235,9 +254,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_row_gives_its_one_warning),
-		cmocka_unit_test(
-			backup_export_imports_with_only_read_only_keys_ignored),
-		cmocka_unit_test(full_export_state_is_reported_key_by_key),
+		cmocka_unit_test(backup_export_imports_quietly),
+		cmocka_unit_test(full_export_state_is_skipped_key_by_key),
 		cmocka_unit_test(ip2nets_rules_keep_ranges_interfaces_and_cpts),
 		cmocka_unit_test(warnings_past_the_limit_are_counted),
 	};

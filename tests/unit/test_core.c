@@ -90,6 +90,8 @@ static const struct tun_row tun_rows[] = {
 	/* 30 */ { UL_TUNABLE_RECOVERY_INTERVAL, -5, 0, 1 },
 	{ UL_TUNABLE_NUMA_RANGE, 4294967296LL, -EINVAL, 0 },
 	{ UL_TUNABLE_DISCOVERY, -1, -EINVAL, 1 },
+	{ UL_TUNABLE_ROUTER_PING_TIMEOUT, 0, 0, 0 },
+	{ UL_TUNABLE_ROUTER_PING_TIMEOUT, -1, -EINVAL, 50 },
 };
 
 static void core_tunable_setters_apply_lnet_checks(void **state)

@@ -24,10 +24,13 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/core.h"
+#include "core/node.h"
 #include "runtime/ctlsrv.h"
 #include "runtime/instance.h"
 #include "runtime/perf.h"
 #include "ulnet/ulnet.h"
+#include "util/err.h"
 
 #define DEFAULT_CTL "/run/ulnet/ulnetd.ctl"
 
@@ -66,16 +69,107 @@ static void usage(FILE *f)
 		"                   control socket too (mode 0660)\n"
 		"  --cpts N         CPU partitions to report (default: online "
 		"CPUs,\n"
-		"                   at most 64)\n",
+		"                   at most 64)\n"
+		"  --param NAME=V   an LNet module parameter ulnet models: "
+		"alive_router_check_interval,\n"
+		"                   router_ping_timeout, "
+		"avoid_asym_router_failure,\n"
+		"                   check_routers_before_use, lock_prim_nid "
+		"(repeatable)\n",
 		DEFAULT_CTL);
 }
+
+/* LNet module parameters ulnetd takes with --param (lnet.ko's names). */
+static const char *const module_params[] = {
+	"alive_router_check_interval",
+	"router_ping_timeout",
+	"avoid_asym_router_failure",
+	"check_routers_before_use",
+	"lock_prim_nid",
+};
+#define NMODULE_PARAMS (sizeof(module_params) / sizeof(module_params[0]))
+#define MAX_PARAMS 16
 
 struct daemon_args {
 	const char *ctl;
 	bool is_fg;
 	const char *group; /* --ctl-group, NULL if not given */
 	unsigned int ncpt;
+	unsigned int nparams;
+	struct {
+		int id; /* enum ul_tunable */
+		long long value;
+	} params[MAX_PARAMS];
 };
+
+/* --param NAME=VALUE: one module parameter, as modprobe would take it. */
+static int parse_param(const char *s, struct daemon_args *d)
+{
+	const char *eq = strchr(s, '=');
+	struct ul_tunables scratch;
+	struct ul_err e = { 0 };
+	char name[64], *end;
+	long long v;
+	size_t i;
+	int id;
+
+	if (!eq || (size_t)(eq - s) >= sizeof(name)) {
+		fprintf(stderr, "ulnetd: bad --param '%s': NAME=VALUE\n", s);
+		return -EINVAL;
+	}
+	memcpy(name, s, (size_t)(eq - s));
+	name[eq - s] = '\0';
+	for (i = 0; i < NMODULE_PARAMS; i++)
+		if (strcmp(name, module_params[i]) == 0)
+			break;
+	id = i < NMODULE_PARAMS ? ul_tunable_from_name(name) : -EINVAL;
+	if (id < 0) {
+		fprintf(stderr,
+			"ulnetd: --param '%s': not a module parameter ulnet "
+			"models (see --help)\n",
+			name);
+		return -EINVAL;
+	}
+	errno = 0;
+	v = strtoll(eq + 1, &end, 0);
+	if (errno || *end || end == eq + 1) {
+		fprintf(stderr, "ulnetd: --param %s: bad value '%s'\n", name,
+			eq + 1);
+		return -EINVAL;
+	}
+	/* Checked now, before ulnetd detaches and its status is lost. */
+	ul_tunables_init(&scratch);
+	if (ul_tunables_set(&scratch, (enum ul_tunable)id, v, &e) < 0) {
+		fprintf(stderr, "ulnetd: --param %s\n", e.msg);
+		return -EINVAL;
+	}
+	if (d->nparams == MAX_PARAMS) {
+		fprintf(stderr, "ulnetd: more than %d --param\n", MAX_PARAMS);
+		return -EINVAL;
+	}
+	d->params[d->nparams].id = id;
+	d->params[d->nparams].value = v;
+	d->nparams++;
+	return 0;
+}
+
+/* Apply the --param values to the instance's tunables, LNet's checks. */
+static int apply_params(struct ulnet *u, const struct daemon_args *d)
+{
+	struct ul_core *core = ul_node_core(ul_instance_node(u));
+	struct ul_err e = { 0 };
+	unsigned int i;
+
+	for (i = 0; i < d->nparams; i++) {
+		if (ul_tunables_set(&core->tun,
+				    (enum ul_tunable)d->params[i].id,
+				    d->params[i].value, &e) < 0) {
+			fprintf(stderr, "ulnetd: --param: %s\n", e.msg);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
 
 static int parse_cpts(const char *s, unsigned int *out)
 {
@@ -104,6 +198,7 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 		{ "src-port", required_argument, NULL, 'P' },
 		{ "ctl-group", required_argument, NULL, 'g' },
 		{ "cpts", required_argument, NULL, 'C' },
+		{ "param", required_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -111,7 +206,7 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 	long v;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:h", longopts,
+	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:o:h", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -128,6 +223,10 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 			break;
 		case 'C':
 			if (parse_cpts(optarg, &d->ncpt))
+				return -EINVAL;
+			break;
+		case 'o':
+			if (parse_param(optarg, d))
 				return -EINVAL;
 			break;
 		case 'p':
@@ -233,7 +332,9 @@ int main(int argc, char **argv)
 	struct ul_ctlsrv *srv = NULL;
 	struct ul_perf_sink *sink = NULL;
 	struct ulnet *u = NULL;
-	struct daemon_args d = { getenv("ULNET_CTL"), false, NULL, 0 };
+	struct daemon_args d = { .ctl = getenv("ULNET_CTL") };
+	const char *conf_path;
+	struct ul_err e = { 0 };
 	char err[256] = "";
 	gid_t gid = 0;
 	sigset_t sigs;
@@ -252,7 +353,13 @@ int main(int argc, char **argv)
 
 		d.ncpt = n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
 	}
-	opts.is_default_net = !opts.conf_path;
+	/*
+	 * The file goes through the control server, as `ulnetctl import`
+	 * sends it (ul_ctlsrv_apply_conf()); the instance starts bare.
+	 */
+	conf_path = opts.conf_path;
+	opts.conf_path = NULL;
+	opts.is_default_net = !conf_path;
 	if (!d.is_fg && daemonize() < 0) {
 		fprintf(stderr, "ulnetd: cannot detach: %s\n", strerror(errno));
 		return 1;
@@ -270,6 +377,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ulnetd: cannot configure: %s\n", err);
 		return 1;
 	}
+	rc = apply_params(u, &d);
+	if (rc < 0)
+		goto out;
 	rc = ul_ctlsrv_create(ul_instance_loop(u), ul_instance_node(u), d.ctl,
 			      ul_instance_log(u), &srv);
 	if (rc < 0) {
@@ -279,12 +389,17 @@ int main(int argc, char **argv)
 	}
 	ul_ctlsrv_set_udsp(srv, ul_instance_udsp(u));
 	ul_ctlsrv_set_ncpt(srv, d.ncpt);
-	rc = ul_ctlsrv_set_conf_path(srv, opts.conf_path);
+	rc = ul_ctlsrv_set_conf_path(srv, conf_path);
 	if (rc == 0 && d.group)
 		rc = ul_ctlsrv_set_group(srv, gid);
 	if (rc < 0) {
 		fprintf(stderr, "ulnetd: control socket %s: %s\n", d.ctl,
 			ulnet_strerror(rc));
+		goto out;
+	}
+	rc = ul_ctlsrv_apply_conf(srv, &e);
+	if (rc < 0) {
+		fprintf(stderr, "ulnetd: cannot configure: %s\n", e.msg);
 		goto out;
 	}
 	/* Every ulnetd takes `ulnetctl perf put` streams from its peers. */

@@ -1,0 +1,71 @@
+/*
+ * An lnet.conf import as lnetctl performs it (reference/lnetctl.md §16,
+ * §17): the steps of a read document (conf.h) turned into ulnetd's
+ * control requests, in document order, with lnetctl's resolution of
+ * interfaces (§17.2, conf_host.h), its per-section semantics, and its
+ * error reports and exit statuses. One engine for every path that
+ * applies a file, so that they cannot drift apart: `ulnetctl import`
+ * sends the requests over the control socket, ulnetd's --config and
+ * `lnet configure --all` hand them to the control server's handlers in
+ * the daemon itself.
+ *
+ * The netlink dialect stops at the first failure, with what came before
+ * it applied; --old-api (the legacy dialect) attempts every item and
+ * gathers its failures. Errors go out through ops->report as lnetctl
+ * words them (D1 documents or D2 entries, lnetctl.md §2.4, §2.5), the
+ * notes of the document through ops->note as their steps are reached.
+ */
+#ifndef UL_CTL_CONF_IMPORT_H
+#define UL_CTL_CONF_IMPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ctl/conf.h"
+#include "ctl/conf_host.h"
+#include "ctl/proto.h"
+#include "util/err.h"
+
+/* One error, as lnetctl prints it. */
+struct ul_conf_report {
+	const char *d2_op;  /* NULL: a D1 document "<op>: - <object>:" */
+	const char *op;	    /* D1: "add" or "del" */
+	const char *object; /* D1 object, D2 entity */
+	int errnum;
+	int seq_no; /* D2: -1 for none */
+	const char *descr;
+	unsigned int line; /* where in the file, 0 if nowhere */
+};
+
+struct ul_conf_import_ops {
+	/*
+	 * Send one request; 0, or its failure as a negative errno with
+	 * the server's text in err (empty when it gave none).
+	 */
+	int (*call)(void *ctx, uint16_t op, const struct ul_ctl_args *a,
+		    struct ul_err *err);
+	void (*report)(void *ctx, const struct ul_conf_report *r);
+	/* A note of the document, when its step is reached (may be NULL). */
+	void (*note)(void *ctx, const struct ul_conf_warning *w);
+	void *ctx;
+};
+
+struct ul_conf_import_opts {
+	bool is_del; /* --del: take the file's items away */
+	/* The host's interfaces (ul_conf_host_addrs()). */
+	const struct ul_conf_hostaddr *addrs;
+	size_t nr_addrs;
+	struct ul_conf_import_ops ops;
+};
+
+/*
+ * Import conf (read in either dialect). Returns 0, or the import's
+ * status: the negative errno lnetctl exits with (-22 gives 234), or for
+ * a refused UDSP rule under --old-api LNet's positive errno. -ENOMEM
+ * when memory runs out (reported first).
+ */
+int ul_conf_import(const struct ul_conf *conf,
+		   const struct ul_conf_import_opts *o);
+
+#endif /* UL_CTL_CONF_IMPORT_H */

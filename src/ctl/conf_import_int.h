@@ -1,0 +1,39 @@
+/*
+ * Inside the import engine (conf_import.h): its state and the helpers the
+ * two halves share. conf_import.c runs the steps and imports net blocks
+ * and ip2nets rules; conf_import_items.c routes, peers, the settings and
+ * UDSP rules.
+ */
+#ifndef UL_CTL_CONF_IMPORT_INT_H
+#define UL_CTL_CONF_IMPORT_INT_H
+
+#include "ctl/conf_import.h"
+
+struct imp {
+	const struct ul_conf *conf;
+	const struct ul_conf_import_opts *o;
+	struct ul_ctl_args *a; /* the request being built */
+	bool is_old;	       /* --old-api: go on after a failure */
+	int status;	       /* --old-api: the last failure's status */
+};
+
+/* "add" or "del": the operation of the import's D1 documents. */
+const char *ul_imp_op(const struct imp *im);
+/* Start a new request in im->a. */
+void ul_imp_reset(struct imp *im);
+/* Send im->a as op: 0, or the failure with the server's text in err. */
+int ul_imp_call(struct imp *im, uint16_t op, struct ul_err *err);
+/* A D1 document (op "add"/"del"); returns status. */
+int ul_imp_d1(struct imp *im, const char *object, int errnum, const char *descr,
+	      unsigned int line, int status);
+/* A D2 entry; records status as the --old-api import's. */
+void ul_imp_d2(struct imp *im, const char *op, const char *entity, int seq_no,
+	       int errnum, const char *descr, unsigned int line, int status);
+
+/* The steps of conf_import_items.c; each 0 or the import's status. */
+int ul_imp_routes(struct imp *im, const struct ul_conf_step *st);
+int ul_imp_peers(struct imp *im, const struct ul_conf_step *st);
+int ul_imp_setting(struct imp *im, const struct ul_conf_step *st);
+int ul_imp_udsp(struct imp *im, const struct ul_conf_step *st);
+
+#endif /* UL_CTL_CONF_IMPORT_INT_H */
