@@ -69,7 +69,7 @@ struct ul_peer_ni {
 	uint32_t sel_priority; /* UDSP peer NI priority, lower better */
 	int txcredits;	       /* credits toward this NI (may be < 0) */
 	int mintxcredits; /* lowest txcredits reached (lpni_mintxcredits) */
-	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
+	uint32_t seq;	  /* round-robin stamp (selection.md §4.5) */
 	int refcount;
 	uint8_t ns_status;   /* enum ul_ns_status */
 	bool is_pref_non_mr; /* pref_nids holds the automatic sticky NID
