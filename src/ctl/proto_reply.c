@@ -5,6 +5,7 @@
  * control server and ulnetctl.
  */
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,69 +15,154 @@
 #include "ctl/ytree.h"
 #include "util/err.h"
 
-/* ---- Replies: encoding ----------------------------------------------- */
+/* ---- Members: one table per block, for encoder and decoder ---------- */
 
-static void put_lat(struct ul_ctl_msg *m, uint16_t first,
-		    const struct ul_ctl_lat *l)
+/*
+ * A scalar member of a reply struct and the attribute that carries it.
+ * The member has the attribute's type (proto.h: u32, s32, u64 or s64),
+ * so one table tells the encoder what to write and the decoder where to
+ * put what it reads.
+ */
+struct member {
+	uint16_t type; /* UL_CTL_A_* */
+	uint16_t off;  /* offsetof in the struct */
+};
+
+#define MEMBER(id, st, field)                                                  \
+	{                                                                      \
+		UL_CTL_A_##id, offsetof(struct st, field)                      \
+	}
+#define NMEMBERS(t) (sizeof(t) / sizeof((t)[0]))
+
+static const struct member stats_members[] = {
+	MEMBER(SEND_COUNT, ul_ctl_stats, send_count),
+	MEMBER(RECV_COUNT, ul_ctl_stats, recv_count),
+	MEMBER(DROP_COUNT, ul_ctl_stats, drop_count),
+	MEMBER(PUT_EGRESS_SAMPLES, ul_ctl_stats, put_egress.samples),
+	MEMBER(PUT_EGRESS_MIN, ul_ctl_stats, put_egress.min_nsec),
+	MEMBER(PUT_EGRESS_MAX, ul_ctl_stats, put_egress.max_nsec),
+	MEMBER(PUT_EGRESS_AVG, ul_ctl_stats, put_egress.avg_nsec),
+	MEMBER(GET_RTT_SAMPLES, ul_ctl_stats, get_rtt.samples),
+	MEMBER(GET_RTT_MIN, ul_ctl_stats, get_rtt.min_nsec),
+	MEMBER(GET_RTT_MAX, ul_ctl_stats, get_rtt.max_nsec),
+	MEMBER(GET_RTT_AVG, ul_ctl_stats, get_rtt.avg_nsec),
+	MEMBER(PUT_ACK_SAMPLES, ul_ctl_stats, put_ack.samples),
+	MEMBER(PUT_ACK_MIN, ul_ctl_stats, put_ack.min_nsec),
+	MEMBER(PUT_ACK_MAX, ul_ctl_stats, put_ack.max_nsec),
+	MEMBER(PUT_ACK_AVG, ul_ctl_stats, put_ack.avg_nsec),
+};
+
+static const struct member counts_members[] = {
+	MEMBER(MSG_PUT, ul_ctl_msg_counts, put),
+	MEMBER(MSG_GET, ul_ctl_msg_counts, get),
+	MEMBER(MSG_REPLY, ul_ctl_msg_counts, reply),
+	MEMBER(MSG_ACK, ul_ctl_msg_counts, ack),
+	MEMBER(MSG_HELLO, ul_ctl_msg_counts, hello),
+};
+
+static const struct member health_members[] = {
+	MEMBER(FATAL_ERROR, ul_ctl_health, fatal_error),
+	MEMBER(HEALTH_VALUE, ul_ctl_health, healthv),
+	MEMBER(H_INTERRUPTS, ul_ctl_health, interrupts),
+	MEMBER(H_DROPPED, ul_ctl_health, dropped),
+	MEMBER(H_ABORTED, ul_ctl_health, aborted),
+	MEMBER(H_NO_ROUTE, ul_ctl_health, no_route),
+	MEMBER(H_TIMEOUTS, ul_ctl_health, timeouts),
+	MEMBER(H_ERROR, ul_ctl_health, error),
+	MEMBER(H_NETWORK_TIMEOUT, ul_ctl_health, network_timeout),
+	MEMBER(PING_COUNT, ul_ctl_health, ping_count),
+	MEMBER(NEXT_PING, ul_ctl_health, next_ping),
+};
+
+static const struct member tunables_members[] = {
+	MEMBER(PEER_TIMEOUT, ul_ctl_ni, peer_timeout),
+	MEMBER(PEER_CREDITS, ul_ctl_ni, peer_credits),
+	MEMBER(PEER_BUFFER_CREDITS, ul_ctl_ni, peer_buffer_credits),
+	MEMBER(CREDITS, ul_ctl_ni, credits),
+};
+
+static const struct member lnd_members[] = {
+	MEMBER(CONNS_PER_PEER, ul_ctl_ni, conns_per_peer),
+	MEMBER(LND_TIMEOUT, ul_ctl_ni, lnd_timeout),
+	MEMBER(TOS, ul_ctl_ni, tos),
+};
+
+/* A peer NI's credits, flat in PEER_NI (not nested). */
+static const struct member credits_members[] = {
+	MEMBER(MAX_TX_CREDITS, ul_ctl_peer_ni, max_tx_credits),
+	MEMBER(TX_CREDITS, ul_ctl_peer_ni, tx_credits),
+	MEMBER(MIN_TX_CREDITS, ul_ctl_peer_ni, min_tx_credits),
+	MEMBER(TX_Q_NOB, ul_ctl_peer_ni, tx_q_nob),
+	MEMBER(RTR_CREDITS, ul_ctl_peer_ni, rtr_credits),
+	MEMBER(MIN_RTR_CREDITS, ul_ctl_peer_ni, min_rtr_credits),
+	MEMBER(REFCOUNT, ul_ctl_peer_ni, refcount),
+};
+
+/* Write every member of base the table names, in the table's order. */
+static void put_members(struct ul_ctl_msg *m, const void *base,
+			const struct member *ms, size_t n)
 {
-	ul_ctl_put_u64(m, first, l->samples);
-	ul_ctl_put_u64(m, first + 1, l->min_nsec);
-	ul_ctl_put_u64(m, first + 2, l->max_nsec);
-	ul_ctl_put_u64(m, first + 3, l->avg_nsec);
+	for (size_t i = 0; i < n; i++) {
+		const uint8_t *p = (const uint8_t *)base + ms[i].off;
+		union {
+			uint32_t u32;
+			int32_t s32;
+			uint64_t u64;
+			int64_t s64;
+		} v;
+
+		switch (ul_ctl_attr_type(ms[i].type)) {
+		case UL_CTL_T_U32:
+			memcpy(&v.u32, p, sizeof(v.u32));
+			ul_ctl_put_u32(m, ms[i].type, v.u32);
+			break;
+		case UL_CTL_T_S32:
+			memcpy(&v.s32, p, sizeof(v.s32));
+			ul_ctl_put_s32(m, ms[i].type, v.s32);
+			break;
+		case UL_CTL_T_U64:
+			memcpy(&v.u64, p, sizeof(v.u64));
+			ul_ctl_put_u64(m, ms[i].type, v.u64);
+			break;
+		default: /* UL_CTL_T_S64: the tables hold nothing else */
+			memcpy(&v.s64, p, sizeof(v.s64));
+			ul_ctl_put_s64(m, ms[i].type, v.s64);
+			break;
+		}
+	}
 }
 
-static void put_counts(struct ul_ctl_msg *m, uint16_t type,
-		       const struct ul_ctl_msg_counts *c)
+/* The same, nested in an attribute of its own. */
+static void put_nest(struct ul_ctl_msg *m, uint16_t type, const void *base,
+		     const struct member *ms, size_t n)
 {
 	ul_ctl_nest_start(m, type);
-	ul_ctl_put_u64(m, UL_CTL_A_MSG_PUT, c->put);
-	ul_ctl_put_u64(m, UL_CTL_A_MSG_GET, c->get);
-	ul_ctl_put_u64(m, UL_CTL_A_MSG_REPLY, c->reply);
-	ul_ctl_put_u64(m, UL_CTL_A_MSG_ACK, c->ack);
-	ul_ctl_put_u64(m, UL_CTL_A_MSG_HELLO, c->hello);
+	put_members(m, base, ms, n);
 	ul_ctl_nest_end(m);
 }
 
-static void put_health(struct ul_ctl_msg *m, const struct ul_ctl_health *h)
-{
-	ul_ctl_nest_start(m, UL_CTL_A_HEALTH);
-	ul_ctl_put_u32(m, UL_CTL_A_FATAL_ERROR, h->fatal_error);
-	ul_ctl_put_s32(m, UL_CTL_A_HEALTH_VALUE, h->healthv);
-	ul_ctl_put_u64(m, UL_CTL_A_H_INTERRUPTS, h->interrupts);
-	ul_ctl_put_u64(m, UL_CTL_A_H_DROPPED, h->dropped);
-	ul_ctl_put_u64(m, UL_CTL_A_H_ABORTED, h->aborted);
-	ul_ctl_put_u64(m, UL_CTL_A_H_NO_ROUTE, h->no_route);
-	ul_ctl_put_u64(m, UL_CTL_A_H_TIMEOUTS, h->timeouts);
-	ul_ctl_put_u64(m, UL_CTL_A_H_ERROR, h->error);
-	ul_ctl_put_u64(m, UL_CTL_A_H_NETWORK_TIMEOUT, h->network_timeout);
-	ul_ctl_put_u64(m, UL_CTL_A_PING_COUNT, h->ping_count);
-	ul_ctl_put_s64(m, UL_CTL_A_NEXT_PING, h->next_ping);
-	ul_ctl_nest_end(m);
-}
+/* ---- Replies: encoding ----------------------------------------------- */
 
 static void put_blocks(struct ul_ctl_msg *m, const struct ul_ctl_ni_blocks *b)
 {
-	if (b->has_stats) {
-		ul_ctl_nest_start(m, UL_CTL_A_STATS);
-		ul_ctl_put_u64(m, UL_CTL_A_SEND_COUNT, b->stats.send_count);
-		ul_ctl_put_u64(m, UL_CTL_A_RECV_COUNT, b->stats.recv_count);
-		ul_ctl_put_u64(m, UL_CTL_A_DROP_COUNT, b->stats.drop_count);
-		put_lat(m, UL_CTL_A_PUT_EGRESS_SAMPLES, &b->stats.put_egress);
-		put_lat(m, UL_CTL_A_GET_RTT_SAMPLES, &b->stats.get_rtt);
-		put_lat(m, UL_CTL_A_PUT_ACK_SAMPLES, &b->stats.put_ack);
-		ul_ctl_nest_end(m);
-	}
+	if (b->has_stats)
+		put_nest(m, UL_CTL_A_STATS, &b->stats, stats_members,
+			 NMEMBERS(stats_members));
 	if (b->has_udsp) {
 		ul_ctl_put_s32(m, UL_CTL_A_NET_PRIO, b->net_prio);
 		ul_ctl_put_s32(m, UL_CTL_A_NID_PRIO, b->nid_prio);
 	}
 	if (b->has_msg_stats) {
-		put_counts(m, UL_CTL_A_SENT_STATS, &b->sent);
-		put_counts(m, UL_CTL_A_RECV_STATS, &b->received);
-		put_counts(m, UL_CTL_A_DROP_STATS, &b->dropped);
+		put_nest(m, UL_CTL_A_SENT_STATS, &b->sent, counts_members,
+			 NMEMBERS(counts_members));
+		put_nest(m, UL_CTL_A_RECV_STATS, &b->received, counts_members,
+			 NMEMBERS(counts_members));
+		put_nest(m, UL_CTL_A_DROP_STATS, &b->dropped, counts_members,
+			 NMEMBERS(counts_members));
 	}
 	if (b->has_health)
-		put_health(m, &b->health);
+		put_nest(m, UL_CTL_A_HEALTH, &b->health, health_members,
+			 NMEMBERS(health_members));
 }
 
 static void put_ni(struct ul_ctl_msg *m, const struct ul_ctl_ni *ni)
@@ -87,22 +173,12 @@ static void put_ni(struct ul_ctl_msg *m, const struct ul_ctl_ni *ni)
 	if (ni->ifname[0])
 		ul_ctl_put_str(m, UL_CTL_A_IFNAME, ni->ifname);
 	put_blocks(m, &ni->b);
-	if (ni->has_tunables) {
-		ul_ctl_nest_start(m, UL_CTL_A_TUNABLES);
-		ul_ctl_put_s32(m, UL_CTL_A_PEER_TIMEOUT, ni->peer_timeout);
-		ul_ctl_put_s32(m, UL_CTL_A_PEER_CREDITS, ni->peer_credits);
-		ul_ctl_put_s32(m, UL_CTL_A_PEER_BUFFER_CREDITS,
-			       ni->peer_buffer_credits);
-		ul_ctl_put_s32(m, UL_CTL_A_CREDITS, ni->credits);
-		ul_ctl_nest_end(m);
-	}
-	if (ni->has_lnd_tunables) {
-		ul_ctl_nest_start(m, UL_CTL_A_LND_TUNABLES);
-		ul_ctl_put_s32(m, UL_CTL_A_CONNS_PER_PEER, ni->conns_per_peer);
-		ul_ctl_put_s32(m, UL_CTL_A_LND_TIMEOUT, ni->lnd_timeout);
-		ul_ctl_put_s32(m, UL_CTL_A_TOS, ni->tos);
-		ul_ctl_nest_end(m);
-	}
+	if (ni->has_tunables)
+		put_nest(m, UL_CTL_A_TUNABLES, ni, tunables_members,
+			 NMEMBERS(tunables_members));
+	if (ni->has_lnd_tunables)
+		put_nest(m, UL_CTL_A_LND_TUNABLES, ni, lnd_members,
+			 NMEMBERS(lnd_members));
 	if (ni->has_cpt) {
 		ul_ctl_put_s32(m, UL_CTL_A_DEV_CPT, ni->dev_cpt);
 		ul_ctl_put_str(m, UL_CTL_A_CPT, ni->cpt);
@@ -117,15 +193,8 @@ static void put_peer_ni(struct ul_ctl_msg *m, const struct ul_ctl_peer_ni *p)
 	ul_ctl_nest_start(m, UL_CTL_A_PEER_NI);
 	ul_ctl_put_nid(m, UL_CTL_A_NID, &p->nid);
 	ul_ctl_put_u32(m, UL_CTL_A_PNI_STATE, p->state);
-	if (p->has_credits) {
-		ul_ctl_put_s32(m, UL_CTL_A_MAX_TX_CREDITS, p->max_tx_credits);
-		ul_ctl_put_s32(m, UL_CTL_A_TX_CREDITS, p->tx_credits);
-		ul_ctl_put_s32(m, UL_CTL_A_MIN_TX_CREDITS, p->min_tx_credits);
-		ul_ctl_put_u32(m, UL_CTL_A_TX_Q_NOB, p->tx_q_nob);
-		ul_ctl_put_s32(m, UL_CTL_A_RTR_CREDITS, p->rtr_credits);
-		ul_ctl_put_s32(m, UL_CTL_A_MIN_RTR_CREDITS, p->min_rtr_credits);
-		ul_ctl_put_s32(m, UL_CTL_A_REFCOUNT, p->refcount);
-	}
+	if (p->has_credits)
+		put_members(m, p, credits_members, NMEMBERS(credits_members));
 	put_blocks(m, &p->b);
 	for (i = 0; i < p->npref_rtrs; i++)
 		ul_ctl_put_nid(m, UL_CTL_A_PREF_RTR_NID, &p->pref_rtrs[i]);
@@ -240,133 +309,55 @@ static void *grow(void *arr, size_t n, size_t size)
 		g_;                                                            \
 	})
 
-static int lat_attr(struct ul_ctl_stats *s, const struct ul_ctl_attr *a)
+/* Store a into the member of base the table names: true, else false. */
+static bool get_member(void *base, const struct member *ms, size_t n,
+		       const struct ul_ctl_attr *a)
 {
-	struct ul_ctl_lat *l;
-	unsigned int k;
+	for (size_t i = 0; i < n; i++) {
+		uint8_t *p = (uint8_t *)base + ms[i].off;
+		union {
+			uint32_t u32;
+			int32_t s32;
+			uint64_t u64;
+			int64_t s64;
+		} v;
 
-	if (a->type < UL_CTL_A_PUT_EGRESS_SAMPLES ||
-	    a->type > UL_CTL_A_PUT_ACK_AVG)
-		return 0;
-	k = a->type - UL_CTL_A_PUT_EGRESS_SAMPLES;
-	l = k < 4 ? &s->put_egress : k < 8 ? &s->get_rtt : &s->put_ack;
-	switch (k % 4) {
-	case 0:
-		l->samples = ul_ctl_attr_u64(a);
-		break;
-	case 1:
-		l->min_nsec = ul_ctl_attr_u64(a);
-		break;
-	case 2:
-		l->max_nsec = ul_ctl_attr_u64(a);
-		break;
-	default:
-		l->avg_nsec = ul_ctl_attr_u64(a);
-		break;
-	}
-	return 0;
-}
-
-static int dec_stats(const struct ul_ctl_attr *parent, struct ul_ctl_stats *s,
-		     struct ul_err *err)
-{
-	struct ul_ctl_iter it;
-	struct ul_ctl_attr a;
-	int rc;
-
-	ul_ctl_iter_nested(&it, parent);
-	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
-		if (a.type == UL_CTL_A_SEND_COUNT)
-			s->send_count = ul_ctl_attr_u64(&a);
-		else if (a.type == UL_CTL_A_RECV_COUNT)
-			s->recv_count = ul_ctl_attr_u64(&a);
-		else if (a.type == UL_CTL_A_DROP_COUNT)
-			s->drop_count = ul_ctl_attr_u64(&a);
-		else
-			lat_attr(s, &a);
-	}
-	return rc;
-}
-
-static int dec_counts(const struct ul_ctl_attr *parent,
-		      struct ul_ctl_msg_counts *c, struct ul_err *err)
-{
-	struct ul_ctl_iter it;
-	struct ul_ctl_attr a;
-	int rc;
-
-	ul_ctl_iter_nested(&it, parent);
-	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
-		switch (a.type) {
-		case UL_CTL_A_MSG_PUT:
-			c->put = ul_ctl_attr_u64(&a);
+		if (ms[i].type != a->type)
+			continue;
+		switch (ul_ctl_attr_type(a->type)) {
+		case UL_CTL_T_U32:
+			v.u32 = ul_ctl_attr_u32(a);
+			memcpy(p, &v.u32, sizeof(v.u32));
 			break;
-		case UL_CTL_A_MSG_GET:
-			c->get = ul_ctl_attr_u64(&a);
+		case UL_CTL_T_S32:
+			v.s32 = ul_ctl_attr_s32(a);
+			memcpy(p, &v.s32, sizeof(v.s32));
 			break;
-		case UL_CTL_A_MSG_REPLY:
-			c->reply = ul_ctl_attr_u64(&a);
+		case UL_CTL_T_U64:
+			v.u64 = ul_ctl_attr_u64(a);
+			memcpy(p, &v.u64, sizeof(v.u64));
 			break;
-		case UL_CTL_A_MSG_ACK:
-			c->ack = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_MSG_HELLO:
-			c->hello = ul_ctl_attr_u64(&a);
-			break;
-		default:
+		default: /* UL_CTL_T_S64 */
+			v.s64 = ul_ctl_attr_s64(a);
+			memcpy(p, &v.s64, sizeof(v.s64));
 			break;
 		}
+		return true;
 	}
-	return rc;
+	return false;
 }
 
-static int dec_health(const struct ul_ctl_attr *parent, struct ul_ctl_health *h,
-		      struct ul_err *err)
+/* The attributes nested in parent into base's members (others skipped). */
+static int get_nest(const struct ul_ctl_attr *parent, void *base,
+		    const struct member *ms, size_t n, struct ul_err *err)
 {
 	struct ul_ctl_iter it;
 	struct ul_ctl_attr a;
 	int rc;
 
 	ul_ctl_iter_nested(&it, parent);
-	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
-		switch (a.type) {
-		case UL_CTL_A_FATAL_ERROR:
-			h->fatal_error = ul_ctl_attr_u32(&a);
-			break;
-		case UL_CTL_A_HEALTH_VALUE:
-			h->healthv = ul_ctl_attr_s32(&a);
-			break;
-		case UL_CTL_A_H_INTERRUPTS:
-			h->interrupts = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_H_DROPPED:
-			h->dropped = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_H_ABORTED:
-			h->aborted = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_H_NO_ROUTE:
-			h->no_route = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_H_TIMEOUTS:
-			h->timeouts = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_H_ERROR:
-			h->error = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_H_NETWORK_TIMEOUT:
-			h->network_timeout = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_PING_COUNT:
-			h->ping_count = ul_ctl_attr_u64(&a);
-			break;
-		case UL_CTL_A_NEXT_PING:
-			h->next_ping = ul_ctl_attr_s64(&a);
-			break;
-		default:
-			break;
-		}
-	}
+	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0)
+		get_member(base, ms, n, &a);
 	return rc;
 }
 
@@ -374,10 +365,15 @@ static int dec_health(const struct ul_ctl_attr *parent, struct ul_ctl_health *h,
 static int dec_block_attr(const struct ul_ctl_attr *a,
 			  struct ul_ctl_ni_blocks *b, struct ul_err *err)
 {
+	const struct member *cm = counts_members;
+	size_t ncm = NMEMBERS(counts_members);
+
 	switch (a->type) {
 	case UL_CTL_A_STATS:
 		b->has_stats = true;
-		return dec_stats(a, &b->stats, err) ?: 1;
+		return get_nest(a, &b->stats, stats_members,
+				NMEMBERS(stats_members), err)
+			       ?: 1;
 	case UL_CTL_A_NET_PRIO:
 		b->has_udsp = true;
 		b->net_prio = ul_ctl_attr_s32(a);
@@ -388,61 +384,21 @@ static int dec_block_attr(const struct ul_ctl_attr *a,
 		return 1;
 	case UL_CTL_A_SENT_STATS:
 		b->has_msg_stats = true;
-		return dec_counts(a, &b->sent, err) ?: 1;
+		return get_nest(a, &b->sent, cm, ncm, err) ?: 1;
 	case UL_CTL_A_RECV_STATS:
 		b->has_msg_stats = true;
-		return dec_counts(a, &b->received, err) ?: 1;
+		return get_nest(a, &b->received, cm, ncm, err) ?: 1;
 	case UL_CTL_A_DROP_STATS:
 		b->has_msg_stats = true;
-		return dec_counts(a, &b->dropped, err) ?: 1;
+		return get_nest(a, &b->dropped, cm, ncm, err) ?: 1;
 	case UL_CTL_A_HEALTH:
 		b->has_health = true;
-		return dec_health(a, &b->health, err) ?: 1;
+		return get_nest(a, &b->health, health_members,
+				NMEMBERS(health_members), err)
+			       ?: 1;
 	default:
 		return 0;
 	}
-}
-
-static int dec_tunables(const struct ul_ctl_attr *parent, struct ul_ctl_ni *ni,
-			struct ul_err *err)
-{
-	struct ul_ctl_iter it;
-	struct ul_ctl_attr a;
-	int rc;
-
-	ni->has_tunables = true;
-	ul_ctl_iter_nested(&it, parent);
-	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
-		if (a.type == UL_CTL_A_PEER_TIMEOUT)
-			ni->peer_timeout = ul_ctl_attr_s32(&a);
-		else if (a.type == UL_CTL_A_PEER_CREDITS)
-			ni->peer_credits = ul_ctl_attr_s32(&a);
-		else if (a.type == UL_CTL_A_PEER_BUFFER_CREDITS)
-			ni->peer_buffer_credits = ul_ctl_attr_s32(&a);
-		else if (a.type == UL_CTL_A_CREDITS)
-			ni->credits = ul_ctl_attr_s32(&a);
-	}
-	return rc;
-}
-
-static int dec_lnd_tunables(const struct ul_ctl_attr *parent,
-			    struct ul_ctl_ni *ni, struct ul_err *err)
-{
-	struct ul_ctl_iter it;
-	struct ul_ctl_attr a;
-	int rc;
-
-	ni->has_lnd_tunables = true;
-	ul_ctl_iter_nested(&it, parent);
-	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
-		if (a.type == UL_CTL_A_CONNS_PER_PEER)
-			ni->conns_per_peer = ul_ctl_attr_s32(&a);
-		else if (a.type == UL_CTL_A_LND_TIMEOUT)
-			ni->lnd_timeout = ul_ctl_attr_s32(&a);
-		else if (a.type == UL_CTL_A_TOS)
-			ni->tos = ul_ctl_attr_s32(&a);
-	}
-	return rc;
 }
 
 static int dec_ni_attr(const struct ul_ctl_attr *a, struct ul_ctl_ni *ni,
@@ -462,9 +418,12 @@ static int dec_ni_attr(const struct ul_ctl_attr *a, struct ul_ctl_ni *ni,
 	case UL_CTL_A_IFNAME:
 		return ul_ctl_copy_str(a, ni->ifname, sizeof(ni->ifname), err);
 	case UL_CTL_A_TUNABLES:
-		return dec_tunables(a, ni, err);
+		ni->has_tunables = true;
+		return get_nest(a, ni, tunables_members,
+				NMEMBERS(tunables_members), err);
 	case UL_CTL_A_LND_TUNABLES:
-		return dec_lnd_tunables(a, ni, err);
+		ni->has_lnd_tunables = true;
+		return get_nest(a, ni, lnd_members, NMEMBERS(lnd_members), err);
 	case UL_CTL_A_DEV_CPT:
 		ni->has_cpt = true;
 		ni->dev_cpt = ul_ctl_attr_s32(a);
@@ -515,34 +474,16 @@ static int dec_peer_ni_attr(const struct ul_ctl_attr *a,
 
 	if (rc)
 		return rc < 0 ? rc : 0;
+	if (get_member(p, credits_members, NMEMBERS(credits_members), a)) {
+		p->has_credits = true;
+		return 0;
+	}
 	switch (a->type) {
 	case UL_CTL_A_NID:
 		ul_ctl_attr_nid(a, &p->nid);
 		break;
 	case UL_CTL_A_PNI_STATE:
 		p->state = ul_ctl_attr_u32(a);
-		break;
-	case UL_CTL_A_MAX_TX_CREDITS:
-		p->has_credits = true;
-		p->max_tx_credits = ul_ctl_attr_s32(a);
-		break;
-	case UL_CTL_A_TX_CREDITS:
-		p->tx_credits = ul_ctl_attr_s32(a);
-		break;
-	case UL_CTL_A_MIN_TX_CREDITS:
-		p->min_tx_credits = ul_ctl_attr_s32(a);
-		break;
-	case UL_CTL_A_TX_Q_NOB:
-		p->tx_q_nob = ul_ctl_attr_u32(a);
-		break;
-	case UL_CTL_A_RTR_CREDITS:
-		p->rtr_credits = ul_ctl_attr_s32(a);
-		break;
-	case UL_CTL_A_MIN_RTR_CREDITS:
-		p->min_rtr_credits = ul_ctl_attr_s32(a);
-		break;
-	case UL_CTL_A_REFCOUNT:
-		p->refcount = ul_ctl_attr_s32(a);
 		break;
 	case UL_CTL_A_PREF_RTR_NID: {
 		struct ulnet_nid *nid = APPEND(p->pref_rtrs, p->npref_rtrs);

@@ -173,30 +173,47 @@ static void reply_ping_roundtrip(void **state)
 	free_reply(out);
 }
 
+/* Every member a distinct value, so that two swapped members show. */
 static void fill_blocks(struct ul_ctl_ni_blocks *b, uint64_t seed)
 {
+	struct ul_ctl_lat *lat[] = { &b->stats.put_egress, &b->stats.get_rtt,
+				     &b->stats.put_ack };
+	struct ul_ctl_msg_counts *cnt[] = { &b->sent, &b->received,
+					    &b->dropped };
+	uint64_t v = seed * 100;
+
 	b->has_stats = true;
-	b->stats.send_count = seed + 1;
-	b->stats.recv_count = seed + 2;
-	b->stats.drop_count = seed + 3;
-	b->stats.put_egress.samples = seed + 4;
-	b->stats.put_egress.avg_nsec = seed + 5;
-	b->stats.get_rtt.min_nsec = seed + 6;
-	b->stats.get_rtt.max_nsec = UINT64_MAX - seed;
-	b->stats.put_ack.avg_nsec = seed + 7;
+	b->stats.send_count = ++v;
+	b->stats.recv_count = ++v;
+	b->stats.drop_count = ++v;
+	for (size_t i = 0; i < 3; i++) {
+		lat[i]->samples = ++v;
+		lat[i]->min_nsec = ++v;
+		lat[i]->max_nsec = UINT64_MAX - ++v;
+		lat[i]->avg_nsec = ++v;
+	}
 	b->has_udsp = true;
 	b->net_prio = -1;
 	b->nid_prio = (int32_t)seed;
 	b->has_msg_stats = true;
-	b->sent.put = seed + 8;
-	b->received.reply = seed + 9;
-	b->dropped.hello = seed + 10;
+	for (size_t i = 0; i < 3; i++) {
+		cnt[i]->put = ++v;
+		cnt[i]->get = ++v;
+		cnt[i]->reply = ++v;
+		cnt[i]->ack = ++v;
+		cnt[i]->hello = ++v;
+	}
 	b->has_health = true;
 	b->health.fatal_error = 1;
 	b->health.healthv = 900;
-	b->health.no_route = seed + 11;
-	b->health.network_timeout = seed + 12;
-	b->health.ping_count = seed + 13;
+	b->health.interrupts = ++v;
+	b->health.dropped = ++v;
+	b->health.aborted = ++v;
+	b->health.no_route = ++v;
+	b->health.timeouts = ++v;
+	b->health.error = ++v;
+	b->health.network_timeout = ++v;
+	b->health.ping_count = ++v;
 	b->health.next_ping = -(int64_t)seed;
 }
 
@@ -220,6 +237,7 @@ static void reply_net_show_roundtrip(void **state)
 	tcp[0].has_tunables = true;
 	tcp[0].peer_timeout = 180;
 	tcp[0].peer_credits = 8;
+	tcp[0].peer_buffer_credits = 16;
 	tcp[0].credits = 256;
 	tcp[0].has_lnd_tunables = true;
 	tcp[0].conns_per_peer = 1;
@@ -267,11 +285,11 @@ static void reply_peer_show_roundtrip(void **state)
 	pnis[0].state = UL_CTL_PNI_STATE_NA;
 	pnis[0].has_credits = true;
 	pnis[0].max_tx_credits = 8;
-	pnis[0].tx_credits = 8;
-	pnis[0].min_tx_credits = 7;
-	pnis[0].tx_q_nob = 0;
-	pnis[0].rtr_credits = 8;
-	pnis[0].min_rtr_credits = 8;
+	pnis[0].tx_credits = 6;
+	pnis[0].min_tx_credits = -2;
+	pnis[0].tx_q_nob = 4096;
+	pnis[0].rtr_credits = 16;
+	pnis[0].min_rtr_credits = 12;
 	pnis[0].refcount = 4;
 	fill_blocks(&pnis[0].b, 7);
 	rtrs[0] = ht_nid("10.1.0.101@o2ib");
