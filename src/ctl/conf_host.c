@@ -37,6 +37,7 @@ int ul_conf_host_addrs(struct ul_conf_hostaddr **out, size_t *n)
 		h = &list[nr++];
 		snprintf(h->ifname, sizeof(h->ifname), "%s", ifa->ifa_name);
 		h->is_up = ifa->ifa_flags & IFF_UP;
+		h->is_loopback = ifa->ifa_flags & IFF_LOOPBACK;
 		if (ifa->ifa_addr->sa_family == AF_INET) {
 			const struct sockaddr_in *sin =
 				(const void *)ifa->ifa_addr;

@@ -29,6 +29,7 @@ struct ul_conf_hostaddr {
 	enum ul_conf_addr_family family;
 	uint32_t ipv4;	  /* IPV4, host order */
 	uint32_t ipv6[4]; /* IPV6, host-order words */
+	bool is_loopback; /* IFF_LOOPBACK */
 };
 
 /*

@@ -26,24 +26,22 @@
 
 #define V4(n, up, a)                                                           \
 	{                                                                      \
-		n, up, UL_CONF_ADDR_IPV4, a,                                   \
-		{                                                              \
-			0                                                      \
-		}                                                              \
+		.ifname = n, .is_up = up, .family = UL_CONF_ADDR_IPV4,         \
+		.ipv4 = a                                                      \
 	}
 #define V6(n, up, w0, w1, w3)                                                  \
 	{                                                                      \
-		n, up, UL_CONF_ADDR_IPV6, 0,                                   \
-		{                                                              \
-			w0, w1, 0, w3                                          \
+		.ifname = n, .is_up = up, .family = UL_CONF_ADDR_IPV6,         \
+		.ipv6 = {                                                      \
+			w0,                                                    \
+			w1,                                                    \
+			0,                                                     \
+			w3                                                     \
 		}                                                              \
 	}
 #define LINK(n, up)                                                            \
 	{                                                                      \
-		n, up, UL_CONF_ADDR_LINK, 0,                                   \
-		{                                                              \
-			0                                                      \
-		}                                                              \
+		.ifname = n, .is_up = up, .family = UL_CONF_ADDR_LINK          \
 	}
 
 /* getifaddrs() order: link entries first, then addresses. */

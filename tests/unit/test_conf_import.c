@@ -24,12 +24,12 @@
 #include "ctl/conf_import.h"
 
 static const struct ul_conf_hostaddr host[] = {
-	{ "lo", true, UL_CONF_ADDR_LINK, 0, { 0 } },
-	{ "eth1", true, UL_CONF_ADDR_LINK, 0, { 0 } },
-	{ "eth2", false, UL_CONF_ADDR_LINK, 0, { 0 } },
-	{ "lo", true, UL_CONF_ADDR_IPV4, 0x7f000001, { 0 } },
-	{ "eth1", true, UL_CONF_ADDR_IPV4, 0xc0a80102, { 0 } },
-	{ "eth2", false, UL_CONF_ADDR_IPV4, 0xc0a80202, { 0 } },
+	{ "lo", true, UL_CONF_ADDR_LINK, 0, { 0 }, true },
+	{ "eth1", true, UL_CONF_ADDR_LINK, 0, { 0 }, false },
+	{ "eth2", false, UL_CONF_ADDR_LINK, 0, { 0 }, false },
+	{ "lo", true, UL_CONF_ADDR_IPV4, 0x7f000001, { 0 }, true },
+	{ "eth1", true, UL_CONF_ADDR_IPV4, 0xc0a80102, { 0 }, false },
+	{ "eth2", false, UL_CONF_ADDR_IPV4, 0xc0a80202, { 0 }, false },
 };
 
 /* A request the server refuses: the first whose text starts so. */
