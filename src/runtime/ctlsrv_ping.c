@@ -23,16 +23,23 @@
 
 /* ---- Ping ------------------------------------------------------------ */
 
-static void ping_failed(struct ctl_client *c, const struct ulnet_nid *nid,
-			int rc)
+/* "failed to <verb> <nid>": lnetctl's manage: entry for one target. */
+static void target_failed(struct ctl_client *c, uint16_t op, const char *verb,
+			  const struct ulnet_nid *nid, int rc)
 {
 	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
 	struct ul_ctl_reply r;
 
 	ulnet_nid_format(nid, s, sizeof(s));
-	snprintf(msg, sizeof(msg), "failed to ping %s", s);
-	ul_ctl_reply_error(&r, UL_CTL_OP_PING, rc, msg);
+	snprintf(msg, sizeof(msg), "failed to %s %s", verb, s);
+	ul_ctl_reply_error(&r, op, rc, msg);
 	ul_ctlsrv_client_send(c, &r, false);
+}
+
+static void ping_failed(struct ctl_client *c, const struct ulnet_nid *nid,
+			int rc)
+{
+	target_failed(c, UL_CTL_OP_PING, "ping", nid, rc);
 }
 
 /*
@@ -195,13 +202,7 @@ static void discover_doc(struct ul_ctl_msg *doc, const struct ul_peer *peer)
 static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
 			    int rc)
 {
-	char s[ULNET_NIDSTR_SIZE], msg[64 + ULNET_NIDSTR_SIZE];
-	struct ul_ctl_reply r;
-
-	ulnet_nid_format(nid, s, sizeof(s));
-	snprintf(msg, sizeof(msg), "failed to discover %s", s);
-	ul_ctl_reply_error(&r, UL_CTL_OP_DISCOVER, rc, msg);
-	ul_ctlsrv_client_send(c, &r, false);
+	target_failed(c, UL_CTL_OP_DISCOVER, "discover", nid, rc);
 }
 
 static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
