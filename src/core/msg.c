@@ -12,6 +12,7 @@
  *
  * Timer: rspt_timer fires at the earliest response deadline.
  */
+#include <assert.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -251,22 +252,34 @@ void ul_msg_drain_ready(struct ul_node *n)
 		return;
 	n->is_posting = true;
 	while (!ul_list_empty(&n->ready)) {
-		struct ul_msg *m =
-			ul_list_first_entry(&n->ready, struct ul_msg, link);
+		struct ul_list batch;
 
-		ul_list_del(&m->link);
-		ul_msg_post(n, m);
+		/* What posting releases waits for the next batch. */
+		ul_list_init(&batch);
+		ul_list_link(&batch, n->ready.prev, n->ready.next);
+		ul_list_init(&n->ready);
+		while (!ul_list_empty(&batch)) {
+			struct ul_msg *m = ul_list_first_entry(
+				&batch, struct ul_msg, link);
+
+			ul_list_del(&m->link);
+			ul_msg_post(n, m);
+		}
 	}
 	n->is_posting = false;
 }
 
-static void release_first(struct ul_node *n, struct ul_list *q)
+/* Release the first waiter of q; done is the message giving it back. */
+static void release_first(struct ul_node *n, struct ul_list *q,
+			  const struct ul_msg *done)
 {
 	struct ul_msg *m;
 
 	if (ul_list_empty(q))
 		return;
 	m = ul_list_first_entry(q, struct ul_msg, link);
+	/* finalize took done off every queue before its credits came back */
+	assert(m != done);
 	ul_list_del(&m->link);
 	m->state = UL_MSG_STATE_READY;
 	ul_list_add_tail(&n->ready, &m->link);
@@ -280,16 +293,17 @@ static void return_credits(struct ul_node *n, struct ul_msg *m,
 			   enum ul_msg_state was)
 {
 	if (m->has_peer_credit) {
+		assert(m->lpni); /* a peer credit is only taken toward one */
 		m->has_peer_credit = false;
 		m->lpni->txqnob -= m->tx.nob;
 		if (++m->lpni->txcredits <= 0 &&
 		    was != UL_MSG_STATE_QUEUED_PEER)
-			release_first(n, &m->lpni->msgs->txq);
+			release_first(n, &m->lpni->msgs->txq, m);
 	}
 	if (m->has_ni_credit) {
 		m->has_ni_credit = false;
 		if (++m->ni->tx_credits <= 0 && was != UL_MSG_STATE_QUEUED_NI)
-			release_first(n, &m->nni->txq);
+			release_first(n, &m->nni->txq, m);
 	}
 }
 

@@ -126,9 +126,11 @@ int ul_conf_load_file(const char *path, char **text, size_t *len,
 	FILE *f;
 	int rc;
 
+	*text = NULL;
+	*len = 0;
 	f = fopen(path, "rb");
 	if (!f) {
-		rc = -errno;
+		rc = errno ? -errno : -EIO;
 		return ul_err_set(err, rc, "cannot open '%s': %s", path,
 				  strerror(-rc));
 	}

@@ -221,8 +221,8 @@ static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
 	for (g = 0; g < cn->nr_groups; g++)
 		total += cn->groups[g].nr_nis;
 	memset(b, 0, sizeof(*b));
-	b->by_if = calloc(total + 1, sizeof(*b->by_if));
-	b->by_nid = calloc(total + 1, sizeof(*b->by_nid));
+	b->by_if = calloc(total + 1, sizeof(const struct ul_conf_ni *));
+	b->by_nid = calloc(total + 1, sizeof(const struct ul_conf_ni *));
 	if (!b->by_if || !b->by_nid)
 		return -ENOMEM;
 	for (k = 0; k < cn->nr_nis; k++)
@@ -465,7 +465,7 @@ static int import_ip2nets(struct imp *im, const struct ul_conf_step *st)
 		bool is_dup = false;
 
 		free(nis);
-		nis = calloc(r->nr_nis + 1, sizeof(*nis));
+		nis = calloc(r->nr_nis + 1, sizeof(const struct ul_conf_ni *));
 		if (!nis) {
 			rc = ul_imp_d1(im, "import", -ENOMEM, NULL, r->line,
 				       -ENOMEM);

@@ -464,13 +464,13 @@ static int udsp_del(struct imp *im, const struct ul_conf_step *st)
 	size_t i;
 	int rc = 0;
 
-	order = calloc(st->nr + 1, sizeof(*order));
+	order = calloc(st->nr + 1, sizeof(const struct ul_conf_udsp *));
 	if (!order)
 		return ul_imp_d1(im, "import", -ENOMEM, NULL, st->line,
 				 -ENOMEM);
 	for (i = 0; i < st->nr; i++)
 		order[i] = &im->conf->udsps[st->first + i];
-	qsort(order, st->nr, sizeof(*order), by_idx_down);
+	qsort(order, st->nr, sizeof(const struct ul_conf_udsp *), by_idx_down);
 	for (i = 0; i < st->nr && !rc; i++) {
 		ul_imp_reset(im);
 		im->a->has = UL_CTL_ARG_IDX;

@@ -156,7 +156,7 @@ static const struct ul_ynode *old_find(const struct ul_ynode *n,
 	const struct ul_ynode *v;
 	size_t i;
 
-	if (n->type == UL_YNODE_SCALAR)
+	if (!n || n->type == UL_YNODE_SCALAR)
 		return NULL;
 	for (i = 0; i < n->nr; i++) {
 		if (n->type == UL_YNODE_MAP && i % 2 == 0) {

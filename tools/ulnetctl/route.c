@@ -74,7 +74,8 @@ static size_t gw_chunk(struct ul_ctl_args *a, const struct ulnet_nid *nids,
 	size_t k = n - off < UL_CTL_ARGS_NIDS_MAX ? n - off
 						  : UL_CTL_ARGS_NIDS_MAX;
 
-	memcpy(a->nids, nids + off, k * sizeof(*nids));
+	if (k && nids)
+		memcpy(a->nids, nids + off, k * sizeof(*nids));
 	a->nnids = k;
 	a->has |= UL_CTL_ARG_NIDS;
 	return k;
@@ -101,10 +102,11 @@ static int routes_append(struct ul_ctl_reply *into, struct ul_ctl_reply *from)
 		memset(from, 0, sizeof(*from));
 		return 0;
 	}
-	kids = realloc(dst->kids, (dst->nr + src->nr) * sizeof(*kids));
+	kids = realloc(dst->kids,
+		       (dst->nr + src->nr) * sizeof(struct ul_ynode *));
 	if (!kids)
 		return -ENOMEM;
-	memcpy(kids + dst->nr, src->kids, src->nr * sizeof(*kids));
+	memcpy(kids + dst->nr, src->kids, src->nr * sizeof(struct ul_ynode *));
 	dst->kids = kids;
 	dst->nr += src->nr;
 	dst->cap = dst->nr;
