@@ -213,6 +213,25 @@ static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
 	struct ul_peer *peer;
 	int rc;
 
+	if (target->nid_type == ULNET_LND_LO) {
+		/*
+		 * 0@lo is the node itself: LNet's hidden loopback peer,
+		 * never listed, nothing to merge; it answers as a ping of
+		 * 0@lo does (sanity-lnet 217).
+		 */
+		ul_ctl_doc_init(&doc);
+		ul_ctl_doc_seq(&doc, "discover");
+		ul_ctl_doc_map(&doc, NULL);
+		ul_ctl_doc_nid(&doc, "primary nid", target);
+		ul_ctl_doc_bool(&doc, "Multi-Rail", false);
+		ul_ctl_doc_seq(&doc, "peer_ni");
+		ul_ctl_doc_end(&doc);
+		ul_ctl_doc_end(&doc);
+		ul_ctl_doc_end(&doc);
+		ul_ctlsrv_client_send_doc(c, UL_CTL_OP_DISCOVER, &doc);
+		ul_ctl_msg_fini(&doc);
+		return;
+	}
 	rc = discover_merge(c->srv, target, res, &peer, &err);
 	if (rc) {
 		ul_log(c->srv->log, UL_D_NETERROR, "ctl: discover: %s",

@@ -96,6 +96,11 @@ expect gw_route_ghost_del 0 "" "" -- $u route del --net tcp5 \
 
 expect discover_unreachable 255 @discover/unreachable.yaml "" -- \
 	"$ULNETCTL" discover 127.1.17.2@tcp 127.1.7.9@tcp
+# 0@lo: the node itself, no peer made, exit 0 (sanity-lnet 217).
+expect discover_lo 0 "discover:
+- primary nid: 0@lo
+  Multi-Rail: false
+  peer_ni: []" "" -- "$ULNETCTL" discover 0@lo
 expect discover_no_nid 255 "Missing nid argument" "" -- \
 	"$ULNETCTL" discover
 # Every target is parsed first (yaml_lnet_ping): a bad one is lnetctl's
