@@ -104,13 +104,28 @@ expect add_missing_net 234 "missing mandatory parameters:'net'" "" \
 	-- $u route add --gateway 127.1.2.54@tcp
 expect add_missing_gw 234 "missing mandatory parameters:'gateway'" "" \
 	-- $u route add --net tcp5
-# 6 --health_sensitivity is not an option: help, exit 0, no route.
-expect add_unknown 0 "*" "*" -- $u route add --net tcp9 \
+# 6 --health_sensitivity is not an option: help, exit 0, no route;
+# getopt's own message only for a single argument (§1.2).
+expect add_unknown 0 @route/add_help.txt "" -- $u route add --net tcp9 \
 	--gateway 127.1.2.55@tcp --health_sensitivity 1
+expect add_unknown_sole 0 @route/add_help.txt \
+	"add: unrecognized option '--bogus'" -- $u route add --bogus
+expect show_unknown 0 @route/show_help.txt "" -- \
+	$u route show --net x --bogus
+expect show_unknown_sole 0 @route/show_help.txt \
+	"show: unrecognized option '--bogus'" -- $u route show --bogus
+expect del_unknown 0 @route/del_help.txt "" -- \
+	$u route del --net x --gateway y --bogus
+# script mode: a line that left the diagnostics on does not turn them
+# on for the next verb with more than one argument.
+expect_stdin script_diagnostics 0 "*" "show: unrecognized option '--bogus'" \
+	"route show --bogus
+route show --net x --bogus
+" -- $u
 expect add_unknown_none 0 "" "" -- $u route show --net tcp9
 # 6a nor is --verbose on add: lnetctl's add knows net, gateway, hop
 # (hop-count) and priority only.
-expect add_verbose 0 @route/add_help.txt "*" -- $u route add --net tcp9 \
+expect add_verbose 0 @route/add_help.txt "" -- $u route add --net tcp9 \
 	--gateway 127.1.2.55@tcp --verbose
 expect add_verbose_none 0 "" "" -- $u route show --net tcp9
 # 6b --priority -1 and --hop -1 are lnetctl's "not given".
@@ -209,7 +224,7 @@ n=0
 for o in --verbose '--hop 3' '--prio 3' '-c 1' '-p 1' -v; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # o holds an option and its value
-	expect "del_option_$n" 0 @route/del_help.txt "*" -- $u route del \
+	expect "del_option_$n" 0 @route/del_help.txt "" -- $u route del \
 		--net tcp5 --gateway 127.1.2.50@tcp $o
 done
 expect_items del_option_none route/show_net5.yaml -- $u route show --net tcp5

@@ -19,6 +19,7 @@
  * /run/ulnet/ulnetd.ctl (ctl.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,11 @@ bool ulnetctl_is_help(const char *arg)
 	if (strcmp(arg, "-h") == 0)
 		return true;
 	return n >= 3 && n <= 6 && strncmp(arg, "--help", n) == 0;
+}
+
+void ulnetctl_with_diagnostics(int argc)
+{
+	opterr = argc <= 2;
 }
 
 static int not_a_command(const char *word)

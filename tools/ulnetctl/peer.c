@@ -39,6 +39,7 @@ static int peer_show(int argc, char **argv)
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_PEER_SHOW;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "hn:v::", opts, NULL)) != -1) {
 		switch (opt) {
@@ -53,6 +54,10 @@ static int peer_show(int argc, char **argv)
 			req.peer_show.verbose =
 				ulnetctl_verbose_arg(argc, argv);
 			break;
+		case 'h':
+			/* lnetctl takes -h among other options and has no
+			 * case for it: nothing is shown, status 0. */
+			return 0;
 		default:
 			ulnetctl_print_help(ulnetctl_peer_cmds, "peer", "show");
 			return 0;
@@ -267,6 +272,7 @@ static int peer_nid_cmd(int argc, char **argv, bool is_add)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "k:n:mlfh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -321,10 +327,10 @@ static int peer_list(int argc, char **argv)
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	int rc;
 
-	(void)argc;
 	(void)argv;
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc); /* no options, as in lnetctl */
 	rc = ulnetctl_do(UL_CTL_OP_PEER_LIST, a, "show", "peer", UL_DOC_A);
 	free(a);
 	return rc;
@@ -363,7 +369,6 @@ static int peer_set(int argc, char **argv)
 		{ "conns-per-peer", required_argument, NULL, 'm' },
 		{ "lnd-timeout", required_argument, NULL, 'l' },
 		{ "net", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char descr[1100]; /* lnetctl: LNET_MAX_STR_LEN (1024) */
@@ -378,8 +383,9 @@ static int peer_set(int argc, char **argv)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":n:at:s:m:l:i:h", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "n:at:s:m:l:i:", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'n':
