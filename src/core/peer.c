@@ -150,12 +150,17 @@ void ul_peer_net_update_healthv(struct ul_peer_net *lpn)
 
 void ul_peer_ni_set_healthv(struct ul_peer_ni *lpni, int healthv)
 {
-	if (healthv < 0)
-		healthv = 0;
-	if (healthv > UL_HEALTH_MAX)
-		healthv = UL_HEALTH_MAX;
 	lpni->healthv = healthv;
 	ul_peer_net_update_healthv(lpni->peer_net);
+}
+
+void ul_peer_ni_inc_healthv(struct ul_peer_ni *lpni, int step)
+{
+	if (lpni->healthv == UL_HEALTH_MAX)
+		return;
+	ul_peer_ni_set_healthv(lpni, lpni->healthv + step >= UL_HEALTH_MAX
+					     ? UL_HEALTH_MAX
+					     : lpni->healthv + step);
 }
 
 /* ---- preferred lists ---- */

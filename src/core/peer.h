@@ -65,7 +65,7 @@ struct ul_peer_ni {
 	struct ul_peer_net *peer_net; /* holds a reference */
 	int64_t txqnob;		      /* bytes queued; compared for gateways */
 	struct ulnet_nid nid;
-	int healthv;	       /* 0..UL_HEALTH_MAX */
+	int healthv;	       /* 0..UL_HEALTH_MAX; peer set may put more */
 	uint32_t sel_priority; /* UDSP peer NI priority, lower better */
 	int txcredits;	       /* credits toward this NI (may be < 0) */
 	int mintxcredits; /* lowest txcredits reached (lpni_mintxcredits) */
@@ -219,8 +219,18 @@ static inline struct ul_peer *ul_peer_ni_peer(const struct ul_peer_ni *lpni)
 	return lpni->peer_net->peer;
 }
 
-/* Set a peer NI's health (clamped to 0..1000); its peer net follows. */
+/*
+ * Set a peer NI's health as given, as LNet's lnet_set_lpni_healthv_locked
+ * does (`peer set --health 2000` stores 2000); its peer net follows.
+ * Callers that compute a value keep it in range themselves.
+ */
 void ul_peer_ni_set_healthv(struct ul_peer_ni *lpni, int healthv);
+/*
+ * Raise a peer NI's health by step up to full health, as LNet's
+ * lnet_inc_lpni_healthv_locked: full health stays, and any value that
+ * would reach or pass it (one set above it too) becomes it.
+ */
+void ul_peer_ni_inc_healthv(struct ul_peer_ni *lpni, int step);
 /* Recompute a peer net's health: the max over its peer NIs. */
 void ul_peer_net_update_healthv(struct ul_peer_net *lpn);
 

@@ -184,12 +184,6 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
-/* Written as given; core keeps it within 0..1000 (see notes). */
-static void set_health(struct ul_peer_ni *lpni, int v)
-{
-	ul_peer_ni_set_healthv(lpni, v);
-}
-
 int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -199,6 +193,11 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	struct ul_peer *p;
 
 	(void)doc;
+	/*
+	 * LNet reads one request's "peer state" before its "peer ni"
+	 * health: a state for an unknown peer fails first; otherwise both
+	 * apply.
+	 */
 	if (a->has & UL_CTL_ARG_STATE) {
 		p = (a->has & UL_CTL_ARG_NID) ? ul_peer_find(core, &a->nid)
 					      : NULL;
@@ -219,14 +218,18 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		p->is_lock_prim = a->state & PEER_STATE_LOCK_PRIMARY;
 		if (srv->udsp)
 			ul_udsp_apply_all(srv->udsp);
-		return 0;
 	}
+	/*
+	 * The value as given, as lnet_peer_ni_set_healthv() stores it
+	 * (lnetctl sends none below 0; the kernel's clamp_t() result is
+	 * unused, so 2000 stays 2000).
+	 */
 	if (!(a->has & UL_CTL_ARG_HEALTH))
 		return 0;
 	if (a->has & UL_CTL_ARG_NID) {
 		lpni = ul_peer_ni_find(core, &a->nid);
 		if (lpni)
-			set_health(lpni, a->health);
+			ul_peer_ni_set_healthv(lpni, a->health);
 		return 0;
 	}
 	if (!(a->flags & UL_CTL_ARGF_ALL))
@@ -235,7 +238,7 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
 			ul_list_for_each_entry(lpni, &lpn->peer_nis,
 					       peer_net_link)
-				set_health(lpni, a->health);
+				ul_peer_ni_set_healthv(lpni, a->health);
 	return 0;
 }
 

@@ -198,11 +198,29 @@ if grep 'health value:' "$TMP/out" | grep -qv ': 700$'; then
 	echo "FAIL set_health_all: a health value is not 700"
 	failed=$((failed + 1))
 fi
+# a negative health is not sent, so nothing changes (with --nid or
+# --all); one above 1000 is stored as given (§7.5: not range-checked).
+expect set_health_negative_all 0 "" "" -- $u peer set --all --health -5
+expect set_health_negative_nid 0 "" "" -- \
+	$u peer set --nid 127.1.3.10@tcp1 --health -2
+expect show_health_negative 0 "*" "" -- $u peer show -v 2
+if grep 'health value:' "$TMP/out" | grep -qv ': 700$'; then
+	echo "FAIL set_health_negative: a health value changed"
+	failed=$((failed + 1))
+fi
+expect set_health_over 0 "" "" -- \
+	$u peer set --nid 127.1.3.10@tcp1 --health 2000
+expect show_health_over 0 "*" "" -- $u peer show --nid 127.1.2.10@tcp -v 2
+check show_health_over_2000 '^                  health value: 2000$'
 expect set_health_neither 0 "" "" -- $u peer set --health 5
-expect set_state 0 "" "" -- $u peer set --nid 127.1.2.30@tcp --state 0x100009
+# --state and --health together: both apply (LNet reads the state,
+# then the peer NI's health, from one request).
+expect set_state 0 "" "" -- \
+	$u peer set --nid 127.1.2.30@tcp --state 0x100009 --health 500
 expect show_state 0 "*" "" -- $u peer show --nid 127.1.2.30@tcp -v 3
 check show_state_value '^      peer state: 1048585$'
 check show_state_mr '^      Multi-Rail: true$'
+check show_state_health '^                  health value: 500$'
 expect set_state_unknown 234 "" @peer/set_state_unknown.err -- \
 	$u peer set --nid 127.1.2.99@tcp --state 1
 expect set_state_unparsable 0 "" "" -- \

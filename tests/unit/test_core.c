@@ -388,10 +388,41 @@ static void core_peer_net_health_is_max_of_its_nis(void **state)
 	assert_int_equal(la->peer_net->healthv, 1000);
 	ul_peer_ni_set_healthv(lb, 700);
 	assert_int_equal(la->peer_net->healthv, 700);
-	ul_peer_ni_set_healthv(lb, -5);
-	assert_int_equal(lb->healthv, 0);
+	ul_peer_ni_set_healthv(lb, 0);
 	assert_int_equal(la->peer_net->healthv, 300);
 	(void)p;
+	ul_core_destroy(c);
+}
+
+/*
+ * peer set --health stores the value as given (lnetctl.md §7.5), 2000
+ * too; a raise then goes to full health and no further, as LNet's
+ * lnet_inc_lpni_healthv_locked.
+ */
+static void core_peer_health_as_given_inc_stops_at_full(void **state)
+{
+	struct ulnet_nid a = ht_nid("10.1.0.10@o2ib");
+	struct ul_peer_ni *la;
+	struct ul_core *c;
+
+	(void)state;
+	assert_int_equal(ul_core_create(&c), 0);
+	(void)ht_peer(c, true, "10.1.0.10@o2ib", NULL);
+	la = ul_peer_ni_find(c, &a);
+	ul_peer_ni_set_healthv(la, 2000);
+	assert_int_equal(la->healthv, 2000);
+	assert_int_equal(la->peer_net->healthv, 2000);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, UL_HEALTH_MAX);
+	ul_peer_ni_set_healthv(la, 500);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, 600);
+	ul_peer_ni_set_healthv(la, 950);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, UL_HEALTH_MAX);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, UL_HEALTH_MAX);
+	assert_int_equal(la->peer_net->healthv, UL_HEALTH_MAX);
 	ul_core_destroy(c);
 }
 
@@ -772,6 +803,7 @@ int main(void)
 		cmocka_unit_test(core_peer_del_keeps_locked_primary),
 		cmocka_unit_test(core_peer_becoming_mr_drops_sticky_nids),
 		cmocka_unit_test(core_peer_net_health_is_max_of_its_nis),
+		cmocka_unit_test(core_peer_health_as_given_inc_stops_at_full),
 		cmocka_unit_test(core_route_add_checks_in_lnetctl_order),
 		cmocka_unit_test(core_route_del_and_gateway_refs),
 		cmocka_unit_test(core_route_insertion_is_random_but_seeded),

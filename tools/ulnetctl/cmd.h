@@ -40,6 +40,11 @@ bool ulnetctl_is_help(const char *arg);
  * no verb inherits what an earlier script line left.
  */
 void ulnetctl_with_diagnostics(int argc);
+/*
+ * A number as lnetctl's parse_long() reads it: strtol base 0, nothing
+ * after it, false on overflow; "" reads as 0.
+ */
+bool ulnetctl_parse_long(const char *s, long *out);
 
 /* Print "<noun> <verb>: <help>" for one verb, or every verb when verb is NULL. */
 void ulnetctl_print_help(const struct ulnetctl_cmd *verbs, const char *noun,

@@ -135,6 +135,15 @@ void ulnetctl_with_diagnostics(int argc)
 	opterr = argc <= 2;
 }
 
+bool ulnetctl_parse_long(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 0);
+	return errno != ERANGE && !*end;
+}
+
 static int not_a_command(const char *word)
 {
 	fprintf(stderr,

@@ -373,12 +373,11 @@ static int peer_set(int argc, char **argv)
 	};
 	char descr[1100]; /* lnetctl: LNET_MAX_STR_LEN (1024) */
 	bool has_net = false, has_lnd_timeout = false;
+	int opt, rc = 0, health = -1, state = -1;
 	const char *nid = NULL;
 	struct ul_ctl_args *a;
 	uint32_t net;
-	char *end;
 	long v;
-	int opt, rc = 0;
 
 	a = calloc(1, sizeof(*a));
 	if (!a)
@@ -395,19 +394,15 @@ static int peer_set(int argc, char **argv)
 			a->flags |= UL_CTL_ARGF_ALL;
 			break;
 		case 't':
-			v = strtol(optarg, &end, 0);
-			if (*end || end == optarg)
-				break; /* unparsable: ignored (§6.4) */
-			a->health = (int32_t)v;
-			a->has |= UL_CTL_ARG_HEALTH;
+			/*
+			 * lnetctl keeps an int and sends it only when it is
+			 * not negative; unparsable is -1 (§6.4, §7.5).
+			 */
+			health = ulnetctl_parse_long(optarg, &v) ? (int)v : -1;
 			break;
 		case 's':
-			v = strtol(optarg, &end, 0);
-			/* Unparsable or -1 means "no --state" to lnetctl. */
-			if (*end || end == optarg || v == -1)
-				break;
-			a->state = (uint32_t)v;
-			a->has |= UL_CTL_ARG_STATE;
+			/* Unparsable or -1 (as an int) is "no --state". */
+			state = ulnetctl_parse_long(optarg, &v) ? (int)v : -1;
 			break;
 		case 'm':
 			break; /* accepted, no effect on peers (§7.5) */
@@ -456,6 +451,14 @@ static int peer_set(int argc, char **argv)
 	if ((a->has & UL_CTL_ARG_NID) && (a->flags & UL_CTL_ARGF_ALL)) {
 		rc = peer_set_failed("");
 		goto out;
+	}
+	if (health >= 0) {
+		a->health = health;
+		a->has |= UL_CTL_ARG_HEALTH;
+	}
+	if (state != -1) {
+		a->state = (uint32_t)state;
+		a->has |= UL_CTL_ARG_STATE;
 	}
 	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_STATE)))
 		goto out;
