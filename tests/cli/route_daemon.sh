@@ -240,6 +240,37 @@ expect del_again 234 "" @route/del.err -- \
 expect del_wrong_net 234 "" @route/del.err -- \
 	$u route del --net tcp6 --gateway 127.1.2.52@tcp
 expect show_after_del 0 @route/show_after_del.yaml "" -- $u route show
+# 6f remote nets are listed in LNet's remote-net hash order ((net
+# number + LND type) & 63: o2ib 5, tcp6 8, tcp70 72 & 63 = 8, tcp7 9,
+# tcp8 10, tcp9 11), creation order within a bucket; export too.
+for net in tcp9 tcp70 o2ib; do
+	expect "order_add_$net" 0 "" "" -- $u route add --net $net \
+		--gateway 127.1.2.70@tcp
+done
+expect order_show 0 "*" "" -- $u route show
+want_nets="o2ib tcp6 tcp70 tcp7 tcp8 tcp9 "
+if [ "$(sed -n 's/^-     net: //p' "$TMP/out" | uniq | tr '\n' ' ')" = \
+	"$want_nets" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL order_show: nets not in LNet's hash order:"
+	cat "$TMP/out"
+	failed=$((failed + 1))
+fi
+expect order_export 0 "*" "" -- $u export --backup
+if [ "$(sed -n '/^route:/,/^[a-z]/s/^-     net: //p' "$TMP/out" | uniq |
+	tr '\n' ' ')" = "$want_nets" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL order_export: nets not in LNet's hash order:"
+	cat "$TMP/out"
+	failed=$((failed + 1))
+fi
+for net in tcp9 tcp70 o2ib; do
+	expect "order_del_$net" 0 "" "" -- $u route del --net $net \
+		--gateway 127.1.2.70@tcp
+done
+expect order_gw_del 0 "" "" -- $u peer del --prim_nid 127.1.2.70@tcp
 # 7 with its route gone the gateway peer can go.
 expect gw_peer_del_free 0 "" "" -- $u peer del --prim_nid 127.1.2.50@tcp
 

@@ -569,6 +569,50 @@ static void core_route_insertion_is_random_but_seeded(void **state)
 		assert_true(first_seen[k]);
 }
 
+/*
+ * Remote nets are kept in LNet's remote-net hash order (lnet_scan_route
+ * walks the 64 buckets of (net number + LND type) & 63), creation order
+ * within a bucket, whatever order the routes came in.
+ */
+static void core_rnets_in_lnet_hash_order(void **state)
+{
+	/* Added in this order; bucket after the name. */
+	static const char *const added[] = {
+		"tcp9",	  /* 11 */
+		"tcp5",	  /* 7 */
+		"o2ib",	  /* 5 */
+		"tcp70",  /* 72 & 63 = 8 */
+		"o2ib2",  /* 7, after tcp5 */
+		"tcp69",  /* 71 & 63 = 7, after o2ib2 */
+		"gni100", /* 113 & 63 = 49 */
+	};
+	static const char *const want[] = {
+		"o2ib", "tcp5", "o2ib2", "tcp69", "tcp70", "tcp9", "gni100",
+	};
+	struct ulnet_nid gw = ht_nid("10.0.0.100@tcp");
+	struct ul_rnet *rnet;
+	struct ul_core *c;
+	char buf[32];
+	size_t i = 0;
+
+	(void)state;
+	assert_int_equal(ul_core_create(&c), 0);
+	ht_ni(c, "10.0.0.1@tcp", 0);
+	for (size_t k = 0; k < sizeof(added) / sizeof(added[0]); k++)
+		assert_int_equal(ul_route_add(c, ht_net(added[k]), &gw,
+					      UL_HOPS_UNDEFINED, 0, NULL, NULL),
+				 0);
+	ul_list_for_each_entry(rnet, &c->rnets, core_link) {
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(ulnet_net_format(rnet->net_id, buf,
+						     sizeof(buf)),
+				    want[i]);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	ul_core_destroy(c);
+}
+
 /* selection.md §5.1 / routing.md §4.2 on node C's MR router R1. */
 static void core_route_liveness_rules(void **state)
 {
@@ -807,6 +851,7 @@ int main(void)
 		cmocka_unit_test(core_route_add_checks_in_lnetctl_order),
 		cmocka_unit_test(core_route_del_and_gateway_refs),
 		cmocka_unit_test(core_route_insertion_is_random_but_seeded),
+		cmocka_unit_test(core_rnets_in_lnet_hash_order),
 		cmocka_unit_test(core_route_liveness_rules),
 		cmocka_unit_test(select_skips_dead_routes),
 		cmocka_unit_test(core_deleted_objects_live_until_last_put),
