@@ -117,6 +117,9 @@ int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NID))
 		return ul_err_set(err, -ENOMSG, "no configuration");
+	/* lnet_add_peer_ni() refuses "<?>" once it is parsed. */
+	if (ulnet_nid_is_any(&a->nid))
+		return ul_err_set(err, -EINVAL, "failed to add primary peer");
 	is_new = !ul_peer_find(core, &a->nid);
 	rc = ul_peer_add(core, &a->nid, is_mr, is_lock, &peer, &cerr);
 	if (rc == -EBUSY && gateway_as_is(core, a, is_mr))
@@ -154,6 +157,12 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NID))
 		return ul_err_set(err, -ENOMSG, "no configuration");
+	/*
+	 * "<?>": LNet notes "missing primary NID" but returns success, so
+	 * lnetctl prints nothing and exits 0.
+	 */
+	if (ulnet_nid_is_any(&a->nid))
+		return 0;
 	for (i = 0; i < a->nnids; i++)
 		whole |= ulnet_nid_same(&a->nids[i], &a->nid);
 	peer = ul_peer_find(core, &a->nid);

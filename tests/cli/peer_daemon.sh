@@ -277,6 +277,26 @@ expect del_locked_gone 234 "" @peer/show_20_gone.err -- \
 	$u peer show --nid 127.1.2.20@tcp
 # 19 --lock_prim on del forces (lnetctl's quirk).
 expect del_lock_prim 0 "" "" -- $u peer del --prim_nid 127.1.2.21@tcp -l
+# 20 a primary NID (and show's and set's --nid) goes to LNet as typed,
+# and LNet's kernel parser reads "<?>" as the ANY NID and takes
+# 127.0.0.1, which a host name may resolve to (a --nid list is parsed
+# by lnetctl, which refuses that address: add_hostname_loopback_number).
+expect add_prim_any 234 "" "$(d1 add peer -22 'failed to add primary peer')" \
+	-- $u peer add --prim_nid '<?>'
+expect del_prim_any 0 "" "" -- $u peer del --prim_nid '<?>'
+expect show_any 234 "" "$(d1 show peer -2 'cannot find peer')" -- \
+	$u peer show --nid '<?>'
+expect set_any 0 "" "" -- $u peer set --nid '<?>' --health 5
+expect add_prim_loopback 0 "" "" -- $u peer add --prim_nid 127.0.0.1@tcp
+expect show_loopback 0 "*" "" -- $u peer show -v 2 --nid 127.0.0.1@tcp
+check show_loopback_prim '^-     primary nid: 127.0.0.1@tcp$'
+expect set_loopback 0 "" "" -- $u peer set --nid 127.0.0.1@tcp --health 5
+expect show_loopback_health 0 "*" "" -- \
+	$u peer show -v 2 --nid 127.0.0.1@tcp
+check show_loopback_health_5 '^                  health value: 5$'
+expect del_loopback 0 "" "" -- $u peer del --prim_nid 127.0.0.1@tcp
+expect del_loopback_gone 234 "" "$(d1 show peer -2 'cannot find peer')" \
+	-- $u peer show --nid 127.0.0.1@tcp
 expect del_unknown_option 0 @peer/del_help.txt "" -- \
 	$u peer del --prim_nid 127.1.2.30@tcp -z
 expect list_after 0 @peer/list_after.yaml "" -- $u peer list

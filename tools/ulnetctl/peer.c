@@ -17,6 +17,7 @@
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
+#include "nid/lnd.h"
 #include "nid/nidlist.h"
 #include "nid/nidrange.h"
 #include "util/err.h"
@@ -44,8 +45,8 @@ static int peer_show(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "hn:v::", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (ulnet_nid_parse(optarg, &req.peer_show.nid, NULL,
-					    0))
+			/* LNet parses it (lnetctl sends the string). */
+			if (ul_nid_parse_lnet(optarg, &req.peer_show.nid))
 				return ulnetctl_show_failed("peer", -EINVAL,
 							    "invalid NID");
 			req.peer_show.has_nid = true;
@@ -236,7 +237,7 @@ static int peer_nid_request(const char *prim, const char *list, const char *op,
 			return rc;
 	}
 	if (prim) {
-		if (ulnet_nid_parse(prim, &a->nid, NULL, 0))
+		if (ul_nid_parse_lnet(prim, &a->nid))
 			return ulnetctl_d1(op, "peer", -EINVAL,
 					   "unsupported primary NID");
 		a->has |= UL_CTL_ARG_NID;
@@ -441,7 +442,7 @@ static int peer_set(int argc, char **argv)
 		goto out;
 	}
 	/* LNet refuses a NID it cannot parse: D1, then lnetctl's D2. */
-	if (nid && ulnet_nid_parse(nid, &a->nid, NULL, 0)) {
+	if (nid && ul_nid_parse_lnet(nid, &a->nid)) {
 		ulnetctl_d1("set", "peer", -EINVAL, "unsupported primary NID");
 		rc = peer_set_failed("");
 		goto out;
