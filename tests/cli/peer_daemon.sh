@@ -302,4 +302,42 @@ expect del_unknown_option 0 @peer/del_help.txt "" -- \
 expect list_after 0 @peer/list_after.yaml "" -- $u peer list
 expect show_after 0 @peer/show_after.yaml "" -- $u peer show
 
+# --- net del takes peers and routes with it ---------------------------
+# LNet's peer table cleanup (lnet_peer_tables_cleanup): every route of
+# a gateway with a NI on the net goes; each peer NI on the net goes
+# unless its peer has a NI on another local net (then it stays without
+# credits, and a primary moves to that NI unless locked); a primary
+# that goes takes its peer. NIDs: 127.1.4.0/24 (tcp3), 127.1.5.0/24
+# (tcp4), 127.1.9.70@tcp9 (not local).
+expect nd_net3 0 "" "" -- $u net add --nid 127.1.4.1@tcp3
+expect nd_net4 0 "" "" -- $u net add --nid 127.1.5.1@tcp4
+expect nd_peer_a 0 "" "" -- $u peer add --prim_nid 127.1.4.10@tcp3
+expect nd_peer_b 0 "" "" -- $u peer add --prim_nid 127.1.4.50@tcp3 \
+	--nid 127.1.5.50@tcp4
+expect nd_peer_c 0 "" "" -- $u peer add --prim_nid 127.1.4.60@tcp3 \
+	--nid 127.1.5.60@tcp4 --lock_prim
+expect nd_peer_d 0 "" "" -- $u peer add --prim_nid 127.1.4.70@tcp3 \
+	--nid 127.1.9.70@tcp9
+expect nd_route_3 0 "" "" -- $u route add --net tcp9 --gateway 127.1.4.5@tcp3
+expect nd_route_4 0 "" "" -- $u route add --net tcp8 --gateway 127.1.5.5@tcp4
+expect nd_del_net 0 "" "" -- $u net del --net tcp3
+expect nd_routes 0 @peer/net_del_routes.yaml "" -- $u route show
+expect nd_list 0 @peer/net_del_list.yaml "" -- $u peer list
+# b: whole, its primary now the tcp4 NI, the tcp3 NI first still and
+# without credits (none off the local nets)
+expect nd_show_b 0 @peer/net_del_b.yaml "" -- \
+	$u peer show --nid 127.1.5.50@tcp4 -v 1
+# c: locked, its primary stays
+expect nd_show_c 0 "*" "" -- $u peer show --nid 127.1.5.60@tcp4
+check nd_show_c_prim '^-     primary nid: 127.1.4.60@tcp3$'
+# The last NI of tcp4 takes the net: b goes (no NI on a local net left),
+# c loses its tcp4 NI and keeps its primary, the gateway and its route go.
+expect nd_del_ni 0 "" "" -- $u net del --nid 127.1.5.1@tcp4
+expect nd_routes_none 0 "" "" -- $u route show
+expect nd_list_last 0 @peer/net_del_list_last.yaml "" -- $u peer list
+expect nd_show_c_last 0 @peer/net_del_c_last.yaml "" -- \
+	$u peer show --nid 127.1.4.60@tcp3
+expect nd_del_c 0 "" "" -- $u peer del --prim_nid 127.1.4.60@tcp3 --force
+expect nd_after 0 @peer/list_after.yaml "" -- $u peer list
+
 finish
