@@ -734,12 +734,13 @@ static void peer_net_cleanup(struct ul_core *c, struct ul_peer *peer,
 		}
 		return;
 	}
-	/* A primary NI on the net takes the whole peer. */
-	ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
-		if (ulnet_nid_same(&lpni->nid, &peer->primary_nid)) {
-			peer_unlink_nis(c, peer, false);
-			return;
-		}
+	/*
+	 * A primary NI on the net takes the whole peer, locked or not (its
+	 * routes are gone already).
+	 */
+	if (ulnet_nid_net(&peer->primary_nid) == lpn->net_id) {
+		(void)ul_peer_del(c, &peer->primary_nid, true, NULL);
+		return;
 	}
 	/* Our reference keeps lpn while it empties. */
 	ul_peer_net_get(lpn);
@@ -753,15 +754,19 @@ void ul_peer_on_net_del(struct ul_core *c, uint32_t net_id)
 	struct ul_peer *peer, *tmp;
 	struct ul_peer_net *lpn;
 
-	ul_list_for_each_entry_safe(peer, tmp, &c->peers, core_link) {
-		if (peer->rtr_refcount && ul_peer_net_find(peer, net_id))
-			(void)ul_route_del(c, ULNET_NET_ANY, &peer->primary_nid,
-					   NULL);
-	}
+	/*
+	 * LNet deletes the gateways' routes in a first pass over the peers;
+	 * a gateway's routes touch no other peer, so one pass that takes
+	 * each gateway's routes before its NIs ends the same.
+	 */
 	ul_list_for_each_entry_safe(peer, tmp, &c->peers, core_link) {
 		lpn = ul_peer_net_find(peer, net_id);
-		if (lpn)
-			peer_net_cleanup(c, peer, lpn);
+		if (!lpn)
+			continue;
+		if (peer->rtr_refcount)
+			(void)ul_route_del(c, ULNET_NET_ANY, &peer->primary_nid,
+					   NULL);
+		peer_net_cleanup(c, peer, lpn);
 	}
 }
 
