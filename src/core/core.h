@@ -83,7 +83,7 @@ struct ul_core {
 	struct ul_list peers; /* struct ul_peer, creation order */
 	uint32_t npeers;
 	struct ul_hash peer_ni_hash; /* every peer NI by NID */
-	struct ul_list rnets;	     /* struct ul_rnet, creation order */
+	struct ul_list rnets;	     /* struct ul_rnet, LNet's hash order */
 	struct ul_routing routing;   /* this node's routing and pools */
 	uint32_t net_seq;	     /* ln_net_seq (selection.md §4.5) */
 	uint64_t lock_seq;	     /* stamps of peers' LOCK_PRIMARY */

@@ -449,10 +449,8 @@ static void health_check(struct ul_node *n, struct ul_msg *m, int status,
 		if (is_gw_or_router)
 			ul_peer_ni_set_healthv(m->lpni, UL_HEALTH_MAX);
 		else if (c->tun.health_sensitivity)
-			ul_peer_ni_set_healthv(
-				m->lpni,
-				m->lpni->healthv +
-					(int)c->tun.health_sensitivity);
+			ul_peer_ni_inc_healthv(m->lpni,
+					       (int)c->tun.health_sensitivity);
 		break;
 	case UL_HSTATUS_LOCAL_INTERRUPT:
 	case UL_HSTATUS_LOCAL_DROPPED:

@@ -278,11 +278,26 @@ static void net_unlink(struct ul_core *c, struct ul_net *net)
 	ul_net_put(net);
 }
 
-int ul_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
-	      struct ul_err *err)
+/*
+ * A local net has gone (already unlinked). A net that was up takes the
+ * peers and routes on it (LNet's lnet_shutdown_lndnet() cleans the peer
+ * tables); one that never started only gives back the credits its peer
+ * NIs got.
+ */
+static void net_gone(struct ul_core *c, uint32_t net_id, bool was_up)
+{
+	if (was_up)
+		ul_peer_on_net_del(c, net_id);
+	else
+		ul_peer_on_net_undo(c, net_id);
+}
+
+static int ni_del(struct ul_core *c, const struct ulnet_nid *nid, bool was_up,
+		  struct ul_err *err)
 {
 	struct ul_ni *ni;
 	struct ul_net *net;
+	uint32_t net_id;
 
 	if (nid->nid_type == ULNET_LND_LO)
 		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
@@ -291,12 +306,25 @@ int ul_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
 		return ul_err_set(err, -ENOENT, "cannot del LNet NI");
 	net = ni->net;
 	if (net->nnis == 1) {
+		net_id = net->net_id;
 		net_unlink(c, net);
+		net_gone(c, net_id, was_up);
 		return 0;
 	}
 	c->nnis--;
 	ni_unlink(ni);
 	return 0;
+}
+
+int ul_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
+	      struct ul_err *err)
+{
+	return ni_del(c, nid, true, err);
+}
+
+int ul_ni_add_undo(struct ul_core *c, const struct ulnet_nid *nid)
+{
+	return ni_del(c, nid, false, NULL);
 }
 
 int ul_net_del(struct ul_core *c, uint32_t net_id, struct ul_err *err)
@@ -309,6 +337,7 @@ int ul_net_del(struct ul_core *c, uint32_t net_id, struct ul_err *err)
 	if (!net)
 		return ul_err_set(err, -EINVAL, "cannot del network");
 	net_unlink(c, net);
+	net_gone(c, net_id, true);
 	return 0;
 }
 

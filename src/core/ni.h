@@ -147,10 +147,23 @@ int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
 	      const char *ifname, int numa_node,
 	      const struct ul_net_tunables *tun, struct ul_ni **out,
 	      struct ul_err *err);
-/* Delete the NI with this NID; its net goes with its last NI. -ENOENT. */
+/*
+ * Delete the NI with this NID; its net goes with its last NI, and then
+ * the peers and routes on it as ul_peer_on_net_del() says. -ENOENT.
+ */
 int ul_ni_del(struct ul_core *c, const struct ulnet_nid *nid,
 	      struct ul_err *err);
-/* Delete a net and all its NIs: -ENODEV for lo, -EINVAL if unknown. */
+/*
+ * Take back an NI that ul_ni_add() added and that could not start: as
+ * ul_ni_del(), but a net that goes with it leaves peers and routes as
+ * they were (ul_peer_on_net_undo()), as LNet drops a net that failed to
+ * start. -ENOENT.
+ */
+int ul_ni_add_undo(struct ul_core *c, const struct ulnet_nid *nid);
+/*
+ * Delete a net and all its NIs, then the peers and routes on it
+ * (ul_peer_on_net_del()): -ENODEV for lo, -EINVAL if unknown.
+ */
 int ul_net_del(struct ul_core *c, uint32_t net_id, struct ul_err *err);
 
 struct ul_net *ul_net_find(const struct ul_core *c, uint32_t net_id);

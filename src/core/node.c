@@ -245,7 +245,7 @@ int ul_node_ni_add(struct ul_node *n, const struct ulnet_nid *nid,
 		goto out;
 	rc = ni_start(n, ni, err);
 	if (rc) {
-		ul_ni_del(n->core, nid, NULL);
+		ul_ni_add_undo(n->core, nid);
 		goto out;
 	}
 	ul_ping_targets_refresh(n);

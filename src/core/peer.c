@@ -150,12 +150,17 @@ void ul_peer_net_update_healthv(struct ul_peer_net *lpn)
 
 void ul_peer_ni_set_healthv(struct ul_peer_ni *lpni, int healthv)
 {
-	if (healthv < 0)
-		healthv = 0;
-	if (healthv > UL_HEALTH_MAX)
-		healthv = UL_HEALTH_MAX;
 	lpni->healthv = healthv;
 	ul_peer_net_update_healthv(lpni->peer_net);
+}
+
+void ul_peer_ni_inc_healthv(struct ul_peer_ni *lpni, int step)
+{
+	if (lpni->healthv == UL_HEALTH_MAX)
+		return;
+	ul_peer_ni_set_healthv(lpni, lpni->healthv + step >= UL_HEALTH_MAX
+					     ? UL_HEALTH_MAX
+					     : lpni->healthv + step);
 }
 
 /* ---- preferred lists ---- */
@@ -667,6 +672,102 @@ int ul_peer_set_primary(struct ul_core *c, struct ul_peer *peer,
 	if (rc == 0)
 		peer->primary_nid = *nid;
 	return rc;
+}
+
+/* ---- local net deletion ---- */
+
+/* Its peer net is not (or no longer) a local net: no credits. */
+static void peer_ni_clear_credits(struct ul_peer_ni *lpni)
+{
+	lpni->txcredits = 0;
+	lpni->mintxcredits = 0;
+}
+
+void ul_peer_on_net_undo(struct ul_core *c, uint32_t net_id)
+{
+	struct ul_peer_net *lpn;
+	struct ul_peer_ni *lpni;
+	struct ul_peer *peer;
+
+	ul_list_for_each_entry(peer, &c->peers, core_link) {
+		lpn = ul_peer_net_find(peer, net_id);
+		if (!lpn)
+			continue;
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+			peer_ni_clear_credits(lpni);
+	}
+}
+
+/*
+ * The first peer NI of peer, in its order, on a local net other than
+ * net_id (lnet_peer_get_reachable_ni_locked), or NULL.
+ */
+static struct ul_peer_ni *reachable_ni(const struct ul_core *c,
+				       const struct ul_peer *peer,
+				       uint32_t net_id)
+{
+	struct ul_peer_net *lpn;
+
+	ul_list_for_each_entry(lpn, &peer->peer_nets, peer_link) {
+		if (lpn->net_id == net_id || !ul_net_find(c, lpn->net_id) ||
+		    ul_list_empty(&lpn->peer_nis))
+			continue;
+		return ul_list_first_entry(&lpn->peer_nis, struct ul_peer_ni,
+					   peer_net_link);
+	}
+	return NULL;
+}
+
+/* One peer's NIs on the deleted net net_id (lpn), as LNet's cleanup. */
+static void peer_net_cleanup(struct ul_core *c, struct ul_peer *peer,
+			     struct ul_peer_net *lpn)
+{
+	struct ul_peer_ni *keep = reachable_ni(c, peer, lpn->net_id);
+	struct ul_peer_ni *lpni, *tmp;
+
+	if (keep) {
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
+			if (ulnet_nid_same(&lpni->nid, &peer->primary_nid) &&
+			    !peer->is_lock_prim)
+				peer->primary_nid = keep->nid;
+			peer_ni_clear_credits(lpni);
+		}
+		return;
+	}
+	/*
+	 * A primary NI on the net takes the whole peer, locked or not (its
+	 * routes are gone already).
+	 */
+	if (ulnet_nid_net(&peer->primary_nid) == lpn->net_id) {
+		(void)ul_peer_del(c, &peer->primary_nid, true, NULL);
+		return;
+	}
+	/* Our reference keeps lpn while it empties. */
+	ul_peer_net_get(lpn);
+	ul_list_for_each_entry_safe(lpni, tmp, &lpn->peer_nis, peer_net_link)
+		peer_ni_unlink(c, lpni);
+	ul_peer_net_put(lpn);
+}
+
+void ul_peer_on_net_del(struct ul_core *c, uint32_t net_id)
+{
+	struct ul_peer *peer, *tmp;
+	struct ul_peer_net *lpn;
+
+	/*
+	 * LNet deletes the gateways' routes in a first pass over the peers;
+	 * a gateway's routes touch no other peer, so one pass that takes
+	 * each gateway's routes before its NIs ends the same.
+	 */
+	ul_list_for_each_entry_safe(peer, tmp, &c->peers, core_link) {
+		lpn = ul_peer_net_find(peer, net_id);
+		if (!lpn)
+			continue;
+		if (peer->rtr_refcount)
+			(void)ul_route_del(c, ULNET_NET_ANY, &peer->primary_nid,
+					   NULL);
+		peer_net_cleanup(c, peer, lpn);
+	}
 }
 
 void ul_peer_del_all(struct ul_core *c)

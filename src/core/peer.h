@@ -13,7 +13,8 @@
  * Peers come from configuration (ul_peer_add: "configured", MR unless
  * asked otherwise), from traffic (ul_peer_ni_find_or_create: one non-MR
  * peer per unknown NID, as LNet creates before discovery) and from route
- * add (the gateway), and change with discovery (core/discovery.h).
+ * add (the gateway), change with discovery (core/discovery.h), and lose
+ * the NIs of a local net that is deleted (ul_peer_on_net_del).
  *
  * Lifetime as in ni.h: refcounts, two-phase delete. A peer NI holds a
  * reference on its peer net, a peer net on its peer; the instance's hash
@@ -65,7 +66,7 @@ struct ul_peer_ni {
 	struct ul_peer_net *peer_net; /* holds a reference */
 	int64_t txqnob;		      /* bytes queued; compared for gateways */
 	struct ulnet_nid nid;
-	int healthv;	       /* 0..UL_HEALTH_MAX */
+	int healthv;	       /* 0..UL_HEALTH_MAX; peer set may put more */
 	uint32_t sel_priority; /* UDSP peer NI priority, lower better */
 	int txcredits;	       /* credits toward this NI (may be < 0) */
 	int mintxcredits; /* lowest txcredits reached (lpni_mintxcredits) */
@@ -189,6 +190,33 @@ int ul_peer_ni_put_first(struct ul_core *c, struct ul_peer *peer,
 void ul_peer_set_mr(struct ul_peer *peer, bool is_mr);
 
 /*
+ * A local net was created: peer NIs already on it take its peer credits
+ * (LNet's lnet_peer_net_added); before, with no net, they had none.
+ */
+void ul_peer_on_net_added(struct ul_core *c, const struct ul_net *net);
+/*
+ * The local net net_id (already unlinked) could not start and goes
+ * again: its peer NIs lose the credits ul_peer_on_net_added() gave them,
+ * and nothing else changes (LNet counts a net's peers only once it is
+ * up).
+ */
+void ul_peer_on_net_undo(struct ul_core *c, uint32_t net_id);
+/*
+ * The local net net_id (already unlinked) was deleted, by net del or
+ * with its last NI: LNet's lnet_peer_tables_cleanup(). First every route
+ * through a gateway with a peer NI on that net goes, all of that
+ * gateway's routes (lnet_peer_table_del_rtrs_locked). Then each peer NI
+ * on the net: when its peer has a peer NI on another local net, it stays
+ * as a remote peer NI without credits, and if it was the primary of a
+ * peer whose primary is not locked, the peer's first NI on another local
+ * net becomes the primary (its NI order unchanged); otherwise it goes,
+ * and a primary takes its whole peer with it, locked or not. Deleted
+ * objects go in two phases as for ul_peer_del: messages holding them
+ * keep them until their last put.
+ */
+void ul_peer_on_net_del(struct ul_core *c, uint32_t net_id);
+
+/*
  * The peer NI for nid, creating a non-MR, unconfigured peer with that one
  * NID if none exists (LNet's lnet_peerni_by_nid_locked). rx_ni is the
  * local NI a message from the new NID arrived on, or NULL for a send: a
@@ -196,12 +224,6 @@ void ul_peer_set_mr(struct ul_peer *peer, bool is_mr);
  * NID (selection.md §4.6). 0, -EINVAL for the ANY NID or a lo NID, or
  * -ENOMEM.
  */
-/*
- * A local net was created: peer NIs already on it take its peer credits
- * (LNet's lnet_peer_net_added); before, with no net, they had none.
- */
-void ul_peer_on_net_added(struct ul_core *c, const struct ul_net *net);
-
 int ul_peer_ni_find_or_create(struct ul_core *c, const struct ulnet_nid *nid,
 			      const struct ul_ni *rx_ni,
 			      struct ul_peer_ni **out);
@@ -219,8 +241,18 @@ static inline struct ul_peer *ul_peer_ni_peer(const struct ul_peer_ni *lpni)
 	return lpni->peer_net->peer;
 }
 
-/* Set a peer NI's health (clamped to 0..1000); its peer net follows. */
+/*
+ * Set a peer NI's health as given, as LNet's lnet_set_lpni_healthv_locked
+ * does (`peer set --health 2000` stores 2000); its peer net follows.
+ * Callers that compute a value keep it in range themselves.
+ */
 void ul_peer_ni_set_healthv(struct ul_peer_ni *lpni, int healthv);
+/*
+ * Raise a peer NI's health by step up to full health, as LNet's
+ * lnet_inc_lpni_healthv_locked: full health stays, and any value that
+ * would reach or pass it (one set above it too) becomes it.
+ */
+void ul_peer_ni_inc_healthv(struct ul_peer_ni *lpni, int step);
 /* Recompute a peer net's health: the max over its peer NIs. */
 void ul_peer_net_update_healthv(struct ul_peer_net *lpn);
 

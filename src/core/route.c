@@ -35,6 +35,35 @@ struct ul_rnet *ul_rnet_find(const struct ul_core *c, uint32_t net_id)
 }
 
 /*
+ * LNet's remote-net hash (lnet_net2rnethash): bucket (net number + LND
+ * type) masked to ln_remote_nets_hbits bits, which is order_base_2 of
+ * rnet_htable_size (128 by default) minus one, so 6. Route show and
+ * export walk the buckets in order, each in creation order.
+ */
+#define RNET_HASH_BITS 6
+
+static uint32_t rnet_bucket(uint32_t net_id)
+{
+	return (ulnet_net_num(net_id) + ulnet_net_type(net_id)) &
+	       ((1u << RNET_HASH_BITS) - 1);
+}
+
+/* Link a new remote net after every one in its bucket or before it. */
+static void rnets_insert(struct ul_core *c, struct ul_rnet *rnet)
+{
+	uint32_t bucket = rnet_bucket(rnet->net_id);
+	struct ul_rnet *pos;
+
+	ul_list_for_each_entry(pos, &c->rnets, core_link) {
+		if (rnet_bucket(pos->net_id) > bucket) {
+			ul_list_add_tail(&pos->core_link, &rnet->core_link);
+			return;
+		}
+	}
+	ul_list_add_tail(&c->rnets, &rnet->core_link);
+}
+
+/*
  * Insert at a random position, as LNet does so that nodes with the same
  * routes spread over routers: draw k in 0..n; k < n puts the route after
  * the k-th route, k == n puts it first (routing.md §2.2).
@@ -114,7 +143,7 @@ int ul_route_add(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
 			return ul_err_set(err, -ENOMEM, "cannot add route");
 		ul_list_init(&rnet->routes);
 		rnet->net_id = net_id;
-		ul_list_add_tail(&c->rnets, &rnet->core_link);
+		rnets_insert(c, rnet);
 		is_new_rnet = true;
 	}
 	r = calloc(1, sizeof(*r));

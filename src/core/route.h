@@ -30,7 +30,7 @@ struct ulnet_ping_ni;
 #define UL_HOPS_UNDEFINED UINT32_MAX
 
 struct ul_rnet {
-	struct ul_list core_link; /* on ul_core.rnets, creation order */
+	struct ul_list core_link; /* on ul_core.rnets, LNet's hash order */
 	struct ul_list routes;	  /* struct ul_route.rnet_link */
 	uint32_t net_id;
 	uint32_t nroutes;

@@ -1,6 +1,7 @@
 /*
  * The LND name table shared by the NID, nidlist, descriptor and range
- * parsers: which names exist and what kind of address each net carries.
+ * parsers: which names exist and what kind of address each net carries;
+ * and the parts of the NID parser they share.
  */
 #ifndef UL_NID_LND_H
 #define UL_NID_LND_H
@@ -52,6 +53,16 @@ bool ul_nid_is_well_formed(const struct ulnet_nid *nid);
 int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
 		      size_t len, struct ulnet_nid *nid, char *errbuf,
 		      size_t errlen);
+/*
+ * A NID string as LNet's kernel reads one that lnetctl hands it
+ * unparsed (libcfs_strnid: peer add/del --prim_nid, peer show --nid,
+ * peer set --nid, the peer NIDs of a netlink import): as
+ * ulnet_nid_parse(), except that "<?>" is the ANY NID and 127.0.0.1 is
+ * an address on tcp/efa (rpc_pton() has no loopback check; a host name
+ * that resolves to it makes such a peer). Returns 0 and sets *nid, or
+ * -EINVAL and leaves it alone.
+ */
+int ul_nid_parse_lnet(const char *str, struct ulnet_nid *nid);
 /*
  * inet_pton of str[0..len) as LNet's tcp/efa NIDs read it: IPv4 or IPv6,
  * refusing the loopback and link-local addresses LNet refuses. Sets *family

@@ -20,8 +20,9 @@
  * Kept from LNet: whitespace before a net number ("tcp 1") and before each
  * decimal number of an o2ib/gip address or a numeric address; IPv4 octets
  * with leading zeros on o2ib/gip (decimal, never octal) but not on tcp/efa,
- * which use inet_pton; 127.0.0.1, ::1 and fe80::/10 refused on tcp/efa;
- * every NID of type 0xff is ANY (LNET_NID_IS_ANY).
+ * which use inet_pton; 127.0.0.1, ::1 and fe80::/10 refused on tcp/efa
+ * (ul_nid_parse_lnet() takes 127.0.0.1, as LNet's kernel does); every NID
+ * of type 0xff is ANY (LNET_NID_IS_ANY).
  */
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -186,7 +187,12 @@ static bool scan_ip4_dec(const char *s, size_t len, uint32_t *out)
 	return true;
 }
 
-int ul_ip_pton(const char *str, size_t len, int *family, uint8_t addr[16])
+/*
+ * ul_ip_pton(); is_lnet takes 127.0.0.1 too, as the kernel's rpc_pton()
+ * does (LNet's user-space parser refuses it, its kernel does not).
+ */
+static int ip_pton(const char *str, size_t len, bool is_lnet, int *family,
+		   uint8_t addr[16])
 {
 	char tmp[INET6_ADDRSTRLEN + 1];
 	struct in6_addr a6;
@@ -199,7 +205,7 @@ int ul_ip_pton(const char *str, size_t len, int *family, uint8_t addr[16])
 	memset(addr, 0, 16);
 	if (inet_pton(AF_INET, tmp, &a4) == 1) {
 		/* LNet refuses the loopback address itself, not 127/8. */
-		if (a4.s_addr == htonl(INADDR_LOOPBACK))
+		if (a4.s_addr == htonl(INADDR_LOOPBACK) && !is_lnet)
 			return -EINVAL;
 		memcpy(addr, &a4, 4);
 		*family = AF_INET;
@@ -216,9 +222,15 @@ int ul_ip_pton(const char *str, size_t len, int *family, uint8_t addr[16])
 	return -EINVAL;
 }
 
-int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
-		      size_t len, struct ulnet_nid *nid, char *errbuf,
-		      size_t errlen)
+int ul_ip_pton(const char *str, size_t len, int *family, uint8_t addr[16])
+{
+	return ip_pton(str, len, false, family, addr);
+}
+
+/* ul_nid_addr_parse(); is_lnet as for ip_pton(). */
+static int addr_parse(const struct ul_lnd_info *lnd, const char *str,
+		      size_t len, bool is_lnet, struct ulnet_nid *nid,
+		      char *errbuf, size_t errlen)
 {
 	uint8_t bytes[16];
 	uint32_t v = 0;
@@ -238,7 +250,7 @@ int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
 		ok = scan_ip4_dec(str, len, &v);
 		break;
 	case UL_ADDR_KIND_IP46:
-		if (ul_ip_pton(str, len, &family, bytes) != 0)
+		if (ip_pton(str, len, is_lnet, &family, bytes) != 0)
 			break;
 		for (i = 0; i < (family == AF_INET ? 1 : 4); i++) {
 			uint32_t w;
@@ -256,6 +268,13 @@ int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
 	}
 	nid->nid_addr[0] = v;
 	return 0;
+}
+
+int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
+		      size_t len, struct ulnet_nid *nid, char *errbuf,
+		      size_t errlen)
+{
+	return addr_parse(lnd, str, len, false, nid, errbuf, errlen);
 }
 
 /*
@@ -306,8 +325,9 @@ int ulnet_net_parse(const char *str, uint32_t *net, char *errbuf, size_t errlen)
 	return net_parse(str, strlen(str), str, &lnd, net, errbuf, errlen);
 }
 
-int ulnet_nid_parse(const char *str, struct ulnet_nid *nid, char *errbuf,
-		    size_t errlen)
+/* ulnet_nid_parse(); is_lnet as for ip_pton(). */
+static int nid_parse(const char *str, bool is_lnet, struct ulnet_nid *nid,
+		     char *errbuf, size_t errlen)
 {
 	const struct ul_lnd_info *lnd;
 	struct ulnet_nid tmp;
@@ -334,13 +354,29 @@ int ulnet_nid_parse(const char *str, struct ulnet_nid *nid, char *errbuf,
 		alen = strlen(str);
 	}
 	memset(&tmp, 0, sizeof(tmp));
-	rc = ul_nid_addr_parse(lnd, str, alen, &tmp, errbuf, errlen);
+	rc = addr_parse(lnd, str, alen, is_lnet, &tmp, errbuf, errlen);
 	if (rc)
 		return rc;
 	tmp.nid_type = (uint8_t)ulnet_net_type(net);
 	tmp.nid_num = (uint16_t)ulnet_net_num(net);
 	*nid = tmp;
 	return 0;
+}
+
+int ulnet_nid_parse(const char *str, struct ulnet_nid *nid, char *errbuf,
+		    size_t errlen)
+{
+	return nid_parse(str, false, nid, errbuf, errlen);
+}
+
+int ul_nid_parse_lnet(const char *str, struct ulnet_nid *nid)
+{
+	/* libcfs_strnid(): "<?>" alone is the ANY NID. */
+	if (str && strcmp(str, "<?>") == 0) {
+		ulnet_nid_set_any(nid);
+		return 0;
+	}
+	return nid_parse(str, true, nid, NULL, 0);
 }
 
 char *ulnet_net_format(uint32_t net, char *buf, size_t len)

@@ -117,6 +117,9 @@ int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NID))
 		return ul_err_set(err, -ENOMSG, "no configuration");
+	/* lnet_add_peer_ni() refuses "<?>" once it is parsed. */
+	if (ulnet_nid_is_any(&a->nid))
+		return ul_err_set(err, -EINVAL, "failed to add primary peer");
 	is_new = !ul_peer_find(core, &a->nid);
 	rc = ul_peer_add(core, &a->nid, is_mr, is_lock, &peer, &cerr);
 	if (rc == -EBUSY && gateway_as_is(core, a, is_mr))
@@ -154,6 +157,12 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NID))
 		return ul_err_set(err, -ENOMSG, "no configuration");
+	/*
+	 * "<?>": LNet notes "missing primary NID" but returns success, so
+	 * lnetctl prints nothing and exits 0.
+	 */
+	if (ulnet_nid_is_any(&a->nid))
+		return 0;
 	for (i = 0; i < a->nnids; i++)
 		whole |= ulnet_nid_same(&a->nids[i], &a->nid);
 	peer = ul_peer_find(core, &a->nid);
@@ -184,12 +193,6 @@ int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
-/* Written as given; core keeps it within 0..1000 (see notes). */
-static void set_health(struct ul_peer_ni *lpni, int v)
-{
-	ul_peer_ni_set_healthv(lpni, v);
-}
-
 int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -199,6 +202,11 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	struct ul_peer *p;
 
 	(void)doc;
+	/*
+	 * LNet reads one request's "peer state" before its "peer ni"
+	 * health: a state for an unknown peer fails first; otherwise both
+	 * apply.
+	 */
 	if (a->has & UL_CTL_ARG_STATE) {
 		p = (a->has & UL_CTL_ARG_NID) ? ul_peer_find(core, &a->nid)
 					      : NULL;
@@ -219,14 +227,18 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		p->is_lock_prim = a->state & PEER_STATE_LOCK_PRIMARY;
 		if (srv->udsp)
 			ul_udsp_apply_all(srv->udsp);
-		return 0;
 	}
+	/*
+	 * The value as given, as lnet_peer_ni_set_healthv() stores it
+	 * (lnetctl sends none below 0; the kernel's clamp_t() result is
+	 * unused, so 2000 stays 2000).
+	 */
 	if (!(a->has & UL_CTL_ARG_HEALTH))
 		return 0;
 	if (a->has & UL_CTL_ARG_NID) {
 		lpni = ul_peer_ni_find(core, &a->nid);
 		if (lpni)
-			set_health(lpni, a->health);
+			ul_peer_ni_set_healthv(lpni, a->health);
 		return 0;
 	}
 	if (!(a->flags & UL_CTL_ARGF_ALL))
@@ -235,7 +247,7 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
 			ul_list_for_each_entry(lpni, &lpn->peer_nis,
 					       peer_net_link)
-				set_health(lpni, a->health);
+				ul_peer_ni_set_healthv(lpni, a->health);
 	return 0;
 }
 

@@ -107,5 +107,15 @@ de nidlist 5.6.7.8@tcp
 q
 debug nidlist 9.9.9.9@tcp
 " -- "$ULNETCTL"
+# A line keeps its first 512 words and drops the rest (lnetctl's
+# line2args()); the run goes on. "help" joins its words, so the message
+# shows how many were kept: 511 after "help", not the 512th "b".
+many="help$(printf ' a%.0s' $(seq 511)) b c"
+expect_stdin script_long_line 0 "*" \
+	"ulnetctl: '$(printf 'a%.0s' $(seq 511))' is not a valid command. See 'ulnetctl --list-commands'." \
+	"$many
+version
+" -- "$ULNETCTL"
+check script_long_line_goes_on '^ulnetctl [0-9]'
 
 finish

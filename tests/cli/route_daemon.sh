@@ -104,13 +104,28 @@ expect add_missing_net 234 "missing mandatory parameters:'net'" "" \
 	-- $u route add --gateway 127.1.2.54@tcp
 expect add_missing_gw 234 "missing mandatory parameters:'gateway'" "" \
 	-- $u route add --net tcp5
-# 6 --health_sensitivity is not an option: help, exit 0, no route.
-expect add_unknown 0 "*" "*" -- $u route add --net tcp9 \
+# 6 --health_sensitivity is not an option: help, exit 0, no route;
+# getopt's own message only for a single argument (§1.2).
+expect add_unknown 0 @route/add_help.txt "" -- $u route add --net tcp9 \
 	--gateway 127.1.2.55@tcp --health_sensitivity 1
+expect add_unknown_sole 0 @route/add_help.txt \
+	"add: unrecognized option '--bogus'" -- $u route add --bogus
+expect show_unknown 0 @route/show_help.txt "" -- \
+	$u route show --net x --bogus
+expect show_unknown_sole 0 @route/show_help.txt \
+	"show: unrecognized option '--bogus'" -- $u route show --bogus
+expect del_unknown 0 @route/del_help.txt "" -- \
+	$u route del --net x --gateway y --bogus
+# script mode: a line that left the diagnostics on does not turn them
+# on for the next verb with more than one argument.
+expect_stdin script_diagnostics 0 "*" "show: unrecognized option '--bogus'" \
+	"route show --bogus
+route show --net x --bogus
+" -- $u
 expect add_unknown_none 0 "" "" -- $u route show --net tcp9
 # 6a nor is --verbose on add: lnetctl's add knows net, gateway, hop
 # (hop-count) and priority only.
-expect add_verbose 0 @route/add_help.txt "*" -- $u route add --net tcp9 \
+expect add_verbose 0 @route/add_help.txt "" -- $u route add --net tcp9 \
 	--gateway 127.1.2.55@tcp --verbose
 expect add_verbose_none 0 "" "" -- $u route show --net tcp9
 # 6b --priority -1 and --hop -1 are lnetctl's "not given".
@@ -209,7 +224,7 @@ n=0
 for o in --verbose '--hop 3' '--prio 3' '-c 1' '-p 1' -v; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086 # o holds an option and its value
-	expect "del_option_$n" 0 @route/del_help.txt "*" -- $u route del \
+	expect "del_option_$n" 0 @route/del_help.txt "" -- $u route del \
 		--net tcp5 --gateway 127.1.2.50@tcp $o
 done
 expect_items del_option_none route/show_net5.yaml -- $u route show --net tcp5
@@ -225,6 +240,37 @@ expect del_again 234 "" @route/del.err -- \
 expect del_wrong_net 234 "" @route/del.err -- \
 	$u route del --net tcp6 --gateway 127.1.2.52@tcp
 expect show_after_del 0 @route/show_after_del.yaml "" -- $u route show
+# 6f remote nets are listed in LNet's remote-net hash order ((net
+# number + LND type) & 63: o2ib 5, tcp6 8, tcp70 72 & 63 = 8, tcp7 9,
+# tcp8 10, tcp9 11), creation order within a bucket; export too.
+for net in tcp9 tcp70 o2ib; do
+	expect "order_add_$net" 0 "" "" -- $u route add --net $net \
+		--gateway 127.1.2.70@tcp
+done
+expect order_show 0 "*" "" -- $u route show
+want_nets="o2ib tcp6 tcp70 tcp7 tcp8 tcp9 "
+if [ "$(sed -n 's/^-     net: //p' "$TMP/out" | uniq | tr '\n' ' ')" = \
+	"$want_nets" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL order_show: nets not in LNet's hash order:"
+	cat "$TMP/out"
+	failed=$((failed + 1))
+fi
+expect order_export 0 "*" "" -- $u export --backup
+if [ "$(sed -n '/^route:/,/^[a-z]/s/^-     net: //p' "$TMP/out" | uniq |
+	tr '\n' ' ')" = "$want_nets" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL order_export: nets not in LNet's hash order:"
+	cat "$TMP/out"
+	failed=$((failed + 1))
+fi
+for net in tcp9 tcp70 o2ib; do
+	expect "order_del_$net" 0 "" "" -- $u route del --net $net \
+		--gateway 127.1.2.70@tcp
+done
+expect order_gw_del 0 "" "" -- $u peer del --prim_nid 127.1.2.70@tcp
 # 7 with its route gone the gateway peer can go.
 expect gw_peer_del_free 0 "" "" -- $u peer del --prim_nid 127.1.2.50@tcp
 

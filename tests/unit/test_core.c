@@ -388,10 +388,41 @@ static void core_peer_net_health_is_max_of_its_nis(void **state)
 	assert_int_equal(la->peer_net->healthv, 1000);
 	ul_peer_ni_set_healthv(lb, 700);
 	assert_int_equal(la->peer_net->healthv, 700);
-	ul_peer_ni_set_healthv(lb, -5);
-	assert_int_equal(lb->healthv, 0);
+	ul_peer_ni_set_healthv(lb, 0);
 	assert_int_equal(la->peer_net->healthv, 300);
 	(void)p;
+	ul_core_destroy(c);
+}
+
+/*
+ * peer set --health stores the value as given (lnetctl.md §7.5), 2000
+ * too; a raise then goes to full health and no further, as LNet's
+ * lnet_inc_lpni_healthv_locked.
+ */
+static void core_peer_health_as_given_inc_stops_at_full(void **state)
+{
+	struct ulnet_nid a = ht_nid("10.1.0.10@o2ib");
+	struct ul_peer_ni *la;
+	struct ul_core *c;
+
+	(void)state;
+	assert_int_equal(ul_core_create(&c), 0);
+	(void)ht_peer(c, true, "10.1.0.10@o2ib", NULL);
+	la = ul_peer_ni_find(c, &a);
+	ul_peer_ni_set_healthv(la, 2000);
+	assert_int_equal(la->healthv, 2000);
+	assert_int_equal(la->peer_net->healthv, 2000);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, UL_HEALTH_MAX);
+	ul_peer_ni_set_healthv(la, 500);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, 600);
+	ul_peer_ni_set_healthv(la, 950);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, UL_HEALTH_MAX);
+	ul_peer_ni_inc_healthv(la, 100);
+	assert_int_equal(la->healthv, UL_HEALTH_MAX);
+	assert_int_equal(la->peer_net->healthv, UL_HEALTH_MAX);
 	ul_core_destroy(c);
 }
 
@@ -536,6 +567,50 @@ static void core_route_insertion_is_random_but_seeded(void **state)
 	}
 	for (int k = 0; k < 4; k++)
 		assert_true(first_seen[k]);
+}
+
+/*
+ * Remote nets are kept in LNet's remote-net hash order (lnet_scan_route
+ * walks the 64 buckets of (net number + LND type) & 63), creation order
+ * within a bucket, whatever order the routes came in.
+ */
+static void core_rnets_in_lnet_hash_order(void **state)
+{
+	/* Added in this order; bucket after the name. */
+	static const char *const added[] = {
+		"tcp9",	  /* 11 */
+		"tcp5",	  /* 7 */
+		"o2ib",	  /* 5 */
+		"tcp70",  /* 72 & 63 = 8 */
+		"o2ib2",  /* 7, after tcp5 */
+		"tcp69",  /* 71 & 63 = 7, after o2ib2 */
+		"gni100", /* 113 & 63 = 49 */
+	};
+	static const char *const want[] = {
+		"o2ib", "tcp5", "o2ib2", "tcp69", "tcp70", "tcp9", "gni100",
+	};
+	struct ulnet_nid gw = ht_nid("10.0.0.100@tcp");
+	struct ul_rnet *rnet;
+	struct ul_core *c;
+	char buf[32];
+	size_t i = 0;
+
+	(void)state;
+	assert_int_equal(ul_core_create(&c), 0);
+	ht_ni(c, "10.0.0.1@tcp", 0);
+	for (size_t k = 0; k < sizeof(added) / sizeof(added[0]); k++)
+		assert_int_equal(ul_route_add(c, ht_net(added[k]), &gw,
+					      UL_HOPS_UNDEFINED, 0, NULL, NULL),
+				 0);
+	ul_list_for_each_entry(rnet, &c->rnets, core_link) {
+		assert_true(i < sizeof(want) / sizeof(want[0]));
+		assert_string_equal(ulnet_net_format(rnet->net_id, buf,
+						     sizeof(buf)),
+				    want[i]);
+		i++;
+	}
+	assert_int_equal(i, sizeof(want) / sizeof(want[0]));
+	ul_core_destroy(c);
 }
 
 /* selection.md §5.1 / routing.md §4.2 on node C's MR router R1. */
@@ -772,9 +847,11 @@ int main(void)
 		cmocka_unit_test(core_peer_del_keeps_locked_primary),
 		cmocka_unit_test(core_peer_becoming_mr_drops_sticky_nids),
 		cmocka_unit_test(core_peer_net_health_is_max_of_its_nis),
+		cmocka_unit_test(core_peer_health_as_given_inc_stops_at_full),
 		cmocka_unit_test(core_route_add_checks_in_lnetctl_order),
 		cmocka_unit_test(core_route_del_and_gateway_refs),
 		cmocka_unit_test(core_route_insertion_is_random_but_seeded),
+		cmocka_unit_test(core_rnets_in_lnet_hash_order),
 		cmocka_unit_test(core_route_liveness_rules),
 		cmocka_unit_test(select_skips_dead_routes),
 		cmocka_unit_test(core_deleted_objects_live_until_last_put),

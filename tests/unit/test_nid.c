@@ -11,6 +11,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "nid/lnd.h"
 #include "ulnet/nid.h"
 #include "wire/wire.h"
 
@@ -184,6 +185,55 @@ static void nid_parse_truncates_reason_to_errbuf(void **state)
 	assert_int_equal(strlen(err), sizeof(err) - 1);
 	assert_int_equal(ulnet_nid_parse("1@foo", &nid, NULL, 0), -EINVAL);
 	assert_int_equal(ulnet_nid_parse(NULL, &nid, NULL, 0), -EINVAL);
+}
+
+/*
+ * A string lnetctl hands to LNet's kernel unparsed: "<?>" is ANY and
+ * 127.0.0.1 an address on tcp/efa; everything else as ulnet_nid_parse().
+ */
+static void nid_parse_lnet_takes_what_the_kernel_takes(void **state)
+{
+	static const char *const lnet_good[] = {
+		"127.0.0.1@tcp", "127.0.0.1",	   "127.0.0.1@tcp3",
+		"127.0.0.1@efa", "127.0.0.1@o2ib", "10.0.0.1@tcp",
+		"0@lo",
+	};
+	static const char *const lnet_bad[] = {
+		"localhost@tcp", "<?>@tcp",	   " <?>",
+		"::1@tcp",	 "fe80::1@tcp",	   "1@tcp",
+		"127.0.0.1@foo", "127.0.0.01@tcp", NULL,
+	};
+	struct ulnet_nid nid, untouched, want;
+	size_t i;
+
+	(void)state;
+	assert_int_equal(ul_nid_parse_lnet("<?>", &nid), 0);
+	assert_true(ulnet_nid_is_any(&nid));
+	for (i = 0; i < sizeof(lnet_good) / sizeof(lnet_good[0]); i++) {
+		if (ul_nid_parse_lnet(lnet_good[i], &nid))
+			fail_msg("row %zu '%s' refused", i, lnet_good[i]);
+		/*
+		 * The same NID as ulnet_nid_parse() gives, or, for the
+		 * loopback address it refuses on tcp/efa, that address.
+		 */
+		if (ulnet_nid_parse(lnet_good[i], &want, NULL, 0) == 0) {
+			assert_true(ulnet_nid_same(&nid, &want));
+		} else {
+			assert_int_equal(strncmp(lnet_good[i], "127.0.0.1", 9),
+					 0);
+			assert_int_equal(nid.nid_addr[0], 0x7f000001);
+			assert_int_equal(nid.nid_size, 0);
+		}
+	}
+	memset(&untouched, 0x5a, sizeof(untouched));
+	for (i = 0; i < sizeof(lnet_bad) / sizeof(lnet_bad[0]); i++) {
+		nid = untouched;
+		if (ul_nid_parse_lnet(lnet_bad[i], &nid) != -EINVAL)
+			fail_msg("row %zu '%s' accepted", i,
+				 lnet_bad[i] ? lnet_bad[i] : "(null)");
+		if (memcmp(&nid, &untouched, sizeof(nid)))
+			fail_msg("row %zu: *nid written on failure", i);
+	}
 }
 
 static void nid_any_prints_as_question_mark(void **state)
@@ -522,6 +572,7 @@ int main(void)
 		cmocka_unit_test(nid_format_is_a_fixed_point),
 		cmocka_unit_test(nid_parse_rejects_bad_forms),
 		cmocka_unit_test(nid_parse_truncates_reason_to_errbuf),
+		cmocka_unit_test(nid_parse_lnet_takes_what_the_kernel_takes),
 		cmocka_unit_test(nid_any_prints_as_question_mark),
 		cmocka_unit_test(nid_format_unknown_lnd_as_hex),
 		cmocka_unit_test(nid4_matches_wire_table),

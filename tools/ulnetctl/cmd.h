@@ -32,6 +32,19 @@ int ulnetctl_run_noun(const char *name, const struct ulnetctl_cmd *verbs,
 		      int argc, char **argv);
 /* -h, --help or a shortening of it ("--he"), as lnetctl's getopt reads it. */
 bool ulnetctl_is_help(const char *arg);
+/*
+ * getopt's own diagnostics ("add: unrecognized option '--bogus'") as
+ * lnetctl's check_cmd() leaves them for the verb's parsing: on for a
+ * verb with a single argument, off when it has more. Every verb that
+ * lnetctl runs through check_cmd() calls this before its getopt loop, so
+ * no verb inherits what an earlier script line left.
+ */
+void ulnetctl_with_diagnostics(int argc);
+/*
+ * A number as lnetctl's parse_long() reads it: strtol base 0, nothing
+ * after it, false on overflow; "" reads as 0.
+ */
+bool ulnetctl_parse_long(const char *s, long *out);
 
 /* Print "<noun> <verb>: <help>" for one verb, or every verb when verb is NULL. */
 void ulnetctl_print_help(const struct ulnetctl_cmd *verbs, const char *noun,

@@ -19,6 +19,7 @@
  * /run/ulnet/ulnetd.ctl (ctl.h).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -127,6 +128,20 @@ bool ulnetctl_is_help(const char *arg)
 	if (strcmp(arg, "-h") == 0)
 		return true;
 	return n >= 3 && n <= 6 && strncmp(arg, "--help", n) == 0;
+}
+
+void ulnetctl_with_diagnostics(int argc)
+{
+	opterr = argc <= 2;
+}
+
+bool ulnetctl_parse_long(const char *s, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 0);
+	return errno != ERANGE && !*end;
 }
 
 static int not_a_command(const char *word)
@@ -352,7 +367,8 @@ int ulnetctl_run_noun(const char *name, const struct ulnetctl_cmd *verbs,
 /*
  * One script line (words split on blanks and tabs): its first word may
  * be shortened (lnetctl's parser); an unknown one prints the usage and
- * an ambiguous one the candidates, and neither is a failure.
+ * an ambiguous one the candidates, and neither is a failure. Words past
+ * the first MAX_LINE_WORDS are dropped, as lnetctl's line2args() does.
  */
 static int run_line(char *line)
 {
@@ -362,17 +378,9 @@ static int run_line(char *line)
 	int n = 0;
 
 	text = strdup(line);
-	for (tok = strtok_r(line, " \t\r\n", &save); tok;
-	     tok = strtok_r(NULL, " \t\r\n", &save)) {
-		if (n == MAX_LINE_WORDS) {
-			fprintf(stderr,
-				"%s: more than %d words in one command\n", prog,
-				MAX_LINE_WORDS);
-			free(text);
-			return -E2BIG;
-		}
+	for (tok = strtok_r(line, " \t\r\n", &save); tok && n < MAX_LINE_WORDS;
+	     tok = strtok_r(NULL, " \t\r\n", &save))
 		words[n++] = tok;
-	}
 	if (n == 0) {
 		free(text);
 		return 0;

@@ -17,6 +17,7 @@
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
+#include "nid/lnd.h"
 #include "nid/nidlist.h"
 #include "nid/nidrange.h"
 #include "util/err.h"
@@ -39,12 +40,13 @@ static int peer_show(int argc, char **argv)
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_PEER_SHOW;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "hn:v::", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'n':
-			if (ulnet_nid_parse(optarg, &req.peer_show.nid, NULL,
-					    0))
+			/* LNet parses it (lnetctl sends the string). */
+			if (ul_nid_parse_lnet(optarg, &req.peer_show.nid))
 				return ulnetctl_show_failed("peer", -EINVAL,
 							    "invalid NID");
 			req.peer_show.has_nid = true;
@@ -53,6 +55,10 @@ static int peer_show(int argc, char **argv)
 			req.peer_show.verbose =
 				ulnetctl_verbose_arg(argc, argv);
 			break;
+		case 'h':
+			/* lnetctl takes -h among other options and has no
+			 * case for it: nothing is shown, status 0. */
+			return 0;
 		default:
 			ulnetctl_print_help(ulnetctl_peer_cmds, "peer", "show");
 			return 0;
@@ -231,7 +237,7 @@ static int peer_nid_request(const char *prim, const char *list, const char *op,
 			return rc;
 	}
 	if (prim) {
-		if (ulnet_nid_parse(prim, &a->nid, NULL, 0))
+		if (ul_nid_parse_lnet(prim, &a->nid))
 			return ulnetctl_d1(op, "peer", -EINVAL,
 					   "unsupported primary NID");
 		a->has |= UL_CTL_ARG_NID;
@@ -267,6 +273,7 @@ static int peer_nid_cmd(int argc, char **argv, bool is_add)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "k:n:mlfh", opts, NULL)) != -1) {
 		switch (opt) {
@@ -321,10 +328,10 @@ static int peer_list(int argc, char **argv)
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	int rc;
 
-	(void)argc;
 	(void)argv;
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc); /* no options, as in lnetctl */
 	rc = ulnetctl_do(UL_CTL_OP_PEER_LIST, a, "show", "peer", UL_DOC_A);
 	free(a);
 	return rc;
@@ -363,23 +370,22 @@ static int peer_set(int argc, char **argv)
 		{ "conns-per-peer", required_argument, NULL, 'm' },
 		{ "lnd-timeout", required_argument, NULL, 'l' },
 		{ "net", required_argument, NULL, 'i' },
-		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	char descr[1100]; /* lnetctl: LNET_MAX_STR_LEN (1024) */
 	bool has_net = false, has_lnd_timeout = false;
+	int opt, rc = 0, health = -1, state = -1;
 	const char *nid = NULL;
 	struct ul_ctl_args *a;
 	uint32_t net;
-	char *end;
 	long v;
-	int opt, rc = 0;
 
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, ":n:at:s:m:l:i:h", opts, NULL)) !=
+	while ((opt = getopt_long(argc, argv, "n:at:s:m:l:i:", opts, NULL)) !=
 	       -1) {
 		switch (opt) {
 		case 'n':
@@ -389,19 +395,15 @@ static int peer_set(int argc, char **argv)
 			a->flags |= UL_CTL_ARGF_ALL;
 			break;
 		case 't':
-			v = strtol(optarg, &end, 0);
-			if (*end || end == optarg)
-				break; /* unparsable: ignored (§6.4) */
-			a->health = (int32_t)v;
-			a->has |= UL_CTL_ARG_HEALTH;
+			/*
+			 * lnetctl keeps an int and sends it only when it is
+			 * not negative; unparsable is -1 (§6.4, §7.5).
+			 */
+			health = ulnetctl_parse_long(optarg, &v) ? (int)v : -1;
 			break;
 		case 's':
-			v = strtol(optarg, &end, 0);
-			/* Unparsable or -1 means "no --state" to lnetctl. */
-			if (*end || end == optarg || v == -1)
-				break;
-			a->state = (uint32_t)v;
-			a->has |= UL_CTL_ARG_STATE;
+			/* Unparsable or -1 (as an int) is "no --state". */
+			state = ulnetctl_parse_long(optarg, &v) ? (int)v : -1;
 			break;
 		case 'm':
 			break; /* accepted, no effect on peers (§7.5) */
@@ -440,7 +442,7 @@ static int peer_set(int argc, char **argv)
 		goto out;
 	}
 	/* LNet refuses a NID it cannot parse: D1, then lnetctl's D2. */
-	if (nid && ulnet_nid_parse(nid, &a->nid, NULL, 0)) {
+	if (nid && ul_nid_parse_lnet(nid, &a->nid)) {
 		ulnetctl_d1("set", "peer", -EINVAL, "unsupported primary NID");
 		rc = peer_set_failed("");
 		goto out;
@@ -450,6 +452,14 @@ static int peer_set(int argc, char **argv)
 	if ((a->has & UL_CTL_ARG_NID) && (a->flags & UL_CTL_ARGF_ALL)) {
 		rc = peer_set_failed("");
 		goto out;
+	}
+	if (health >= 0) {
+		a->health = health;
+		a->has |= UL_CTL_ARG_HEALTH;
+	}
+	if (state != -1) {
+		a->state = (uint32_t)state;
+		a->has |= UL_CTL_ARG_STATE;
 	}
 	if (!(a->has & (UL_CTL_ARG_HEALTH | UL_CTL_ARG_STATE)))
 		goto out;

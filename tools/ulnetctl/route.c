@@ -193,6 +193,7 @@ static int route_cmd(int argc, char **argv, enum route_verb verb)
 
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, shorts[verb], longs[verb],
 				  NULL)) != -1) {
@@ -282,10 +283,10 @@ static int routing_show(int argc, char **argv)
 	struct ul_cyaml_errs t;
 	int rc;
 
-	(void)argc;
 	(void)argv;
 	if (!a)
 		return -ENOMEM;
+	ulnetctl_with_diagnostics(argc); /* no options, as in lnetctl */
 	rc = ulnetctl_call(UL_CTL_OP_ROUTING_SHOW, a, ULNETCTL_CTL_TIMEOUT_MS,
 			   &reply, &err);
 	free(a);
