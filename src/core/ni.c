@@ -3,9 +3,11 @@
  *
  * Checks and error texts follow lnetctl net add/del (reference/lnetctl.md
  * §6.1, §6.2). A net's tunables are fixed by its first NI; later NIs keep
- * the net's values, as LNet does ("All tunables of NIs of a net should be
- * the same"). The lo net is created once by ul_core_create() and never
- * configured or deleted through this interface.
+ * the net's values, as LNet does, and the node logs LNet's warning "All
+ * tunables of NIs of a net should be the same" when one asked for others
+ * (ul_net_tunables_match()). The lo net is created once by
+ * ul_core_create() and never configured or deleted through this
+ * interface.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,24 +25,46 @@ void ul_net_tunables_default(struct ul_net_tunables *tun)
 	tun->peer_buffer_credits = 0;
 }
 
-/* A given tunable overrides the default; peer credits never exceed the
- * NI's credits (lnetctl.md §6.1). */
-static void net_tunables_merge(struct ul_net_tunables *dst,
+/* What a request asks for: a given tunable overrides the default. */
+static void net_tunables_asked(struct ul_net_tunables *dst,
 			       const struct ul_net_tunables *src)
 {
 	ul_net_tunables_default(dst);
-	if (src) {
-		if (src->peer_tx_credits >= 0)
-			dst->peer_tx_credits = src->peer_tx_credits;
-		if (src->credits >= 0)
-			dst->credits = src->credits;
-		if (src->peer_timeout_sec >= 0)
-			dst->peer_timeout_sec = src->peer_timeout_sec;
-		if (src->peer_buffer_credits >= 0)
-			dst->peer_buffer_credits = src->peer_buffer_credits;
-	}
+	if (!src)
+		return;
+	if (src->peer_tx_credits >= 0)
+		dst->peer_tx_credits = src->peer_tx_credits;
+	if (src->credits >= 0)
+		dst->credits = src->credits;
+	if (src->peer_timeout_sec >= 0)
+		dst->peer_timeout_sec = src->peer_timeout_sec;
+	if (src->peer_buffer_credits >= 0)
+		dst->peer_buffer_credits = src->peer_buffer_credits;
+}
+
+/*
+ * A new net's tunables: the request's, with peer credits never above the
+ * NI's credits, as the socklnd lowers them when it starts the net's first
+ * NI (lnetctl.md §6.1).
+ */
+static void net_tunables_merge(struct ul_net_tunables *dst,
+			       const struct ul_net_tunables *src)
+{
+	net_tunables_asked(dst, src);
 	if (dst->peer_tx_credits > dst->credits)
 		dst->peer_tx_credits = dst->credits;
+}
+
+bool ul_net_tunables_match(const struct ul_net *net,
+			   const struct ul_net_tunables *tun)
+{
+	struct ul_net_tunables asked;
+
+	net_tunables_asked(&asked, tun);
+	return asked.peer_tx_credits == net->tun.peer_tx_credits &&
+	       asked.credits == net->tun.credits &&
+	       asked.peer_timeout_sec == net->tun.peer_timeout_sec &&
+	       asked.peer_buffer_credits == net->tun.peer_buffer_credits;
 }
 
 void ul_lat_record(struct ul_lat *l, uint64_t ns)
@@ -211,7 +235,12 @@ int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
 		return ul_err_set(err, -EUSERS,
 				  "cannot add LNet NI: a route to its net "
 				  "exists");
-	if (c->nnis >= c->tun.max_interfaces)
+	/*
+	 * lnet_startup_lndni: lnet_interfaces_max bounds every NI, 0@lo
+	 * included, so the NIs besides lo stop one short of it (nnis does
+	 * not count lo).
+	 */
+	if (c->nnis >= c->tun.max_interfaces - 1)
 		return ul_err_set(err, -ENOSPC,
 				  "too many NIs, check lnet_interfaces_max");
 	if (ifname && strlen(ifname) >= UL_IFNAME_SIZE)

@@ -42,7 +42,11 @@ static int cpt_mask(const struct ul_expr *e, unsigned int ncpt, uint64_t *out)
 	return 0;
 }
 
-/* The net's tunables from the request, LNet's defaults where not given. */
+/*
+ * The net's tunables from the request, LNet's defaults where not given;
+ * a new net lowers peer credits to its credits (core/ni.c), and an
+ * existing one compares what was asked for, unlowered, as LNet does.
+ */
 static void req_tunables(const struct ul_ctl_args *a,
 			 struct ul_net_tunables *tun)
 {
@@ -56,8 +60,6 @@ static void req_tunables(const struct ul_ctl_args *a,
 		tun->peer_buffer_credits = a->peer_buffer_credits;
 	if ((a->has & UL_CTL_ARG_CREDITS) && a->credits > 0)
 		tun->credits = a->credits;
-	if (tun->peer_tx_credits > tun->credits)
-		tun->peer_tx_credits = tun->credits;
 }
 
 /*

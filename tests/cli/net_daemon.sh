@@ -344,6 +344,27 @@ $set_opt_err" -- $u net set --health
 expect set_no_arg_quiet 234 "" "$set_opt_err" -- $u net set --all --health
 expect show_set_again 0 @net/show_set.yaml "" -- $u net show -v
 
+# --- an NI that asks for other tunables than its net's ---------------------
+# 18b LNet keeps the net's and logs "All tunables of NIs of a net should
+# be the same" (lnet_startup_lndnet, sanity-lnet 170): it compares what
+# the request asked for with what the net has, peer credits that the
+# first NI lowered to its credits included.
+warn='All tunables of NIs of a net should be the same'
+nwarn() { grep -c "$warn" "$TMP/n.log" || true; }
+w0=$(nwarn)
+expect tun_first 0 "" "" -- $u net add --nid 127.1.9.1@tcp9 -c 300 -r 200
+expect tun_same 0 "" "" -- $u net add --nid 127.1.9.2@tcp9 -c 200 -r 200
+[ "$(nwarn)" = "$w0" ] && passed=$((passed + 1)) ||
+	{ echo "FAIL tun_same_quiet: $(nwarn) warnings, not $w0"; failed=$((failed + 1)); }
+expect tun_other 0 "" "" -- $u net add --nid 127.1.9.3@tcp9 -t 181
+expect tun_unlowered 0 "" "" -- $u net add --nid 127.1.9.4@tcp9 -c 300 -r 200
+[ "$(nwarn)" = "$((w0 + 2))" ] && passed=$((passed + 1)) ||
+	{ echo "FAIL tun_warned: $(nwarn) warnings, not $((w0 + 2))"; failed=$((failed + 1)); }
+expect tun_kept 0 "*" "" -- $u net show -v --net tcp9
+check tun_kept_credits '^ +peer_credits: 200$'
+check tun_kept_timeout '^ +peer_timeout: 180$'
+expect tun_del 0 "" "" -- $u net del --net tcp9
+
 # --- the NI limit ---------------------------------------------------------
 # 19 past lnet_interfaces_max the request fails (its earlier NIs stay).
 expect set_max 0 "" "" -- $u set max_interfaces 16

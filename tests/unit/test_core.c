@@ -215,16 +215,54 @@ static void core_ni_add_respects_max_interfaces(void **state)
 	assert_int_equal(ul_tunables_set(&c->tun, UL_TUNABLE_MAX_INTERFACES, 16,
 					 NULL),
 			 0);
-	for (int i = 0; i < 16; i++) {
+	/*
+	 * lnet_startup_lndni: 0@lo counts against lnet_interfaces_max, so
+	 * 15 NIs fit besides it and the 16th is refused.
+	 */
+	for (int i = 0; i < 15; i++) {
 		snprintf(buf, sizeof(buf), "10.0.0.%d@tcp", i + 1);
 		ht_ni(c, buf, 0);
 	}
 	{
 		struct ulnet_nid n = ht_nid("10.0.1.1@tcp");
+		struct ulnet_nid m = ht_nid("10.0.0.1@tcp");
 
 		assert_int_equal(ul_ni_add(c, &n, NULL, 0, NULL, NULL, NULL),
 				 -ENOSPC);
+		/* a deleted NI makes room for one more */
+		assert_int_equal(ul_ni_del(c, &m, NULL), 0);
+		assert_int_equal(ul_ni_add(c, &n, NULL, 0, NULL, NULL, NULL),
+				 0);
 	}
+	ul_core_destroy(c);
+}
+
+/*
+ * What a later NI asks for is compared with the net's tunables as they
+ * are (lnet_startup_lndnet): the peer credits the first NI lowered to its
+ * credits no longer match the request that asked for more.
+ */
+static void core_net_tunables_match(void **state)
+{
+	struct ul_net_tunables asked = { 300, 200, -1, -1 };
+	struct ul_net_tunables same = { 200, 200, 180, 0 };
+	struct ulnet_nid n = ht_nid("10.0.0.1@tcp");
+	struct ul_core *c;
+	struct ul_ni *ni;
+
+	(void)state;
+	assert_int_equal(ul_core_create(&c), 0);
+	assert_int_equal(ul_ni_add(c, &n, NULL, 0, &asked, &ni, NULL), 0);
+	assert_int_equal(ni->net->tun.peer_tx_credits, 200);
+	assert_false(ul_net_tunables_match(ni->net, &asked));
+	assert_true(ul_net_tunables_match(ni->net, &same));
+	same.peer_timeout_sec = -1; /* not given: the default, 180 */
+	same.peer_buffer_credits = -1;
+	assert_true(ul_net_tunables_match(ni->net, &same));
+	same.peer_buffer_credits = 4;
+	assert_false(ul_net_tunables_match(ni->net, &same));
+	/* NULL asks for every default: 8 peer credits, 256 credits */
+	assert_false(ul_net_tunables_match(ni->net, NULL));
 	ul_core_destroy(c);
 }
 
@@ -767,6 +805,7 @@ int main(void)
 		cmocka_unit_test(core_tunable_names_are_lnetctl_keys),
 		cmocka_unit_test(core_ni_add_del_find),
 		cmocka_unit_test(core_ni_add_respects_max_interfaces),
+		cmocka_unit_test(core_net_tunables_match),
 		cmocka_unit_test(core_peer_orders_primary_first),
 		cmocka_unit_test(core_peer_add_del_rules),
 		cmocka_unit_test(core_peer_del_keeps_locked_primary),
