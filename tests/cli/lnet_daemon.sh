@@ -72,6 +72,15 @@ expect down_net_show 234 "" "$(d1 show net -100 'LNet stack down')" -- \
 	$u net show
 expect down_net_add 234 "" "$(d1 add net -108 'cannot add LNet NI')" -- \
 	$u net add --nid 127.1.1.3@tcp
+# LNet parses the request before it finds itself down: lo, the LND.
+expect down_net_add_lo 234 "" "$(d1 add net -19 'setting @lo not allowed')" \
+	-- $u net add --net lo --if eth0
+expect down_net_add_o2ib 234 "" "$(d1 add net -22 'LND type not supported')" \
+	-- $u net add --net o2ib --if eth0
+expect down_net_del_o2ib 234 "" "$(d1 del net -22 'LND type not supported')" \
+	-- $u net del --nid 1.2.3.4@o2ib
+expect down_net_set_o2ib 234 "" "$(d1 set net -22 'LND type not supported')
+$(d2 net set -22 '')" -- $u net set --nid 1.2.3.4@o2ib --health 5
 # net del and net set answer as LNet does while down: a whole net or a
 # NID is -ESHUTDOWN, an interface finds no net; setting walks no NI.
 expect down_net_del 234 "" "$(d1 del net -108 'cannot del network')" -- \

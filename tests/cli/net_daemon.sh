@@ -91,6 +91,23 @@ expect add_cpt 234 "" "$(d1 add net -34 'invalid CPT value')" -- \
 	$u net add --net tcp6 --if lo --cpt '[0,2]'
 expect add_if_cpt 234 "" "$(d1 add net -34 'invalid CPT value')" -- \
 	$u net add --net tcp6 --if 'lo[3]'
+# 6b a known LND ulnet does not have: LNet cannot load its module
+# (lnet_load_lnd: -EINVAL), for net add, del and set alike, before it
+# looks at the interface or the NID (lnet_genl_parse_local_ni).
+lnd_err=$(d1 add net -22 'LND type not supported')
+expect add_o2ib_if 234 "" "$lnd_err" -- $u net add --net o2ib --if nosuch0
+expect add_o2ib_nid 234 "" "$lnd_err" -- $u net add --nid 1.2.3.4@o2ib
+expect add_kfi 234 "" "$lnd_err" -- $u net add --nid 5@kfi
+lnd_err=$(d1 del net -22 'LND type not supported')
+expect del_o2ib_if 234 "" "$lnd_err" -- $u net del --net o2ib --if nosuch0
+expect del_o2ib_nid 234 "" "$lnd_err" -- $u net del --nid 1.2.3.4@o2ib
+# a net without NI entries is not parsed for its LND: no such net.
+expect del_o2ib_net 234 "" "$(d1 del net -22 'cannot del network')" -- \
+	$u net del --net o2ib
+expect set_o2ib 234 "" "$(d1 set net -22 'LND type not supported')
+$(d2 net set -22 '')" -- $u net set --nid 1.2.3.4@o2ib --health 5
+expect set_o2ib_cpp 234 "" "$(d1 set net -22 'LND type not supported')
+$(d2 net set -22 '')" -- $u net set --nid 10@gni --conns-per-peer 2
 # 7 a net reached through a route cannot get a local NI.
 expect route_add 0 "" "" -- $u route add --net tcp7 --gateway 127.1.1.60@tcp
 expect add_routed 234 "" "$(d1 add net -87 'cannot add LNet NI')" -- \
