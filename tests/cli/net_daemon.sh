@@ -345,6 +345,16 @@ expect set_bad_net 234 "" "$(d2 net set -22 '"Invalid network type: foo"')" \
 expect set_timeout_neg 234 "" \
 	"$(d2 net set -22 "\"Invalid LND timeout value '-1', must be >= 0\"")" \
 	-- $u net set --net tcp --lnd-timeout -1
+# lnetctl builds these texts in err_str[LNET_MAX_STR_LEN]: cut at 127
+# characters, the closing quote gone.
+long=$(printf 'a%.0s' $(seq 300))
+cut127() { printf '%s' "${1:0:127}"; }
+expect set_timeout_long 234 "" "$(d2 net set -22 "$(cut127 \
+	"\"Invalid LND timeout value '-1$long', must be >= 0\"")")" -- \
+	$u net set --net tcp --lnd-timeout "-1$long"
+expect set_net_long 234 "" "$(d2 net set -22 "$(cut127 \
+	"\"Invalid network type: x$long\"")")" -- \
+	$u net set --net "x$long" --lnd-timeout 1
 expect set_timeout_no_net 234 "" \
 	"$(d2 net set -22 '"Specified --lnd-timeout without --net option"')" \
 	-- $u net set -l 3
