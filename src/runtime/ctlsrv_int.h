@@ -67,7 +67,9 @@ struct ul_ctlsrv {
 	 * LNet fail with -ENETDOWN until `lnet configure`.
 	 */
 	bool is_down;
-	char *conf_path;     /* what `lnet configure --all` applies */
+	char *conf_path; /* what `lnet configure --all` applies */
+	/* no conf_path: `lnet configure --all` brings up tcp (ulnetd) */
+	bool is_default_net;
 	unsigned int ncpt;   /* CPTs reported (ulnetd --cpts) */
 	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
 	int lnd_timeout;     /* socklnd's "timeout" (net set --lnd-timeout);

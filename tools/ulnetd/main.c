@@ -389,6 +389,7 @@ int main(int argc, char **argv)
 	}
 	ul_ctlsrv_set_udsp(srv, ul_instance_udsp(u));
 	ul_ctlsrv_set_ncpt(srv, d.ncpt);
+	ul_ctlsrv_set_default_net(srv, !conf_path);
 	rc = ul_ctlsrv_set_conf_path(srv, conf_path);
 	if (rc == 0 && d.group)
 		rc = ul_ctlsrv_set_group(srv, gid);
