@@ -349,3 +349,66 @@ void ul_net_del_all(struct ul_core *c)
 		net_unlink(c, net);
 	c->lo_ni = NULL;
 }
+
+/*
+ * Linux's multiplicative hashes (include/linux/hash.h), generic versions:
+ * the top bits of the product with the golden ratio constant.
+ */
+#define GOLDEN_RATIO_32 UINT32_C(0x61C88647)
+#define GOLDEN_RATIO_64 UINT64_C(0x61C8864680B583EB)
+
+static uint32_t hash_32(uint32_t val, unsigned int bits)
+{
+	return (uint32_t)(val * GOLDEN_RATIO_32) >> (32 - bits);
+}
+
+static uint64_t hash_64(uint64_t val, unsigned int bits)
+{
+	return val * GOLDEN_RATIO_64 >> (64 - bits);
+}
+
+/*
+ * An address word as LNet reads it: nid_addr[] holds big-endian words
+ * (__be32) and lnet_nid_cpt_hash() uses them as the CPU's own u32, which
+ * on a little-endian node (x86_64, aarch64) is the byte-swapped value.
+ */
+static uint32_t le_word(uint32_t host_word)
+{
+	return (host_word >> 24) | ((host_word >> 8) & 0xff00) |
+	       ((host_word << 8) & 0xff0000) | (host_word << 24);
+}
+
+unsigned int ul_nid_cpt_hash(const struct ulnet_nid *nid, unsigned int ncpt)
+{
+	unsigned int bits = 0, i;
+	uint64_t key, sum;
+	uint32_t net, h = 0, val;
+
+	if (ncpt <= 1)
+		return 0;
+	/* LNET_CPT_BITS: enough bits to number every CPT */
+	while ((1u << bits) < ncpt)
+		bits++;
+	net = ulnet_nid_is_any(nid) ? ULNET_NET_ANY : ulnet_nid_net(nid);
+	if (nid->nid_size == 0) {
+		key = (uint64_t)net << 32 | nid->nid_addr[0];
+		if (nid->nid_type == ULNET_LND_KFI) {
+			val = (uint32_t)hash_64(key, bits);
+			if (val < ncpt)
+				return val;
+			/* the count of CPTs need not be a power of 2 */
+			return (unsigned int)((key + val + (val >> 1)) % ncpt);
+		}
+		/* the sum of the 64-bit NID's eight bytes */
+		for (sum = 0, i = 0; i < 8; i++)
+			sum += (key >> (8 * i)) & 0xff;
+		return (unsigned int)(sum % ncpt);
+	}
+	/* a large NID (IPv6): every address word, then the net */
+	for (i = 0; i < 4; i++)
+		h = hash_32(le_word(nid->nid_addr[i]) ^ h, 32);
+	val = hash_32(net ^ h, bits);
+	if (val < ncpt)
+		return val;
+	return (uint32_t)(h + val + (val >> 1)) % ncpt;
+}

@@ -140,6 +140,14 @@ void ul_net_tunables_default(struct ul_net_tunables *tun);
  */
 bool ul_net_tunables_match(const struct ul_net *net,
 			   const struct ul_net_tunables *tun);
+/*
+ * The CPT of nid among ncpt partitions, as LNet's lnet_nid_cpt_hash()
+ * gives it on a little-endian node (0 for one CPT): a 4-byte NID's
+ * eight bytes summed, mod ncpt, except on kfi, whose 64-bit NID goes
+ * through hash_long; a large (IPv6) NID hashes its address words and
+ * its net with hash_32. `cpt-of-nid` and the order of `peer show`.
+ */
+unsigned int ul_nid_cpt_hash(const struct ulnet_nid *nid, unsigned int ncpt);
 
 /*
  * Add an NI with this NID to its net, creating the net (last in order)

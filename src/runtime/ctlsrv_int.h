@@ -161,8 +161,8 @@ void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req);
 int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa);
 
 /*
- * LNet's CPT of a NID (lnetctl.md §14.4): the sum of the eight bytes of
- * the 64-bit NID, modulo ncpt.
+ * LNet's CPT of a NID among ncpt (lnet_nid_cpt_hash, core/ni.h): what
+ * cpt-of-nid prints and what orders peers by their primary NID.
  */
 unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt);
 /* The loopback peer (0@lo), which no show lists. */

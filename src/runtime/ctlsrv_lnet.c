@@ -331,12 +331,7 @@ int ul_ctlsrv_debug_peer(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 
 unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt)
 {
-	uint32_t hi = ulnet_nid_net(nid), lo = nid->nid_addr[0];
-	unsigned int sum = 0, i;
-
-	for (i = 0; i < 4; i++)
-		sum += ((hi >> (8 * i)) & 0xff) + ((lo >> (8 * i)) & 0xff);
-	return ncpt > 1 ? sum % ncpt : 0;
+	return ul_nid_cpt_hash(nid, ncpt);
 }
 
 int ul_ctlsrv_cpt_of_nid(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,

@@ -24,6 +24,15 @@ cli_daemon l "$conf" --cpts 2
 # tcp1 = 0x00020001, lo = 0x00090000, gni = 0x000d0000.
 expect cpt 0 @lnet/cpt_of_nid.yaml "" -- $u cpt-of-nid 127.1.1.1@tcp \
 	127.1.1.2@tcp 127.1.6.7@tcp1 127.1.6.8@tcp1 0@lo 10@gni
+# 1b LNet's lnet_nid_cpt_hash: kfi hashes its 64-bit NID with hash_long
+# (4@kfi: 1, where the byte sum gives 0), an IPv6 NID its address words
+# and net with hash_32 (2001:db8::2@tcp: 1; core unit test for the
+# arithmetic).
+expect cpt_hashed 0 "cpt-of-nid:
+- nid: 4@kfi
+  cpt: 1
+- nid: 2001:db8::2@tcp
+  cpt: 1" "" -- $u cpt-of-nid 4@kfi 2001:db8::2@tcp
 # 2 no NID: the help and -EINVAL; -h: the help and 1; a bad NID: LNet's
 # refusal of the whole request.
 expect cpt_none 234 @lnet/cpt_help.txt "" -- $u cpt-of-nid

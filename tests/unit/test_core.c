@@ -272,6 +272,64 @@ static void core_net_tunables_match(void **state)
 	ul_core_destroy(c);
 }
 
+/*
+ * lnet_nid_cpt_hash, values worked out by hand from Linux's constants
+ * (GOLDEN_RATIO_64 0x61C8864680B583EB, GOLDEN_RATIO_32 0x61C88647).
+ */
+static void core_nid_cpt_hash(void **state)
+{
+	static const struct {
+		const char *nid;
+		unsigned int ncpt, cpt;
+	} rows[] = {
+		/* one CPT: always 0 */
+		{ "192.168.1.20@tcp", 1, 0 },
+		/* 4-byte NIDs: 0x00020000 c0a80114, bytes sum to 383 */
+		{ "192.168.1.20@tcp", 2, 1 },
+		{ "192.168.1.20@tcp", 3, 2 },
+		/* 127.1.1.1@tcp: 2 + 127 + 1 + 1 + 1 = 132 */
+		{ "127.1.1.1@tcp", 2, 0 },
+		/*
+		 * kfi: hash_long of the 64-bit NID, not the byte sum. 4@kfi
+		 * is 0x0010000000000004; times GOLDEN_RATIO_64 (mod 2^64)
+		 * that is 0x3eb << 52 + 4 * 0x61C8864680B583EB =
+		 * 0xc5d2191a02d60fac, whose top bits give 1 for 2 CPTs, 3 for
+		 * 4, and for 3 CPTs (2 bits) 3, folded to (key + 3 + 1) % 3 =
+		 * (2^52 + 8) % 3 = 0. The byte sum would give 0, 2 and 0.
+		 */
+		{ "4@kfi", 2, 1 },
+		{ "4@kfi", 3, 0 },
+		{ "4@kfi", 4, 3 },
+		/* 1@kfi: 0xa078864680b583eb, top 3 bits 5, (2^52+1+5+2)%5 */
+		{ "1@kfi", 5, 4 },
+		/*
+		 * IPv6: h = hash_32(word ^ h, 32) over the four address
+		 * words read little-endian (2001:db8::2: 0xb80d0120, 0, 0,
+		 * 0x02000000) gives h = 0xb2526d20; then hash_32(net ^ h,
+		 * bits): tcp (0x00020000) gives 1 of 2 bits for 2 CPTs, 3 of
+		 * 2 bits for 3, folded to (h + 3 + 1) % 3 = 0, and 7 of 3
+		 * bits for 5, folded to (h + 7 + 3) % 5 = 1; tcp1 gives 1.
+		 */
+		{ "2001:db8::2@tcp", 2, 1 },
+		{ "2001:db8::2@tcp", 3, 0 },
+		{ "2001:db8::2@tcp", 5, 1 },
+		{ "2001:db8::2@tcp", 8, 7 },
+		{ "2001:db8::2@tcp1", 3, 1 },
+		{ "2001:db8::3@tcp", 3, 2 },
+		{ "2001:db8::7@tcp", 5, 3 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ulnet_nid n = ht_nid(rows[i].nid);
+		unsigned int cpt = ul_nid_cpt_hash(&n, rows[i].ncpt);
+
+		if (cpt != rows[i].cpt)
+			fail_msg("%s among %u: CPT %u, expected %u",
+				 rows[i].nid, rows[i].ncpt, cpt, rows[i].cpt);
+	}
+}
+
 static const struct ulnet_nid *first_nid_of(const struct ul_peer_net *lpn)
 {
 	return &ul_list_first_entry(&lpn->peer_nis, struct ul_peer_ni,
@@ -812,6 +870,7 @@ int main(void)
 		cmocka_unit_test(core_ni_add_del_find),
 		cmocka_unit_test(core_ni_add_respects_max_interfaces),
 		cmocka_unit_test(core_net_tunables_match),
+		cmocka_unit_test(core_nid_cpt_hash),
 		cmocka_unit_test(core_peer_orders_primary_first),
 		cmocka_unit_test(core_peer_add_del_rules),
 		cmocka_unit_test(core_peer_del_keeps_locked_primary),
