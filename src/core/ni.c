@@ -3,9 +3,11 @@
  *
  * Checks and error texts follow lnetctl net add/del (reference/lnetctl.md
  * §6.1, §6.2). A net's tunables are fixed by its first NI; later NIs keep
- * the net's values, as LNet does ("All tunables of NIs of a net should be
- * the same"). The lo net is created once by ul_core_create() and never
- * configured or deleted through this interface.
+ * the net's values, as LNet does, and the node logs LNet's warning "All
+ * tunables of NIs of a net should be the same" when one asked for others
+ * (ul_net_tunables_match()). The lo net is created once by
+ * ul_core_create() and never configured or deleted through this
+ * interface.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,24 +25,46 @@ void ul_net_tunables_default(struct ul_net_tunables *tun)
 	tun->peer_buffer_credits = 0;
 }
 
-/* A given tunable overrides the default; peer credits never exceed the
- * NI's credits (lnetctl.md §6.1). */
-static void net_tunables_merge(struct ul_net_tunables *dst,
+/* What a request asks for: a given tunable overrides the default. */
+static void net_tunables_asked(struct ul_net_tunables *dst,
 			       const struct ul_net_tunables *src)
 {
 	ul_net_tunables_default(dst);
-	if (src) {
-		if (src->peer_tx_credits >= 0)
-			dst->peer_tx_credits = src->peer_tx_credits;
-		if (src->credits >= 0)
-			dst->credits = src->credits;
-		if (src->peer_timeout_sec >= 0)
-			dst->peer_timeout_sec = src->peer_timeout_sec;
-		if (src->peer_buffer_credits >= 0)
-			dst->peer_buffer_credits = src->peer_buffer_credits;
-	}
+	if (!src)
+		return;
+	if (src->peer_tx_credits >= 0)
+		dst->peer_tx_credits = src->peer_tx_credits;
+	if (src->credits >= 0)
+		dst->credits = src->credits;
+	if (src->peer_timeout_sec >= 0)
+		dst->peer_timeout_sec = src->peer_timeout_sec;
+	if (src->peer_buffer_credits >= 0)
+		dst->peer_buffer_credits = src->peer_buffer_credits;
+}
+
+/*
+ * A new net's tunables: the request's, with peer credits never above the
+ * NI's credits, as the socklnd lowers them when it starts the net's first
+ * NI (lnetctl.md §6.1).
+ */
+static void net_tunables_merge(struct ul_net_tunables *dst,
+			       const struct ul_net_tunables *src)
+{
+	net_tunables_asked(dst, src);
 	if (dst->peer_tx_credits > dst->credits)
 		dst->peer_tx_credits = dst->credits;
+}
+
+bool ul_net_tunables_match(const struct ul_net *net,
+			   const struct ul_net_tunables *tun)
+{
+	struct ul_net_tunables asked;
+
+	net_tunables_asked(&asked, tun);
+	return asked.peer_tx_credits == net->tun.peer_tx_credits &&
+	       asked.credits == net->tun.credits &&
+	       asked.peer_timeout_sec == net->tun.peer_timeout_sec &&
+	       asked.peer_buffer_credits == net->tun.peer_buffer_credits;
 }
 
 void ul_lat_record(struct ul_lat *l, uint64_t ns)
@@ -211,7 +235,12 @@ int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,
 		return ul_err_set(err, -EUSERS,
 				  "cannot add LNet NI: a route to its net "
 				  "exists");
-	if (c->nnis >= c->tun.max_interfaces)
+	/*
+	 * lnet_startup_lndni: lnet_interfaces_max bounds every NI, 0@lo
+	 * included, so the NIs besides lo stop one short of it (nnis does
+	 * not count lo).
+	 */
+	if (c->nnis >= c->tun.max_interfaces - 1)
 		return ul_err_set(err, -ENOSPC,
 				  "too many NIs, check lnet_interfaces_max");
 	if (ifname && strlen(ifname) >= UL_IFNAME_SIZE)
@@ -348,4 +377,67 @@ void ul_net_del_all(struct ul_core *c)
 	ul_list_for_each_entry_safe(net, tmp, &c->nets, core_link)
 		net_unlink(c, net);
 	c->lo_ni = NULL;
+}
+
+/*
+ * Linux's multiplicative hashes (include/linux/hash.h), generic versions:
+ * the top bits of the product with the golden ratio constant.
+ */
+#define GOLDEN_RATIO_32 UINT32_C(0x61C88647)
+#define GOLDEN_RATIO_64 UINT64_C(0x61C8864680B583EB)
+
+static uint32_t hash_32(uint32_t val, unsigned int bits)
+{
+	return (uint32_t)(val * GOLDEN_RATIO_32) >> (32 - bits);
+}
+
+static uint64_t hash_64(uint64_t val, unsigned int bits)
+{
+	return val * GOLDEN_RATIO_64 >> (64 - bits);
+}
+
+/*
+ * An address word as LNet reads it: nid_addr[] holds big-endian words
+ * (__be32) and lnet_nid_cpt_hash() uses them as the CPU's own u32, which
+ * on a little-endian node (x86_64, aarch64) is the byte-swapped value.
+ */
+static uint32_t le_word(uint32_t host_word)
+{
+	return (host_word >> 24) | ((host_word >> 8) & 0xff00) |
+	       ((host_word << 8) & 0xff0000) | (host_word << 24);
+}
+
+unsigned int ul_nid_cpt_hash(const struct ulnet_nid *nid, unsigned int ncpt)
+{
+	unsigned int bits = 0, i;
+	uint64_t key, sum;
+	uint32_t net, h = 0, val;
+
+	if (ncpt <= 1)
+		return 0;
+	/* LNET_CPT_BITS: enough bits to number every CPT */
+	while ((1u << bits) < ncpt)
+		bits++;
+	net = ulnet_nid_is_any(nid) ? ULNET_NET_ANY : ulnet_nid_net(nid);
+	if (nid->nid_size == 0) {
+		key = (uint64_t)net << 32 | nid->nid_addr[0];
+		if (nid->nid_type == ULNET_LND_KFI) {
+			val = (uint32_t)hash_64(key, bits);
+			if (val < ncpt)
+				return val;
+			/* the count of CPTs need not be a power of 2 */
+			return (unsigned int)((key + val + (val >> 1)) % ncpt);
+		}
+		/* the sum of the 64-bit NID's eight bytes */
+		for (sum = 0, i = 0; i < 8; i++)
+			sum += (key >> (8 * i)) & 0xff;
+		return (unsigned int)(sum % ncpt);
+	}
+	/* a large NID (IPv6): every address word, then the net */
+	for (i = 0; i < 4; i++)
+		h = hash_32(le_word(nid->nid_addr[i]) ^ h, 32);
+	val = hash_32(net ^ h, bits);
+	if (val < ncpt)
+		return val;
+	return (uint32_t)(h + val + (val >> 1)) % ncpt;
 }

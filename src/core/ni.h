@@ -132,6 +132,22 @@ struct ul_ni {
 
 /* LNet's socklnd defaults for a net's tunables (lnetctl.md §6.1). */
 void ul_net_tunables_default(struct ul_net_tunables *tun);
+/*
+ * Whether an NI added to net with tun (NULL or negative fields: LNet's
+ * defaults) asks for the tunables the net has. LNet compares the two
+ * as they are, so peer credits above the credits, which the net's first
+ * NI had lowered, differ too (lnet_startup_lndnet).
+ */
+bool ul_net_tunables_match(const struct ul_net *net,
+			   const struct ul_net_tunables *tun);
+/*
+ * The CPT of nid among ncpt partitions, as LNet's lnet_nid_cpt_hash()
+ * gives it on a little-endian node (0 for one CPT): a 4-byte NID's
+ * eight bytes summed, mod ncpt, except on kfi, whose 64-bit NID goes
+ * through hash_long; a large (IPv6) NID hashes its address words and
+ * its net with hash_32. `cpt-of-nid` and the order of `peer show`.
+ */
+unsigned int ul_nid_cpt_hash(const struct ulnet_nid *nid, unsigned int ncpt);
 
 /*
  * Add an NI with this NID to its net, creating the net (last in order)
@@ -139,8 +155,9 @@ void ul_net_tunables_default(struct ul_net_tunables *tun);
  * NULL; it applies only when the net is created (later NIs keep the
  * net's values, as LNet does). Errors, with lnetctl's text in err:
  * -ENODEV for the lo net, -EUSERS when a route to the net exists,
- * -EEXIST for a NID or an interface already on the net, -ENOSPC past
- * max_interfaces, -EINVAL for the ANY NID, -ENOMEM. Calls the observer's
+ * -EEXIST for a NID or an interface already on the net, -ENOSPC when
+ * max_interfaces - 1 NIs besides 0@lo exist (LNet counts lo against the
+ * limit), -EINVAL for the ANY NID, -ENOMEM. Calls the observer's
  * on_net_add (new net) and on_ni_add. *out (may be NULL) is borrowed.
  */
 int ul_ni_add(struct ul_core *c, const struct ulnet_nid *nid,

@@ -236,19 +236,27 @@ int ul_node_ni_add(struct ul_node *n, const struct ulnet_nid *nid,
 		   const char *ifname, int numa_node,
 		   const struct ul_net_tunables *tun, struct ul_err *err)
 {
+	struct ul_net *net = ul_net_find(n->core, ulnet_nid_net(nid));
+	bool is_odd = net && !ul_net_tunables_match(net, tun);
 	struct ul_ni *ni;
 	int rc;
 
 	API_ENTER(n);
 	rc = ul_ni_add(n->core, nid, ifname, numa_node, tun, &ni, err);
-	if (rc || n->state != UL_NODE_STATE_RUNNING)
+	if (rc)
 		goto out;
-	rc = ni_start(n, ni, err);
-	if (rc) {
-		ul_ni_add_undo(n->core, nid);
-		goto out;
+	if (n->state == UL_NODE_STATE_RUNNING) {
+		rc = ni_start(n, ni, err);
+		if (rc) {
+			ul_ni_add_undo(n->core, nid);
+			goto out;
+		}
+		ul_ping_targets_refresh(n);
 	}
-	ul_ping_targets_refresh(n);
+	/* The net keeps its own; LNet says so once the NI is up. */
+	if (is_odd)
+		ul_node_log(n, UL_D_WARNING,
+			    "All tunables of NIs of a net should be the same");
 out:
 	API_LEAVE(n);
 	return rc;

@@ -5,6 +5,7 @@
  * why; the message names the tunable with lnetctl's key.
  */
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "core/tunables.h"
@@ -96,6 +97,42 @@ static int unsigned_value(int64_t value, enum ul_tunable id, struct ul_err *err)
 	return 0;
 }
 
+/* The module parameters that LNet declares int (module_param(..., int)). */
+static bool is_int_param(enum ul_tunable id)
+{
+	switch (id) {
+	case UL_TUNABLE_LOCK_PRIM_NID:
+	case UL_TUNABLE_AVOID_ASYM_ROUTER_FAILURE:
+	case UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE:
+	case UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL:
+	case UL_TUNABLE_ROUTER_PING_TIMEOUT:
+		return true;
+	default:
+		return false;
+	}
+}
+
+static void set_int_param(struct ul_tunables *t, enum ul_tunable id, int32_t v)
+{
+	switch (id) {
+	case UL_TUNABLE_LOCK_PRIM_NID:
+		t->lock_prim_nid = v;
+		break;
+	case UL_TUNABLE_AVOID_ASYM_ROUTER_FAILURE:
+		t->avoid_asym_router_failure = v;
+		break;
+	case UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE:
+		t->check_routers_before_use = v;
+		break;
+	case UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL:
+		t->alive_router_check_interval = v;
+		break;
+	default:
+		t->router_ping_timeout = v;
+		break;
+	}
+}
+
 int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 		    struct ul_err *err)
 {
@@ -103,13 +140,17 @@ int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 
 	if ((unsigned int)id >= UL_TUNABLE__COUNT)
 		return ul_err_set(err, -EINVAL, "unknown tunable %d", (int)id);
-	if (id == UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL) {
-		/* A signed module parameter: <= 0 turns the checker off. */
+	if (is_int_param(id)) {
+		/*
+		 * An int module parameter (router.c, api-ni.c): param_set_int
+		 * takes any int and LNet stores it as given; the flags count
+		 * as on when non-zero.
+		 */
 		if (value < INT32_MIN || value > INT32_MAX)
 			return ul_err_set(err, -EINVAL,
 					  "%s: %lld is out of range", names[id],
 					  (long long)value);
-		t->alive_router_check_interval = (int32_t)value;
+		set_int_param(t, id, (int32_t)value);
 		return 0;
 	}
 	if (id == UL_TUNABLE_MAX_INTERFACES) {
@@ -210,18 +251,6 @@ int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 			return ul_err_set(err, -EINVAL,
 					  "routing: %u is not 0 or 1", v);
 		t->routing = v;
-		break;
-	case UL_TUNABLE_LOCK_PRIM_NID:
-		t->lock_prim_nid = v ? 1 : 0;
-		break;
-	case UL_TUNABLE_AVOID_ASYM_ROUTER_FAILURE:
-		t->avoid_asym_router_failure = v ? 1 : 0;
-		break;
-	case UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE:
-		t->check_routers_before_use = v ? 1 : 0;
-		break;
-	case UL_TUNABLE_ROUTER_PING_TIMEOUT:
-		t->router_ping_timeout = v;
 		break;
 	default:
 		return ul_err_set(err, -EINVAL, "unknown tunable %d", (int)id);

@@ -49,11 +49,12 @@ struct ul_tunables {
 	uint32_t recovery_limit;      /* seconds, 0 = forever */
 	uint32_t max_recovery_ping_interval; /* seconds, > 0 */
 	uint32_t routing;		     /* forwarding on: 0 or 1 */
-	uint32_t lock_prim_nid;		     /* 0 or 1 */
-	uint32_t avoid_asym_router_failure;  /* 0 or 1 */
-	uint32_t check_routers_before_use;   /* 0 or 1 */
-	int32_t alive_router_check_interval; /* seconds, <= 0 disables */
-	uint32_t router_ping_timeout;	     /* seconds for a router's reply */
+	/* LNet's int module parameters, stored as given (flags: non-zero) */
+	int32_t lock_prim_nid;
+	int32_t avoid_asym_router_failure;
+	int32_t check_routers_before_use;
+	int32_t alive_router_check_interval; /* seconds */
+	int32_t router_ping_timeout;	     /* seconds */
 };
 
 /* Fill t with LNet's defaults (lnetctl.md §9, routing.md §3). */
@@ -63,12 +64,15 @@ void ul_tunables_init(struct ul_tunables *t);
  * Set one tunable with LNet's checks: 0, or -EINVAL with a message in err
  * (which may be NULL) and t unchanged. Side effects as in LNet: setting
  * health_sensitivity from non-zero to 0 zeroes retry_count;
- * max_interfaces below 16 becomes 4096; discovery, drop_asym_route and the
- * other flags store non-zero as 1 (negative values are refused, as the
- * kernel's unsigned parameters refuse them: lnetctl turns discovery and
- * drop_asym_route into 0 or 1 before it writes them); numa_range takes
- * any 32-bit value and stores it unsigned (-1 is 4294967295);
- * recovery_interval accepts anything and ignores it.
+ * max_interfaces below 16 becomes 4096; discovery and drop_asym_route
+ * store non-zero as 1 (negative values are refused, as the kernel's
+ * unsigned parameters refuse them: lnetctl turns both into 0 or 1 before
+ * it writes them); numa_range takes any 32-bit value and stores it
+ * unsigned (-1 is 4294967295); recovery_interval accepts anything and
+ * ignores it. The int module parameters (lock_prim_nid,
+ * avoid_asym_router_failure, check_routers_before_use,
+ * alive_router_check_interval, router_ping_timeout) take any int, stored
+ * as given.
  */
 int ul_tunables_set(struct ul_tunables *t, enum ul_tunable id, int64_t value,
 		    struct ul_err *err);

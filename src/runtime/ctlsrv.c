@@ -224,9 +224,8 @@ struct generic_op {
 };
 
 static const struct generic_op generic_ops[] = {
-	{ UL_CTL_OP_NET_ADD, ul_ctlsrv_net_add, -ESHUTDOWN,
-	  "cannot add LNet NI" },
 	/* LNet's own answers while down: ctlsrv_net.c. */
+	{ UL_CTL_OP_NET_ADD, ul_ctlsrv_net_add, 0, NULL },
 	{ UL_CTL_OP_NET_DEL, ul_ctlsrv_net_del, 0, NULL },
 	{ UL_CTL_OP_NET_SET, ul_ctlsrv_net_set, 0, NULL },
 	{ UL_CTL_OP_PEER_ADD, ul_ctlsrv_peer_add, -ENETDOWN,

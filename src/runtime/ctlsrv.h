@@ -12,6 +12,7 @@
 #ifndef UL_RUNTIME_CTLSRV_H
 #define UL_RUNTIME_CTLSRV_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -49,6 +50,12 @@ void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp);
 void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt);
 /* The lnet.conf `lnet configure --all` applies (NULL: none). 0/-ENOMEM. */
 int ul_ctlsrv_set_conf_path(struct ul_ctlsrv *srv, const char *path);
+/*
+ * Without an lnet.conf, let `lnet configure --all` bring up tcp on the
+ * first non-loopback interface that is up with an IPv4 address, as LNet
+ * applies its module defaults (networks="tcp") and ulnetd does at start.
+ */
+void ul_ctlsrv_set_default_net(struct ul_ctlsrv *srv, bool is_default_net);
 /*
  * Apply that lnet.conf as `ulnetctl import` does (ctl/conf_import.h),
  * through this server's handlers: ulnetd --config at start, and `lnet

@@ -54,6 +54,9 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	if (i == NSETTABLE)
 		return ul_err_set(err, -ENOENT, "no such parameter '%s'",
 				  a->name);
+	/* numa_range goes by an ioctl, which needs LNet up (see below). */
+	if (srv->is_down && id == UL_TUNABLE_NUMA_RANGE)
+		return ul_err_set(err, -ENETDOWN, "Network is down");
 	rc = ul_tunables_set(&core->tun, (enum ul_tunable)id, a->value, err);
 	/* The ping info publishes discovery (discovery.md §10). */
 	if (!rc && id == UL_TUNABLE_DISCOVERY)
@@ -64,6 +67,13 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return rc;
 }
 
+/*
+ * lnetctl reads numa_range with an ioctl (IOC_LIBCFS_GET_NUMA_RANGE),
+ * which fails with -ENETDOWN while LNet is down, and every other value
+ * from the module's parameters, which are always there: while down the
+ * document leaves numa_range out, and ulnetctl reports it as lnetctl
+ * does (global.c).
+ */
 int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -75,6 +85,8 @@ int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	ul_ctl_doc_map(doc, "global");
 	/* lnetctl.md §9: lnd_timeout comes between these two. */
 	for (i = 0; i < NSETTABLE; i++) {
+		if (srv->is_down && settable[i] == UL_TUNABLE_NUMA_RANGE)
+			continue;
 		if (settable[i] == UL_TUNABLE_RESPONSE_TRACKING)
 			ul_ctl_doc_uint(doc, "lnd_timeout",
 					ul_tunables_lnd_timeout(t));

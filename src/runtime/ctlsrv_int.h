@@ -67,7 +67,9 @@ struct ul_ctlsrv {
 	 * LNet fail with -ENETDOWN until `lnet configure`.
 	 */
 	bool is_down;
-	char *conf_path;     /* what `lnet configure --all` applies */
+	char *conf_path; /* what `lnet configure --all` applies */
+	/* no conf_path: `lnet configure --all` brings up tcp (ulnetd) */
+	bool is_default_net;
 	unsigned int ncpt;   /* CPTs reported (ulnetd --cpts) */
 	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
 	int lnd_timeout;     /* socklnd's "timeout" (net set --lnd-timeout);
@@ -159,8 +161,8 @@ void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req);
 int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa);
 
 /*
- * LNet's CPT of a NID (lnetctl.md §14.4): the sum of the eight bytes of
- * the 64-bit NID, modulo ncpt.
+ * LNet's CPT of a NID among ncpt (lnet_nid_cpt_hash, core/ni.h): what
+ * cpt-of-nid prints and what orders peers by their primary NID.
  */
 unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt);
 /* The loopback peer (0@lo), which no show lists. */

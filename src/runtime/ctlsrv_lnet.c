@@ -14,6 +14,7 @@
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
+#include "ctl/conf_apply.h"
 #include "ctl/conf_host.h"
 #include "ctl/conf_import.h"
 #include "ctl/proto_doc.h"
@@ -162,6 +163,48 @@ static void take_down(struct ul_ctlsrv *srv)
 	srv->is_down = true;
 }
 
+void ul_ctlsrv_set_default_net(struct ul_ctlsrv *srv, bool is_default_net)
+{
+	srv->is_default_net = is_default_net;
+}
+
+/*
+ * LNet's default networks="tcp": the first interface that is up with an
+ * IPv4 address and is not a loopback one (instance.c does the same when
+ * ulnetd starts).
+ */
+static int add_default_net(struct ul_ctlsrv *srv, struct ul_err *err)
+{
+	struct ul_conf_ifaddr *ifs = NULL;
+	struct ulnet_nid nid;
+	struct ul_net_tunables tun;
+	size_t n = 0, i;
+	int rc;
+
+	rc = ul_conf_host_ifaddrs(&ifs, &n);
+	if (rc)
+		return ul_err_set(err, rc, "cannot list interfaces: %s",
+				  strerror(-rc));
+	for (i = 0; i < n; i++)
+		if (!ifs[i].is_loopback && (ifs[i].ipv4 >> 24) != 127)
+			break;
+	if (i == n) {
+		rc = ul_err_set(err, -ENOENT,
+				"no non-loopback interface with an IPv4 "
+				"address for the default tcp net");
+		goto out;
+	}
+	memset(&nid, 0, sizeof(nid));
+	nid.nid_type = ULNET_LND_SOCK;
+	nid.nid_addr[0] = ifs[i].ipv4;
+	ul_net_tunables_default(&tun);
+	rc = ul_node_ni_add(srv->node, &nid, ifs[i].ifname, UL_NUMA_ANY, &tun,
+			    err);
+out:
+	free(ifs);
+	return rc;
+}
+
 int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			     struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -177,7 +220,10 @@ int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	 * LNet does not come up on a static configuration it cannot apply:
 	 * what was applied before the failure goes again.
 	 */
-	rc = ul_ctlsrv_apply_conf(srv, err);
+	if (!srv->conf_path && srv->is_default_net)
+		rc = add_default_net(srv, err);
+	else
+		rc = ul_ctlsrv_apply_conf(srv, err);
 	if (rc)
 		take_down(srv);
 	return rc;
@@ -285,12 +331,7 @@ int ul_ctlsrv_debug_peer(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 
 unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt)
 {
-	uint32_t hi = ulnet_nid_net(nid), lo = nid->nid_addr[0];
-	unsigned int sum = 0, i;
-
-	for (i = 0; i < 4; i++)
-		sum += ((hi >> (8 * i)) & 0xff) + ((lo >> (8 * i)) & 0xff);
-	return ncpt > 1 ? sum % ncpt : 0;
+	return ul_nid_cpt_hash(nid, ncpt);
 }
 
 int ul_ctlsrv_cpt_of_nid(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,

@@ -3,8 +3,7 @@
  * instance's side. NIs come and go through the node (ul_node_ni_add and
  * friends) so the LND starts and stops them; interfaces are the host's,
  * read with getifaddrs at each request. While LNet is down (`lnet
- * unconfigure`) del and set answer as LNet does then; add is refused by
- * the dispatcher (ctlsrv.c).
+ * unconfigure`) add, del and set answer as LNet does then.
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -42,7 +41,11 @@ static int cpt_mask(const struct ul_expr *e, unsigned int ncpt, uint64_t *out)
 	return 0;
 }
 
-/* The net's tunables from the request, LNet's defaults where not given. */
+/*
+ * The net's tunables from the request, LNet's defaults where not given;
+ * a new net lowers peer credits to its credits (core/ni.c), and an
+ * existing one compares what was asked for, unlowered, as LNet does.
+ */
 static void req_tunables(const struct ul_ctl_args *a,
 			 struct ul_net_tunables *tun)
 {
@@ -56,8 +59,6 @@ static void req_tunables(const struct ul_ctl_args *a,
 		tun->peer_buffer_credits = a->peer_buffer_credits;
 	if ((a->has & UL_CTL_ARG_CREDITS) && a->credits > 0)
 		tun->credits = a->credits;
-	if (tun->peer_tx_credits > tun->credits)
-		tun->peer_tx_credits = tun->credits;
 }
 
 /*
@@ -157,6 +158,19 @@ static int resolve(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
+/*
+ * lnet_load_lnd, which LNet runs for the net of every "local NI" entry of
+ * an add, del or set request before anything else, LNet up or down: the
+ * socklnd is the only LND ulnet has (lo is refused before), and an LND
+ * module that cannot be loaded is -EINVAL there.
+ */
+static int lnd_load(uint32_t net, struct ul_err *err)
+{
+	if (net != ULNET_NET_ANY && ulnet_net_type(net) != ULNET_LND_SOCK)
+		return ul_err_set(err, -EINVAL, "LND type not supported");
+	return 0;
+}
+
 static int add_one(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		   const struct ni_req *r, const struct ul_net_tunables *tun,
 		   struct ul_err *err)
@@ -215,9 +229,11 @@ int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	}
 	if (ulnet_net_type(net) == ULNET_LND_LO)
 		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
-	if (ulnet_net_type(net) != ULNET_LND_SOCK)
-		return ul_err_set(err, -EPROTONOSUPPORT,
-				  "LND type not supported");
+	rc = lnd_load(net, err);
+	if (rc)
+		return rc;
+	if (srv->is_down)
+		return ul_err_set(err, -ESHUTDOWN, "cannot add LNet NI");
 	if (((a->has & UL_CTL_ARG_CONNS_PER_PEER) &&
 	     (a->conns_per_peer < 0 || a->conns_per_peer > 127)) ||
 	    ((a->has & UL_CTL_ARG_TOS) && (a->tos < -1 || a->tos > 255)))
@@ -276,8 +292,15 @@ int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	size_t i;
 
 	(void)doc;
+	int rc;
+
 	if (net != ULNET_NET_ANY && ulnet_net_type(net) == ULNET_LND_LO)
 		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	if (a->nnids || a->nifs) {
+		rc = lnd_load(net, err);
+		if (rc)
+			return rc;
+	}
 	if (a->nnids == 0 && a->nifs == 0) {
 		if (srv->is_down)
 			return ul_err_set(err, -ESHUTDOWN,
@@ -375,6 +398,8 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	 */
 	if (only && a->nid.nid_type == ULNET_LND_LO)
 		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
+	if (only && lnd_load(ulnet_nid_net(&a->nid), err))
+		return -EINVAL;
 	if (srv->is_down)
 		return 0;
 	ul_list_for_each_entry(net, &core->nets, core_link)

@@ -40,9 +40,13 @@ expect bad_cpts 2 "" "ulnetd: bad --cpts '0': 1 to 64" \
 expect bad_param_name 2 "" \
 	"ulnetd: --param 'retry_count': not a module parameter ulnet models (see --help)" \
 	-- "$ULNETD" --ctl "$TMP/x.ctl" --param retry_count=1
+# LNet's parameters are ints (param_set_int): beyond one is refused.
 expect bad_param_value 2 "" \
-	"ulnetd: --param router_ping_timeout: -1 is not a valid unsigned value" \
-	-- "$ULNETD" --ctl "$TMP/x.ctl" --param router_ping_timeout=-1
+	"ulnetd: --param router_ping_timeout: 2147483648 is out of range" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --param router_ping_timeout=2147483648
+expect bad_param_low 2 "" \
+	"ulnetd: --param lock_prim_nid: -2147483649 is out of range" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --param lock_prim_nid=-2147483649
 expect bad_param_form 2 "" "ulnetd: bad --param 'lock_prim_nid': NAME=VALUE" \
 	-- "$ULNETD" --ctl "$TMP/x.ctl" --param lock_prim_nid
 check no_socket_left test ! -e "$TMP/x.ctl"
@@ -54,6 +58,24 @@ expect fast_routing_show 0 "*" "" -- "$ULNETCTL" --ctl "$TMP/fast.ctl" \
 	routing show
 cp "$TMP/out" "$TMP/routing"
 check fast_routing_enabled grep -q '^    - enable: 1$' "$TMP/routing"
+cli_stop fast
+# Negative values are ints like any other: the wait is their sum, 0 here.
+cli_daemon neg "" --param alive_router_check_interval=5 \
+	--param router_ping_timeout=-5 --param lock_prim_nid=-3
+expect neg_routing_on 0 "" "" -- "$ULNETCTL" --ctl "$TMP/neg.ctl" set routing 1
+expect neg_routing_show 0 "*" "" -- "$ULNETCTL" --ctl "$TMP/neg.ctl" \
+	routing show
+cp "$TMP/out" "$TMP/routing"
+check neg_routing_enabled grep -q '^    - enable: 1$' "$TMP/routing"
+cli_stop neg
+# --help's usage lines name every option.
+"$ULNETD" --help >"$TMP/help" 2>&1
+sed -n '/^usage:/,/^  --/p' "$TMP/help" | sed '$d' >"$TMP/usage"
+for o in config ctl ctl-group foreground port accept src-port cpts param \
+	help; do
+	check "usage_$o" grep -q -- "\[--$o[] =]" "$TMP/usage"
+	check "help_$o" grep -q -- "^  --$o" "$TMP/help"
+done
 
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
 	getent group 65534 >/dev/null; then

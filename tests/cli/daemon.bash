@@ -2,7 +2,8 @@
 # ulnetd (not a test itself). Source lib.bash first. On loopback, no root:
 #
 #   cli_daemon NAME [CONFIG-YAML [ulnetd options...]]
-#	starts ulnetd NAME with that lnet.conf (default: no nets), socket
+#	starts ulnetd NAME with that lnet.conf (default: no nets; the word
+#	--no-config: no --config at all, so ulnetd's default net), socket
 #	$TMP/NAME.ctl, log $TMP/NAME.log, a port of its own, and waits until
 #	it is ready; $ULNET_CTL then points at it (ulnetctl's default).
 #   cli_stop NAME   SIGTERM, wait, KILL after 10 s.
@@ -42,8 +43,10 @@ cli_daemon() { # name [config-text [ulnetd options...]]
 	local name=$1 conf=${2:-} _
 	shift
 	[ $# -gt 0 ] && shift
+	local config=(--config "$TMP/$name.yaml")
 	printf '%s\n' "$conf" >"$TMP/$name.yaml"
-	"$ULNETD" --config "$TMP/$name.yaml" --ctl "$TMP/$name.ctl" \
+	[ "$conf" = --no-config ] && config=()
+	"$ULNETD" "${config[@]}" --ctl "$TMP/$name.ctl" \
 		--foreground --port "$cli_port" --accept all \
 		--src-port any "$@" 2>"$TMP/$name.log" &
 	cli_pids[$name]=$!

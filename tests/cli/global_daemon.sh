@@ -237,7 +237,9 @@ check health_kept_peer '^ +dropped: 1$'
 expect health_reset_global 0 "*" "" -- $u stats show
 check health_reset_global '^    remote_dropped_count: 0$'
 
-# --- stats while LNet is down ----------------------------------------------
+# --- stats and global while LNet is down -----------------------------------
+expect set_numa_up 0 "" "" -- $u set numa_range 7
+expect set_max_intf_up 0 "" "" -- $u set max_interfaces 0
 expect down 0 "" "" -- $u lnet unconfigure
 expect stats_reset_down 156 "" \
 	"$(d2 show statistics -100 '"cannot reset lnet statistics: Network is down"')" \
@@ -245,7 +247,29 @@ expect stats_reset_down 156 "" \
 expect stats_show_down 255 "" \
 	"$(d2 show statistics -100 '"cannot get lnet statistics: Network is down"')" \
 	-- $u stats show
+# numa_range is read and written by ioctls that need LNet up; the other
+# values are module parameters. global show stops at that first failure
+# (jt_show_global); export prints it into its output and the global
+# section without numa_range; set numa_range fails as LNet's ioctl does.
+numa_down=$(d2 show global -100 '"cannot get numa_range: Network is down"')
+expect global_show_down 156 "" "$numa_down" -- $u global show
+expect set_numa_down 156 "" "$(d2 add numa_range -100 \
+	'"cannot configure numa_range to 2: Network is down"')" -- \
+	$u set numa_range 2
+expect set_discovery_down 0 "" "" -- $u set discovery 1
+expect export_down 0 "*" "*" -- $u export
+sed -n '/^show:$/,/^    max_interfaces: /p' "$TMP/out" | tail -6 >"$TMP/got"
+printf '%s\nglobal:\n    max_interfaces: 4096\n' "$numa_down" >"$TMP/want"
+if cmp -s "$TMP/got" "$TMP/want" && ! grep -q "^ *numa_range:" "$TMP/out"; then
+	passed=$((passed + 1))
+else
+	echo "FAIL export_down: no numa_range error before global in:"
+	cat "$TMP/out"
+	failed=$((failed + 1))
+fi
 expect up 0 "" "" -- $u lnet configure
+expect global_show_up 0 "*" "" -- $u global show
+check global_show_up_numa '^    numa_range: 7$'
 
 # --- no daemon ---------------------------------------------------------------
 expect stats_no_daemon 255 "" "*" -- $u --ctl "$TMP/none.ctl" stats show

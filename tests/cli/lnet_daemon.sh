@@ -24,6 +24,15 @@ cli_daemon l "$conf" --cpts 2
 # tcp1 = 0x00020001, lo = 0x00090000, gni = 0x000d0000.
 expect cpt 0 @lnet/cpt_of_nid.yaml "" -- $u cpt-of-nid 127.1.1.1@tcp \
 	127.1.1.2@tcp 127.1.6.7@tcp1 127.1.6.8@tcp1 0@lo 10@gni
+# 1b LNet's lnet_nid_cpt_hash: kfi hashes its 64-bit NID with hash_long
+# (4@kfi: 1, where the byte sum gives 0), an IPv6 NID its address words
+# and net with hash_32 (2001:db8::2@tcp: 1; core unit test for the
+# arithmetic).
+expect cpt_hashed 0 "cpt-of-nid:
+- nid: 4@kfi
+  cpt: 1
+- nid: 2001:db8::2@tcp
+  cpt: 1" "" -- $u cpt-of-nid 4@kfi 2001:db8::2@tcp
 # 2 no NID: the help and -EINVAL; -h: the help and 1; a bad NID: LNet's
 # refusal of the whole request.
 expect cpt_none 234 @lnet/cpt_help.txt "" -- $u cpt-of-nid
@@ -72,6 +81,15 @@ expect down_net_show 234 "" "$(d1 show net -100 'LNet stack down')" -- \
 	$u net show
 expect down_net_add 234 "" "$(d1 add net -108 'cannot add LNet NI')" -- \
 	$u net add --nid 127.1.1.3@tcp
+# LNet parses the request before it finds itself down: lo, the LND.
+expect down_net_add_lo 234 "" "$(d1 add net -19 'setting @lo not allowed')" \
+	-- $u net add --net lo --if eth0
+expect down_net_add_o2ib 234 "" "$(d1 add net -22 'LND type not supported')" \
+	-- $u net add --net o2ib --if eth0
+expect down_net_del_o2ib 234 "" "$(d1 del net -22 'LND type not supported')" \
+	-- $u net del --nid 1.2.3.4@o2ib
+expect down_net_set_o2ib 234 "" "$(d1 set net -22 'LND type not supported')
+$(d2 net set -22 '')" -- $u net set --nid 1.2.3.4@o2ib --health 5
 # net del and net set answer as LNet does while down: a whole net or a
 # NID is -ESHUTDOWN, an interface finds no net; setting walks no NI.
 expect down_net_del 234 "" "$(d1 del net -108 'cannot del network')" -- \

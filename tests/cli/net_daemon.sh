@@ -91,6 +91,23 @@ expect add_cpt 234 "" "$(d1 add net -34 'invalid CPT value')" -- \
 	$u net add --net tcp6 --if lo --cpt '[0,2]'
 expect add_if_cpt 234 "" "$(d1 add net -34 'invalid CPT value')" -- \
 	$u net add --net tcp6 --if 'lo[3]'
+# 6b a known LND ulnet does not have: LNet cannot load its module
+# (lnet_load_lnd: -EINVAL), for net add, del and set alike, before it
+# looks at the interface or the NID (lnet_genl_parse_local_ni).
+lnd_err=$(d1 add net -22 'LND type not supported')
+expect add_o2ib_if 234 "" "$lnd_err" -- $u net add --net o2ib --if nosuch0
+expect add_o2ib_nid 234 "" "$lnd_err" -- $u net add --nid 1.2.3.4@o2ib
+expect add_kfi 234 "" "$lnd_err" -- $u net add --nid 5@kfi
+lnd_err=$(d1 del net -22 'LND type not supported')
+expect del_o2ib_if 234 "" "$lnd_err" -- $u net del --net o2ib --if nosuch0
+expect del_o2ib_nid 234 "" "$lnd_err" -- $u net del --nid 1.2.3.4@o2ib
+# a net without NI entries is not parsed for its LND: no such net.
+expect del_o2ib_net 234 "" "$(d1 del net -22 'cannot del network')" -- \
+	$u net del --net o2ib
+expect set_o2ib 234 "" "$(d1 set net -22 'LND type not supported')
+$(d2 net set -22 '')" -- $u net set --nid 1.2.3.4@o2ib --health 5
+expect set_o2ib_cpp 234 "" "$(d1 set net -22 'LND type not supported')
+$(d2 net set -22 '')" -- $u net set --nid 10@gni --conns-per-peer 2
 # 7 a net reached through a route cannot get a local NI.
 expect route_add 0 "" "" -- $u route add --net tcp7 --gateway 127.1.1.60@tcp
 expect add_routed 234 "" "$(d1 add net -87 'cannot add LNet NI')" -- \
@@ -328,6 +345,16 @@ expect set_bad_net 234 "" "$(d2 net set -22 '"Invalid network type: foo"')" \
 expect set_timeout_neg 234 "" \
 	"$(d2 net set -22 "\"Invalid LND timeout value '-1', must be >= 0\"")" \
 	-- $u net set --net tcp --lnd-timeout -1
+# lnetctl builds these texts in err_str[LNET_MAX_STR_LEN]: cut at 127
+# characters, the closing quote gone.
+long=$(printf 'a%.0s' $(seq 300))
+cut127() { printf '%s' "${1:0:127}"; }
+expect set_timeout_long 234 "" "$(d2 net set -22 "$(cut127 \
+	"\"Invalid LND timeout value '-1$long', must be >= 0\"")")" -- \
+	$u net set --net tcp --lnd-timeout "-1$long"
+expect set_net_long 234 "" "$(d2 net set -22 "$(cut127 \
+	"\"Invalid network type: x$long\"")")" -- \
+	$u net set --net "x$long" --lnd-timeout 1
 expect set_timeout_no_net 234 "" \
 	"$(d2 net set -22 '"Specified --lnd-timeout without --net option"')" \
 	-- $u net set -l 3
@@ -343,6 +370,27 @@ expect set_no_arg 234 "" "set: option '--health' requires an argument
 $set_opt_err" -- $u net set --health
 expect set_no_arg_quiet 234 "" "$set_opt_err" -- $u net set --all --health
 expect show_set_again 0 @net/show_set.yaml "" -- $u net show -v
+
+# --- an NI that asks for other tunables than its net's ---------------------
+# 18b LNet keeps the net's and logs "All tunables of NIs of a net should
+# be the same" (lnet_startup_lndnet, sanity-lnet 170): it compares what
+# the request asked for with what the net has, peer credits that the
+# first NI lowered to its credits included.
+warn='All tunables of NIs of a net should be the same'
+nwarn() { grep -c "$warn" "$TMP/n.log" || true; }
+w0=$(nwarn)
+expect tun_first 0 "" "" -- $u net add --nid 127.1.9.1@tcp9 -c 300 -r 200
+expect tun_same 0 "" "" -- $u net add --nid 127.1.9.2@tcp9 -c 200 -r 200
+[ "$(nwarn)" = "$w0" ] && passed=$((passed + 1)) ||
+	{ echo "FAIL tun_same_quiet: $(nwarn) warnings, not $w0"; failed=$((failed + 1)); }
+expect tun_other 0 "" "" -- $u net add --nid 127.1.9.3@tcp9 -t 181
+expect tun_unlowered 0 "" "" -- $u net add --nid 127.1.9.4@tcp9 -c 300 -r 200
+[ "$(nwarn)" = "$((w0 + 2))" ] && passed=$((passed + 1)) ||
+	{ echo "FAIL tun_warned: $(nwarn) warnings, not $((w0 + 2))"; failed=$((failed + 1)); }
+expect tun_kept 0 "*" "" -- $u net show -v --net tcp9
+check tun_kept_credits '^ +peer_credits: 200$'
+check tun_kept_timeout '^ +peer_timeout: 180$'
+expect tun_del 0 "" "" -- $u net del --net tcp9
 
 # --- the NI limit ---------------------------------------------------------
 # 19 past lnet_interfaces_max the request fails (its earlier NIs stay).

@@ -198,4 +198,21 @@ $(d1 add import -22 "Failed to configure NI on net 'tcp21' rc = -22")" -- \
 	$u import "$TMP/ip_lo.yaml"
 gone gone_import_lo tcp21
 
+# --- no --config: LNet's default networks="tcp" -------------------------------
+# 11 ulnetd brings up tcp on the first interface that is up with an IPv4
+# address and is not a loopback one (eth0), and `lnet configure --all`
+# brings up the same again, as LNet's module defaults would.
+cli_stop n
+cli_daemon d --no-config --cpts 1
+show show_default tcp 198.18.0.1:eth0
+expect default_down 0 "" "" -- $u lnet unconfigure
+expect default_configure 0 "" "" -- $u lnet configure --all
+show show_default_again tcp 198.18.0.1:eth0
+# plain configure: 0@lo only, as before.
+expect default_down2 0 "" "" -- $u lnet unconfigure
+expect default_configure_lo 0 "" "" -- $u lnet configure
+expect show_default_lo 0 "*" "" -- $u net show
+check show_default_lo_only '^-     net type: lo$'
+expect show_default_no_tcp 234 "" "*" -- $u net show --net tcp
+
 finish

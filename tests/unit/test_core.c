@@ -85,13 +85,19 @@ static const struct tun_row tun_rows[] = {
 	/* 25 */ { UL_TUNABLE_ROUTING, 1, 0, 1 },
 	{ UL_TUNABLE_ROUTING, 2, -EINVAL, 0 },
 	{ UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL, -1, 0, -1 },
-	{ UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE, 3, 0, 1 },
+	{ UL_TUNABLE_CHECK_ROUTERS_BEFORE_USE, 3, 0, 3 },
 	{ UL_TUNABLE__COUNT, 0, -EINVAL, 0 },
 	/* 30 */ { UL_TUNABLE_RECOVERY_INTERVAL, -5, 0, 1 },
 	{ UL_TUNABLE_NUMA_RANGE, 4294967296LL, -EINVAL, 0 },
 	{ UL_TUNABLE_DISCOVERY, -1, -EINVAL, 1 },
 	{ UL_TUNABLE_ROUTER_PING_TIMEOUT, 0, 0, 0 },
-	{ UL_TUNABLE_ROUTER_PING_TIMEOUT, -1, -EINVAL, 50 },
+	/* LNet's int module parameters: any int, stored as given */
+	{ UL_TUNABLE_ROUTER_PING_TIMEOUT, -5, 0, -5 },
+	/* 35 */ { UL_TUNABLE_LOCK_PRIM_NID, -3, 0, -3 },
+	{ UL_TUNABLE_AVOID_ASYM_ROUTER_FAILURE, INT32_MIN, 0, INT32_MIN },
+	{ UL_TUNABLE_ROUTER_PING_TIMEOUT, INT32_MAX + 1LL, -EINVAL, 50 },
+	{ UL_TUNABLE_ALIVE_ROUTER_CHECK_INTERVAL, INT32_MIN - 1LL, -EINVAL,
+	  60 },
 };
 
 static void core_tunable_setters_apply_lnet_checks(void **state)
@@ -215,17 +221,113 @@ static void core_ni_add_respects_max_interfaces(void **state)
 	assert_int_equal(ul_tunables_set(&c->tun, UL_TUNABLE_MAX_INTERFACES, 16,
 					 NULL),
 			 0);
-	for (int i = 0; i < 16; i++) {
+	/*
+	 * lnet_startup_lndni: 0@lo counts against lnet_interfaces_max, so
+	 * 15 NIs fit besides it and the 16th is refused.
+	 */
+	for (int i = 0; i < 15; i++) {
 		snprintf(buf, sizeof(buf), "10.0.0.%d@tcp", i + 1);
 		ht_ni(c, buf, 0);
 	}
 	{
 		struct ulnet_nid n = ht_nid("10.0.1.1@tcp");
+		struct ulnet_nid m = ht_nid("10.0.0.1@tcp");
 
 		assert_int_equal(ul_ni_add(c, &n, NULL, 0, NULL, NULL, NULL),
 				 -ENOSPC);
+		/* a deleted NI makes room for one more */
+		assert_int_equal(ul_ni_del(c, &m, NULL), 0);
+		assert_int_equal(ul_ni_add(c, &n, NULL, 0, NULL, NULL, NULL),
+				 0);
 	}
 	ul_core_destroy(c);
+}
+
+/*
+ * What a later NI asks for is compared with the net's tunables as they
+ * are (lnet_startup_lndnet): the peer credits the first NI lowered to its
+ * credits no longer match the request that asked for more.
+ */
+static void core_net_tunables_match(void **state)
+{
+	struct ul_net_tunables asked = { 300, 200, -1, -1 };
+	struct ul_net_tunables same = { 200, 200, 180, 0 };
+	struct ulnet_nid n = ht_nid("10.0.0.1@tcp");
+	struct ul_core *c;
+	struct ul_ni *ni;
+
+	(void)state;
+	assert_int_equal(ul_core_create(&c), 0);
+	assert_int_equal(ul_ni_add(c, &n, NULL, 0, &asked, &ni, NULL), 0);
+	assert_int_equal(ni->net->tun.peer_tx_credits, 200);
+	assert_false(ul_net_tunables_match(ni->net, &asked));
+	assert_true(ul_net_tunables_match(ni->net, &same));
+	same.peer_timeout_sec = -1; /* not given: the default, 180 */
+	same.peer_buffer_credits = -1;
+	assert_true(ul_net_tunables_match(ni->net, &same));
+	same.peer_buffer_credits = 4;
+	assert_false(ul_net_tunables_match(ni->net, &same));
+	/* NULL asks for every default: 8 peer credits, 256 credits */
+	assert_false(ul_net_tunables_match(ni->net, NULL));
+	ul_core_destroy(c);
+}
+
+/*
+ * lnet_nid_cpt_hash, values worked out by hand from Linux's constants
+ * (GOLDEN_RATIO_64 0x61C8864680B583EB, GOLDEN_RATIO_32 0x61C88647).
+ */
+static void core_nid_cpt_hash(void **state)
+{
+	static const struct {
+		const char *nid;
+		unsigned int ncpt, cpt;
+	} rows[] = {
+		/* one CPT: always 0 */
+		{ "192.168.1.20@tcp", 1, 0 },
+		/* 4-byte NIDs: 0x00020000 c0a80114, bytes sum to 383 */
+		{ "192.168.1.20@tcp", 2, 1 },
+		{ "192.168.1.20@tcp", 3, 2 },
+		/* 127.1.1.1@tcp: 2 + 127 + 1 + 1 + 1 = 132 */
+		{ "127.1.1.1@tcp", 2, 0 },
+		/*
+		 * kfi: hash_long of the 64-bit NID, not the byte sum. 4@kfi
+		 * is 0x0010000000000004; times GOLDEN_RATIO_64 (mod 2^64)
+		 * that is 0x3eb << 52 + 4 * 0x61C8864680B583EB =
+		 * 0xc5d2191a02d60fac, whose top bits give 1 for 2 CPTs, 3 for
+		 * 4, and for 3 CPTs (2 bits) 3, folded to (key + 3 + 1) % 3 =
+		 * (2^52 + 8) % 3 = 0. The byte sum would give 0, 2 and 0.
+		 */
+		{ "4@kfi", 2, 1 },
+		{ "4@kfi", 3, 0 },
+		{ "4@kfi", 4, 3 },
+		/* 1@kfi: 0xa078864680b583eb, top 3 bits 5, (2^52+1+5+2)%5 */
+		{ "1@kfi", 5, 4 },
+		/*
+		 * IPv6: h = hash_32(word ^ h, 32) over the four address
+		 * words read little-endian (2001:db8::2: 0xb80d0120, 0, 0,
+		 * 0x02000000) gives h = 0xb2526d20; then hash_32(net ^ h,
+		 * bits): tcp (0x00020000) gives 1 of 2 bits for 2 CPTs, 3 of
+		 * 2 bits for 3, folded to (h + 3 + 1) % 3 = 0, and 7 of 3
+		 * bits for 5, folded to (h + 7 + 3) % 5 = 1; tcp1 gives 1.
+		 */
+		{ "2001:db8::2@tcp", 2, 1 },
+		{ "2001:db8::2@tcp", 3, 0 },
+		{ "2001:db8::2@tcp", 5, 1 },
+		{ "2001:db8::2@tcp", 8, 7 },
+		{ "2001:db8::2@tcp1", 3, 1 },
+		{ "2001:db8::3@tcp", 3, 2 },
+		{ "2001:db8::7@tcp", 5, 3 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		struct ulnet_nid n = ht_nid(rows[i].nid);
+		unsigned int cpt = ul_nid_cpt_hash(&n, rows[i].ncpt);
+
+		if (cpt != rows[i].cpt)
+			fail_msg("%s among %u: CPT %u, expected %u",
+				 rows[i].nid, rows[i].ncpt, cpt, rows[i].cpt);
+	}
 }
 
 static const struct ulnet_nid *first_nid_of(const struct ul_peer_net *lpn)
@@ -842,6 +944,8 @@ int main(void)
 		cmocka_unit_test(core_tunable_names_are_lnetctl_keys),
 		cmocka_unit_test(core_ni_add_del_find),
 		cmocka_unit_test(core_ni_add_respects_max_interfaces),
+		cmocka_unit_test(core_net_tunables_match),
+		cmocka_unit_test(core_nid_cpt_hash),
 		cmocka_unit_test(core_peer_orders_primary_first),
 		cmocka_unit_test(core_peer_add_del_rules),
 		cmocka_unit_test(core_peer_del_keeps_locked_primary),

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "ctl/proto.h"
 
@@ -93,6 +94,8 @@ int ulnetctl_discover(int argc, char **argv);	/* ping.c */
 int ulnetctl_cpt_of_nid(int argc, char **argv); /* lnet.c */
 int ulnetctl_import(int argc, char **argv);	/* import.c */
 int ulnetctl_export(int argc, char **argv);	/* export.c */
+/* export's global section, with lnetctl's numa_range error (global.c). */
+void ulnetctl_global_export(FILE *out);
 /* ulnet's own "perf" noun (perf.c). */
 extern const struct ulnetctl_cmd ulnetctl_perf_cmds[];
 int ulnetctl_ping(int argc, char **argv);

@@ -121,7 +121,7 @@ int ulnetctl_export(int argc, char **argv)
 	a->flags = is_backup ? UL_CTL_ARGF_BACKUP : 0;
 	doc_section(out, UL_CTL_OP_ROUTING_SHOW, a, "routing", UL_DOC_C);
 	memset(a, 0, sizeof(*a));
-	doc_section(out, UL_CTL_OP_GLOBAL_SHOW, a, "global", UL_DOC_C);
+	ulnetctl_global_export(out);
 	doc_section(out, UL_CTL_OP_UDSP_SHOW, a, "udsp", UL_DOC_C);
 	free(a);
 out:

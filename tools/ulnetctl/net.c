@@ -531,7 +531,7 @@ static int net_set(int argc, char **argv)
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	const char *nidstr = NULL;
 	int opt, rc = 0, cpp = -1;
-	char descr[160];
+	char descr[LNET_MAX_STR_LEN]; /* lnetctl's err_str: cut at 127 */
 	uint32_t net;
 	long v, health = -1;
 

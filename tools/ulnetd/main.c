@@ -1,8 +1,9 @@
 /*
  * ulnetd: hosts one ulnet instance (one LNet node) and its control socket.
  *
- *   ulnetd [--config FILE.yaml] [--ctl SOCKET] [--foreground]
- *          [--port N] [--accept secure|all|none] [--src-port auto|priv|any]
+ *   ulnetd [--config FILE.yaml] [--ctl SOCKET] [--ctl-group G]
+ *          [--foreground] [--port N] [--accept secure|all|none]
+ *          [--src-port auto|priv|any] [--cpts N] [--param NAME=V]...
  *
  * With no --config it brings up tcp on the first non-loopback interface,
  * as LNet does by default. It logs one line per event to stderr and shuts
@@ -48,14 +49,18 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: ulnetd [--config FILE.yaml] [--ctl SOCKET] "
-		"[--foreground]\n"
+		"[--ctl-group G] [--foreground]\n"
 		"              [--port N] [--accept secure|all|none] "
 		"[--src-port auto|priv|any]\n"
+		"              [--cpts N] [--param NAME=V]... [--help]\n"
 		"  --config FILE    lnet.conf (YAML) to import at start; "
 		"without it, tcp on\n"
 		"                   the first non-loopback interface\n"
 		"  --ctl SOCKET     control socket path (default %s,\n"
 		"                   or $ULNET_CTL)\n"
+		"  --ctl-group G    members of group G (name or number) may "
+		"use the\n"
+		"                   control socket too (mode 0660)\n"
 		"  --foreground     do not detach\n"
 		"  --port N         acceptor port (default 988)\n"
 		"  --accept MODE    who may connect: secure (source port "
@@ -64,18 +69,17 @@ static void usage(FILE *f)
 		"  --src-port P     source ports of outgoing connections: "
 		"auto (privileged\n"
 		"                   when root, default), priv, any\n"
-		"  --ctl-group G    members of group G (name or number) may "
-		"use the\n"
-		"                   control socket too (mode 0660)\n"
 		"  --cpts N         CPU partitions to report (default: online "
 		"CPUs,\n"
 		"                   at most 64)\n"
-		"  --param NAME=V   an LNet module parameter ulnet models: "
-		"alive_router_check_interval,\n"
-		"                   router_ping_timeout, "
-		"avoid_asym_router_failure,\n"
-		"                   check_routers_before_use, lock_prim_nid "
-		"(repeatable)\n",
+		"  --param NAME=V   an LNet module parameter ulnet models, an "
+		"int as LNet takes\n"
+		"                   it: alive_router_check_interval, "
+		"router_ping_timeout,\n"
+		"                   avoid_asym_router_failure, "
+		"check_routers_before_use,\n"
+		"                   lock_prim_nid (repeatable)\n"
+		"  --help           this text\n",
 		DEFAULT_CTL);
 }
 
@@ -389,6 +393,7 @@ int main(int argc, char **argv)
 	}
 	ul_ctlsrv_set_udsp(srv, ul_instance_udsp(u));
 	ul_ctlsrv_set_ncpt(srv, d.ncpt);
+	ul_ctlsrv_set_default_net(srv, !conf_path);
 	rc = ul_ctlsrv_set_conf_path(srv, conf_path);
 	if (rc == 0 && d.group)
 		rc = ul_ctlsrv_set_group(srv, gid);
