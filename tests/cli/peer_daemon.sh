@@ -239,6 +239,11 @@ expect set_bad_net 234 "" @peer/set_bad_net.err -- \
 expect set_bad_lnd_timeout 234 "" @peer/set_bad_lnd_timeout.err -- \
 	$u peer set --net tcp --lnd-timeout -1
 expect set_net_ok 0 "" "" -- $u peer set --net tcp --lnd-timeout 5
+# Cut at 127 characters as lnetctl's err_str[LNET_MAX_STR_LEN].
+long=$(printf 'a%.0s' $(seq 300))
+want="\"Invalid LND timeout value '-1$long', must be >= 0\""
+expect set_timeout_long 234 "" "$(d2 net set -22 "${want:0:127}")" -- \
+	$u peer set --net tcp --lnd-timeout "-1$long"
 # A NID LNet cannot parse: its D1, then lnetctl's empty D2.
 expect set_bad_nid 234 "" @peer/set_bad_nid.err -- \
 	$u peer set --nid foo --health 5

@@ -6,7 +6,7 @@
  * turns them back on only when the verb has a single argument, so
  * "add: unrecognized option '--bogus'" appears for `net add --bogus` and
  * not for `net add --net tcp --bogus`. Each verb sets opterr the same way
- * (with_diagnostics()).
+ * (ulnetctl_with_diagnostics()).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -26,25 +26,6 @@
 /* lnetctl's bound on a string option (its LNET_MAX_STR_LEN). */
 #define LNET_MAX_STR_LEN 128
 
-/* lnetctl's getopt diagnostics: on only for a verb's single argument. */
-static void with_diagnostics(int argc)
-{
-	opterr = argc <= 2;
-}
-
-/*
- * A number as lnetctl's parse_long() reads it: strtol base 0, false on
- * overflow or trailing text ("" reads as 0).
- */
-static bool lnet_long(const char *s, long *out)
-{
-	char *end;
-
-	errno = 0;
-	*out = strtol(s, &end, 0);
-	return errno != ERANGE && !*end;
-}
-
 uint32_t ulnetctl_verbose_arg(int argc, char **argv)
 {
 	long v;
@@ -58,7 +39,7 @@ uint32_t ulnetctl_verbose_arg(int argc, char **argv)
 	 */
 	if (optarg || optind >= argc || argv[optind][0] == '-')
 		return 1;
-	if (!lnet_long(argv[optind++], &v))
+	if (!ulnetctl_parse_long(argv[optind++], &v))
 		return 1;
 	return (uint8_t)v;
 }
@@ -85,7 +66,7 @@ static int net_show(int argc, char **argv)
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_NET_SHOW;
-	with_diagnostics(argc);
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "n:v", opts, NULL)) != -1) {
 		switch (opt) {
@@ -206,7 +187,7 @@ static bool cpp_arg(const char *s, int *out)
 {
 	long v;
 
-	if (!lnet_long(s, &v) || v > 127)
+	if (!ulnetctl_parse_long(s, &v) || v > 127)
 		return false;
 	*out = (int)v;
 	return true;
@@ -219,7 +200,7 @@ static void tunable_arg(const char *s, bool is_timeout, int32_t *field,
 	long v;
 
 	a->has &= ~bit;
-	if (!lnet_long(s, &v))
+	if (!ulnetctl_parse_long(s, &v))
 		return; /* unparsable: ignored */
 	*field = (int32_t)v;
 	if (is_timeout ? *field >= 0 : *field > 0)
@@ -254,7 +235,7 @@ static int net_add(int argc, char **argv)
 
 	if (!a)
 		return -ENOMEM;
-	with_diagnostics(argc);
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	/* "k:" as lnetctl's: -k takes a value, --skip-mr-route-setup not. */
 	while ((opt = getopt_long(argc, argv, "a:b:c:i:k:m:n:p:r:s:t:T:", opts,
@@ -323,7 +304,8 @@ static int net_add(int argc, char **argv)
 			}
 			break;
 		case 'S':
-			if (!lnet_long(optarg, &v) || v < -1 || v > 255) {
+			if (!ulnetctl_parse_long(optarg, &v) || v < -1 ||
+			    v > 255) {
 				rc = ni_add_failed(ULNETCTL_RC_BAD_PARAM,
 						   "Invalid ToS argument");
 				goto out;
@@ -400,7 +382,7 @@ static int net_del(int argc, char **argv)
 
 	if (!a)
 		return -ENOMEM;
-	with_diagnostics(argc);
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "n:i:", opts, NULL)) != -1) {
 		switch (opt) {
@@ -537,7 +519,7 @@ static int net_set(int argc, char **argv)
 
 	if (!a)
 		return -ENOMEM;
-	with_diagnostics(argc);
+	ulnetctl_with_diagnostics(argc);
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "ai:l:m:n:s:t:", opts, NULL)) !=
 	       -1) {
@@ -583,7 +565,7 @@ static int net_set(int argc, char **argv)
 			break; /* lnetctl reads --state for peer set only */
 		case 't':
 			/* Unparsable: lnetctl's "unset", -1. */
-			if (!lnet_long(optarg, &health))
+			if (!ulnetctl_parse_long(optarg, &health))
 				health = -1;
 			break;
 		default:

@@ -372,7 +372,7 @@ static int peer_set(int argc, char **argv)
 		{ "net", required_argument, NULL, 'i' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char descr[1100]; /* lnetctl: LNET_MAX_STR_LEN (1024) */
+	char descr[128]; /* lnetctl's err_str[LNET_MAX_STR_LEN]: cut at 127 */
 	bool has_net = false, has_lnd_timeout = false;
 	int opt, rc = 0, health = -1, state = -1;
 	const char *nid = NULL;
@@ -411,9 +411,9 @@ static int peer_set(int argc, char **argv)
 			/* checked as for net set, then unused (§7.5) */
 			if ((int)strtol(optarg, NULL, 10) < 0) {
 				snprintf(descr, sizeof(descr),
-					 "\"Invalid LND timeout value '%.*s', "
+					 "\"Invalid LND timeout value '%s', "
 					 "must be >= 0\"",
-					 1000, optarg);
+					 optarg);
 				rc = peer_set_failed(descr);
 				goto out;
 			}
@@ -423,7 +423,7 @@ static int peer_set(int argc, char **argv)
 			if (ulnet_net_parse(optarg, &net, NULL, 0) ||
 			    net == ULNET_NET_ANY) {
 				snprintf(descr, sizeof(descr),
-					 "\"Invalid network type: %.*s\"", 1000,
+					 "\"Invalid network type: %s\"",
 					 optarg);
 				rc = peer_set_failed(descr);
 				goto out;
