@@ -23,8 +23,16 @@ struct ul_udsp_set;
 
 /* Time a client has to send a whole request or read a whole reply. */
 #define UL_CTLSRV_CLIENT_TIMEOUT_MS 5000
-/* Clients served at once; more are refused with an error reply. */
-#define UL_CTLSRV_MAX_CLIENTS 64
+/*
+ * Clients served at once: this many, or a quarter of the process's
+ * open-file limit (RLIMIT_NOFILE) when that is less, 16 at least. When a
+ * newcomer finds every slot taken, the client the server has waited on
+ * longest (idle, sending a request or not reading its reply) is closed
+ * to make room; a client whose command runs on the node (ping, discover,
+ * perf put) is never closed so. If all of them run, the newcomer gets an
+ * -EBUSY error reply "too many control clients (N)" and is closed.
+ */
+#define UL_CTLSRV_MAX_CLIENTS 512
 
 /*
  * Listen on the Unix socket at path (mode 0600). A file already at path
@@ -66,5 +74,8 @@ int ul_ctlsrv_set_group(struct ul_ctlsrv *srv, gid_t gid);
 
 /* For tests: the client timeout in ms (default above). */
 void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms);
+/* For tests: the client slots (0 means 1), and how many there are. */
+void ul_ctlsrv_set_max_clients(struct ul_ctlsrv *srv, unsigned int n);
+unsigned int ul_ctlsrv_max_clients(const struct ul_ctlsrv *srv);
 
 #endif /* UL_RUNTIME_CTLSRV_H */
