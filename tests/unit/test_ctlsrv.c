@@ -27,6 +27,7 @@
 #include "core/core.h"
 #include "core/node.h"
 #include "ctl/proto.h"
+#include "ctl/proto_doc.h"
 #include "helper_mocklnd.h"
 #include "helper_topo.h"
 #include "runtime/ctlsrv.h"
@@ -940,6 +941,32 @@ static void busy_clients_keep_their_slots(void **state)
 	}
 }
 
+/*
+ * stats reset zeroes the whole counter block as LNet's
+ * lnet_counters_reset() does: the messages alive now too.
+ */
+static void stats_reset_zeroes_every_counter(void **state)
+{
+	struct fx *f = *state;
+	struct ul_counters *c = &ul_node_core(f->node)->counters;
+	struct ul_err err = { 0 };
+	struct ul_ctl_args a;
+	struct ul_ctl_msg doc;
+
+	c->msgs_alloc = 3;
+	c->msgs_max = 7;
+	c->rst_alloc = 2;
+	c->send_count = 40;
+	memset(&a, 0, sizeof(a));
+	ul_ctl_doc_init(&doc);
+	assert_int_equal(ul_ctlsrv_stats_reset(f->srv, &a, &doc, &err), 0);
+	ul_ctl_msg_fini(&doc);
+	assert_int_equal(c->msgs_alloc, 0);
+	assert_int_equal(c->msgs_max, 0);
+	assert_int_equal(c->rst_alloc, 0);
+	assert_int_equal(c->send_count, 0);
+}
+
 /* "dev cpt": a device's NUMA node mapped to the first CPT on it. */
 static void dev_cpt_is_the_first_cpt_of_the_node(void **state)
 {
@@ -994,6 +1021,8 @@ int main(void)
 						setup_show, teardown),
 		cmocka_unit_test_setup_teardown(busy_clients_keep_their_slots,
 						setup_busy, teardown_busy),
+		cmocka_unit_test_setup_teardown(
+			stats_reset_zeroes_every_counter, setup_show, teardown),
 		cmocka_unit_test_setup_teardown(stalled_client_closed,
 						setup_show, teardown),
 		cmocka_unit_test_setup_teardown(client_gone_mid_frame,
