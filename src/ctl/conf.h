@@ -384,6 +384,7 @@ struct ul_conf_refusal {
 	const char *d2_op; /* NULL: D1 */
 	const char *object;
 	int errnum;		     /* the errno field */
+	int seq_no;		     /* D2: the item's seq_no, -1 for none */
 	int status;		     /* the import's status (lnetctl's exit) */
 	char msg[UL_ERR_MSG_SIZE];   /* the descr lnetctl prints */
 	char where[UL_ERR_MSG_SIZE]; /* "line L, column C: <path>: <why>" */

@@ -168,6 +168,7 @@ int ul_conf_walk_global_param(struct ul_conf_walk *w,
 		/* and it is not a step: nothing happens there */
 	} else if (!rc) {
 		step_init(&s, UL_CONF_SEC_GLOBAL, key, NULL);
+		s.seq_no = w->seq_no; /* the "global" block's, if any */
 		s.key = k;
 		s.value = val;
 		set_global(w->conf, k, val);
@@ -185,6 +186,8 @@ int ul_conf_walk_global(struct ul_conf_walk *w, const struct ul_ynode *key,
 	int rc;
 
 	(void)key;
+	/* the legacy setters each report the block's seq_no */
+	w->seq_no = ul_conf_walk_seq_no(m);
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *k = m->kids[2 * i];

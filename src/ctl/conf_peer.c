@@ -118,6 +118,21 @@ static int walk_multi_rail(struct ul_conf_walk *w, const struct ul_ynode *v,
 	return 0;
 }
 
+/* "primary nid": --old-api refuses a bad one in lnetctl's words. */
+static int walk_primary(struct ul_conf_walk *w, const struct ul_ynode *v,
+			struct ul_conf_peer *p)
+{
+	int rc = ul_conf_walk_get_nid(w, v, &p->primary_nid);
+
+	if (rc == -EINVAL && w->dialect == UL_CONF_OLD_API)
+		ul_conf_walk_report_descr(w,
+					  "\"badly formatted primary NID: "
+					  "%.64s\"",
+					  v->type == UL_YNODE_SCALAR ? v->str
+								     : "");
+	return rc;
+}
+
 static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 		     struct ul_conf_peer *p)
 {
@@ -127,6 +142,8 @@ static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 
 	p->line = m->line;
 	p->seq_no = ul_conf_walk_seq_no(m);
+	/* the legacy path's errors of a peer carry its seq_no */
+	w->seq_no = p->seq_no;
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
@@ -134,7 +151,7 @@ static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 
 		old = ul_conf_walk_push_key(w, key->str);
 		if (!strcmp(key->str, "primary nid")) {
-			rc = ul_conf_walk_get_nid(w, v, &p->primary_nid);
+			rc = walk_primary(w, v, p);
 			has_primary = true;
 		} else if (!strcmp(key->str, "Multi-Rail")) {
 			rc = walk_multi_rail(w, v, p);

@@ -201,6 +201,7 @@ static void keep_refusal(struct ul_conf_walk *w, const struct ul_err *err)
 	r->d2_op = w->d2_op ? w->d2_op : is_old ? "yaml" : NULL;
 	r->object = w->object ? w->object : is_old ? "builder" : "import";
 	r->errnum = w->object ? w->errnum : is_old ? -1 : -EINVAL;
+	r->seq_no = r->d2_op && w->object ? w->seq_no : -1;
 	r->status = w->object ? w->status : -EINVAL;
 }
 
@@ -236,6 +237,7 @@ int ul_conf_read(const char *text, size_t len, enum ul_conf_dialect dialect,
 
 		w.d2_op = NULL;
 		w.object = NULL;
+		w.seq_no = -1;
 		w.descr[0] = '\0';
 		if (dialect == UL_CONF_OLD_API)
 			rc = walk_old_api_key(&w, key, v);

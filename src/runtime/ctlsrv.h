@@ -60,9 +60,12 @@ int ul_ctlsrv_set_conf_path(struct ul_ctlsrv *srv, const char *path);
 /*
  * Apply that lnet.conf as `ulnetctl import` does (ctl/conf_import.h),
  * through this server's handlers: ulnetd --config at start, and `lnet
- * configure --all`. Every note and error is logged with the file's line.
- * 0 (also without a file), or the import's status (a negative errno)
- * with the first error in err; what came before it stays applied.
+ * configure --all`. Every note and error is logged with the file's line,
+ * also the refusals lnetctl's import keeps to itself (conf_import.h
+ * is_silent), so that a file that fails always says why. 0 (also
+ * without a file), or the import's status (a negative errno) with the
+ * first error in err ("line L: <why>"); what came before
+ * it stays applied.
  */
 struct ul_err;
 int ul_ctlsrv_apply_conf(struct ul_ctlsrv *srv, struct ul_err *err);

@@ -7,9 +7,11 @@
 #     its own);
 #  2. that backup imported into a fresh node exports byte-identically;
 #  3. import --del removes the nets, routes, peers and UDSP rules again;
-#  4. bad files fail as lnetctl's do: an unopenable file (D2 yaml/builder,
-#     exit 254), an invalid key, an empty value, a non-integer, a bad
-#     Multi-Rail word, a bad CPT — each with nothing applied;
+#  4. no daemon at the socket fails every file naming the socket (a global
+#     or udsp file too); bad files fail as lnetctl's do: an unopenable
+#     file (D2 yaml/builder, exit 254), an invalid key, an empty value, a
+#     non-integer, a bad Multi-Rail word, a bad CPT — each with nothing
+#     applied;
 #  5. import --exec runs the ping section; a full export parses as YAML;
 #  6. help texts, option quirks, stdin, tunables warnings, --show,
 #     export FILE, --old-api's error tree.
@@ -60,6 +62,23 @@ cli_daemon e "" --cpts 2 "${fast[@]}"
 expect import_old_api 0 "" "*" -- "$ULNETCTL" import --old-api "$conf"
 expect export_old_api 0 @io/backup_old_api.yaml "" -- "$ULNETCTL" export --backup
 cli_stop e
+
+# No daemon at the socket is no LNet refusal: a file of global values
+# only (which LNet would refuse without a word) or of UDSP rules only
+# (whose refusals lnetctl skips) fails with the error naming the socket,
+# as a file with a peer does; --old-api too.
+nosock=$TMP/nosuch.ctl
+nosock_err="cannot connect to ulnetd at $nosock: No such file or directory (is ulnetd running? see --ctl)"
+printf 'global:\n    retry_count: 3\n' >"$TMP/g_only.yaml"
+printf 'udsp:\n  - idx: 0\n    src: tcp\n    priority: 3\n' >"$TMP/u_only.yaml"
+expect no_daemon_global 234 "" "$(d1 add global -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import "$TMP/g_only.yaml"
+expect no_daemon_udsp 234 "" "$(d1 add udsp -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import "$TMP/u_only.yaml"
+expect no_daemon_udsp_del 234 "" "$(d1 del udsp -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import --del "$TMP/u_only.yaml"
+expect no_daemon_global_old 234 "" "$(d2 add global -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import --old-api "$TMP/g_only.yaml"
 
 cli_daemon c "" --cpts 2 "${fast[@]}"
 expect missing_file 254 "" "*" -- "$ULNETCTL" import "$TMP/none.yaml"
