@@ -105,6 +105,20 @@ bad bad_cpt 'net:
       local NI(s):
         - nid: 127.1.5.3@tcp
           CPT: "[1-0]"' bad_cpt.err
+# lnetctl's fixed words after the place (§16); an empty CPT list is its
+# -ENODATA, errno and status.
+printf 'net:\n    - net type: foo\n' >"$TMP/bad_net.yaml"
+expect bad_net 234 "" "$(d1 add import -22 \
+	"line 2, column 17: net[0].net type: Invalid network ID 'foo'")" -- \
+	"$ULNETCTL" import "$TMP/bad_net.yaml"
+printf 'net:\n    - net type: tcp\n      CPT: []\n' >"$TMP/no_cpt.yaml"
+expect missing_cpt 195 "" "$(d1 add import -61 \
+	"line 3, column 12: net[0].CPT: Missing CPT configuration")" -- \
+	"$ULNETCTL" import "$TMP/no_cpt.yaml"
+printf 'ip2nets:\n    - net-spec: tcp\n      local NI(s): []\n' >"$TMP/ip_ni.yaml"
+expect ip2nets_local_nis 234 "" "$(d1 add import -22 \
+	"line 3, column 7: ip2nets[0].local NI(s): local NI(s)' not valid for ip2nets")" -- \
+	"$ULNETCTL" import "$TMP/ip_ni.yaml"
 # Nothing of the bad files was applied.
 expect nothing_applied 0 @io/empty.yaml "" -- "$ULNETCTL" export --backup
 printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: 127.1.5.40@tcp\n' \

@@ -69,8 +69,25 @@ static void a_refused_item_cuts_its_section(void **state)
 	assert_true(c.steps[0].is_cut);
 	assert_string_equal(c.refusal.where,
 			    "line 3, column 15: net[1].net type: Invalid "
-			    "network ID 'bogus': unknown net type 'bogus' in "
-			    "'bogus'");
+			    "network ID 'bogus'");
+	ul_conf_fini(&c);
+}
+
+/* An empty CPT list is lnetctl's -ENODATA, for the errno and the status. */
+static void missing_cpt_is_enodata(void **state)
+{
+	struct ul_conf c;
+
+	(void)state;
+	read_ok("net:\n  - net type: tcp1\n    CPT: []\n", UL_CONF_NETLINK, &c);
+	assert_true(c.refusal.is_set);
+	assert_null(c.refusal.d2_op);
+	assert_string_equal(c.refusal.object, "import");
+	assert_int_equal(c.refusal.errnum, -ENODATA);
+	assert_int_equal(c.refusal.status, -ENODATA);
+	assert_string_equal(c.refusal.msg,
+			    "line 3, column 10: net[0].CPT: Missing CPT "
+			    "configuration");
 	ul_conf_fini(&c);
 }
 
@@ -308,6 +325,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_refusal_keeps_the_steps_before_it),
 		cmocka_unit_test(a_refused_item_cuts_its_section),
+		cmocka_unit_test(missing_cpt_is_enodata),
 		cmocka_unit_test(a_bad_multi_rail_word_is_the_peers_error),
 		cmocka_unit_test(keys_after_a_streamed_section_go_unread),
 		cmocka_unit_test(settings_are_kept_as_written),
