@@ -15,6 +15,39 @@
 #include "nid/nidrange.h"
 
 /*
+ * Why the legacy path could not expand a NID list (rc from
+ * ul_nidrange_expand()), in lnetctl's words (lustre_lnet_parse_nidstr():
+ * the list with its commas made blanks).
+ */
+static void old_nidlist_error(const char *text, int rc, char *descr, size_t len)
+{
+	char list[UL_ERR_MSG_SIZE];
+	char *c;
+
+	snprintf(list, sizeof(list), "%s", text);
+	for (c = list; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	if (strchr(list, '*'))
+		snprintf(descr, len, "asterisk not allowed in nidstring '%s'",
+			 list);
+	else if (rc == -E2BIG)
+		snprintf(descr, len,
+			 "\"'%s' specifies more than the %d NIDs allowed by "
+			 "this operation\"",
+			 list, UL_NIDRANGE_MAX_PER_PEER);
+	else if (rc == -ENOENT)
+		snprintf(descr, len, "\"'%s' did not expand to any nids\"",
+			 list);
+	else if (rc == -ENOMEM)
+		snprintf(descr, len, "\"Failed to expand nidstr: %s\"",
+			 strerror(-rc));
+	else
+		snprintf(descr, len, "\"Unable to parse nidlist from: %s\"",
+			 list);
+}
+
+/*
  * The request's net, and the gateway NIDs of a legacy route into gws (of
  * UL_NIDRANGE_MAX_PER_PEER): 0, or reported.
  */
@@ -24,6 +57,7 @@ static int old_route_args(struct imp *im, const struct ul_conf_route *r,
 	struct ul_ctl_args *a = im->a;
 	char descr[UL_ERR_MSG_SIZE + 64];
 	struct ul_err err = { 0 };
+	int rc;
 
 	if (!r->net_text || !r->gateway_text) {
 		snprintf(descr, sizeof(descr),
@@ -43,10 +77,15 @@ static int old_route_args(struct imp *im, const struct ul_conf_route *r,
 		return -EINVAL;
 	}
 	/* the legacy path expands a gateway range itself (§4.3) */
-	if (ul_nidrange_expand(r->gateway_text, gws, UL_NIDRANGE_MAX_PER_PEER,
-			       n, &err)) {
-		ul_imp_d2(im, ul_imp_op(im), "route", r->seq_no, -EINVAL,
-			  err.msg, r->line, -EINVAL);
+	rc = strchr(r->gateway_text, '*')
+		     ? -EINVAL
+		     : ul_nidrange_expand(r->gateway_text, gws,
+					  UL_NIDRANGE_MAX_PER_PEER, n, &err);
+	if (rc) {
+		old_nidlist_error(r->gateway_text, rc, descr, sizeof(descr));
+		ul_imp_d2(im, ul_imp_op(im), "route", r->seq_no,
+			  rc == -ENOMEM ? rc : -EINVAL, descr, r->line,
+			  rc == -ENOMEM ? rc : -EINVAL);
 		return -EINVAL;
 	}
 	snprintf(a->net, sizeof(a->net), "%s", r->net_text);

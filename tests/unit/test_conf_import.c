@@ -382,6 +382,23 @@ static const struct row rows[] = {
 	{ "peer:\n  - seq_no: 3\n    peer ni: [{nid: 1.2.3.8@tcp}]\n",
 	  UL_CONF_OLD_API, false, NULL, -EINVAL,
 	  "D2 peer add seq 3 -22 the 'primary nid' must be specified\n" },
+	/* the peer's NIDs but the primary, as the nidlist lnetctl parses */
+	{ "peer:\n  - primary nid: 1.2.3.4@tcp\n    seq_no: 2\n    peer ni:\n"
+	  "      - nid: 1.2.3.4@tcp\n      - nid: 1.2.3.5@tcp\n"
+	  "      - nid: foo\n",
+	  UL_CONF_OLD_API, false, NULL, -EINVAL,
+	  "D2 peer add seq 2 -22 \"Unable to parse nidlist from: 1.2.3.5@tcp "
+	  "foo\"\n" },
+	/* 24: a legacy gateway list lnetctl cannot expand, in its words */
+	{ "route:\n  - {net: tcp9, gateway: foo, seq_no: 3}\n"
+	  "  - {net: tcp9, gateway: '1.2.3.*@tcp'}\n"
+	  "  - {net: tcp9, gateway: '1.2.[1-200].1@tcp'}\n",
+	  UL_CONF_OLD_API, false, NULL, -EINVAL,
+	  "D2 add route seq 3 -22 \"Unable to parse nidlist from: foo\"\n"
+	  "D2 add route seq -1 -22 asterisk not allowed in nidstring "
+	  "'1.2.3.*@tcp'\n"
+	  "D2 add route seq -1 -22 \"'1.2.[1-200].1@tcp' specifies more than "
+	  "the 128 NIDs allowed by this operation\"\n" },
 };
 
 static void every_row_imports_as_lnetctl(void **state)
