@@ -15,8 +15,9 @@
 #  5. --old-api: gateway ranges, existing routes tolerated, Multi-Rail
 #     words, an unknown section, seq_no, the setters' and the peer's
 #     words;
-#  6. a directory, and a backup of a node without routing, which imports
-#     without a word;
+#  6. a directory, a file of several documents (each applied in turn),
+#     and a backup of a node without routing, which imports without a
+#     word;
 #  7. ulnetd --config applies a file exactly as import does, and says
 #     why it does not start where lnetctl's import fails without a word.
 . "$(dirname "$0")/lib.bash"
@@ -218,10 +219,23 @@ expect old_api_bad_primary 234 "" @io/old_api_bad_primary.err \
 	-- "$u" import --old-api "$TMP/oldprim.yaml"
 cli_stop e
 
-# --- 6 a directory; a quiet backup ----------------------------------------
+# --- 6 a directory; several documents; a quiet backup ---------------------
 cli_daemon f "" --cpts 2 "${fast[@]}"
 expect directory 234 "" "$(d1 add import -21 "cannot read '$TMP': Is a directory")" \
 	-- "$u" import "$TMP"
+# Every document, in order, as lnetctl's netlink import reads them.
+file docs '---
+global:
+    retry_count: 1
+---
+global:
+    retry_count: 0
+    max_interfaces: 200'
+expect documents 0 "" "" -- "$u" import "$TMP/docs.yaml"
+"$u" global show >"$TMP/out"
+check documents_retry_count '^    retry_count: 0$'
+check documents_max_interfaces '^    max_interfaces: 200$'
+expect documents_reset 0 "" "" -- "$u" set max_interfaces 4096
 file q "$net8
 peer:
     - primary nid: 127.1.8.50@tcp

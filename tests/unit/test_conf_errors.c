@@ -167,8 +167,10 @@ static const struct row rows[] = {
 	  "line 1, column 6: YAML aliases are not supported ('*anchor')" },
 	{ "a: &x 1\nb: *x\n",
 	  "line 2, column 4: YAML aliases are not supported ('*x')" },
-	{ "--- {}\n--- {}\n",
-	  "line 2, column 1: only one YAML document is allowed" },
+	/* every document is read; each must be a mapping */
+	{ "--- {}\n--- [1]\n",
+	  "line 2, column 5: expected a mapping of sections, found a "
+	  "sequence" },
 	/* 50 */
 	{ "[1, 2]\n", "line 1, column 1: expected a mapping of sections, found "
 		      "a sequence" },
