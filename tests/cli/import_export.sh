@@ -13,6 +13,7 @@
 #     non-integer, a bad Multi-Rail word, a bad CPT — each with nothing
 #     applied;
 #  5. import --exec runs the ping section; a full export parses as YAML;
+#     an export while LNet is down reports as lnetctl's does;
 #  6. help texts, option quirks, stdin, tunables warnings, --show,
 #     export FILE, --old-api's error tree.
 . "$(dirname "$0")/lib.bash"
@@ -145,6 +146,12 @@ expect import_third_word 254 "" @io/third_word.err -- \
 cli_stop c
 
 cli_daemon d "" --cpts 2 "${fast[@]}"
+# While LNet is down: the netlink sections' D1 on stderr, the routing and
+# udsp errors of lnetctl's cYAML functions into the output (§15), exit 0.
+"$ULNETCTL" lnet unconfigure
+expect export_down 0 @io/export_down.yaml @io/export_down.err -- \
+	"$ULNETCTL" export --backup
+"$ULNETCTL" lnet configure
 # From stdin; unknown tunables keys in lnetctl's words; the state an
 # export prints ("status") skipped without a word, as lnetctl does.
 cat >"$TMP/warn.yaml" <<'EOF'
