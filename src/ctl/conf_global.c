@@ -114,9 +114,11 @@ int ul_conf_walk_buffers(struct ul_conf_walk *w, const struct ul_ynode *key,
 				   : s.buffers[i] < INT_MIN ? INT_MIN
 							    : (int)s.buffers[i];
 	}
+	/* §8.4 Quirk: the server keeps them only while routing is on */
 	rc = ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
-			       "counts are kept and shown; ulnet has no "
-			       "router buffer pools yet");
+			       "counts are kept and shown only while "
+			       "routing is on (LNet drops them while it is "
+			       "off); ulnet has no router buffer pools yet");
 	return rc ? rc : ul_conf_walk_step(w, &s);
 }
 
