@@ -3,7 +3,8 @@
  * instance's configuration as one YAML document, sections in lnetctl's
  * order (net, route, peer, routing and buffers, global, udsp), each
  * omitted when empty. With --backup only what `import` needs to rebuild
- * the node, so that export, import, export gives the same bytes. Exits 0
+ * the node, so that export, import, export gives the same bytes (but
+ * during routing's start or stop wait: lnetctl.md §8.4, §16). Exits 0
  * also when a section cannot be read (it is reported and skipped: the
  * netlink sections' D1 on stderr, the routing and udsp D2 into the
  * output, as lnetctl's cYAML functions write them); only a FILE that
