@@ -9,8 +9,10 @@
  * only what the file gave.
  *
  * Parsing (conf_yaml.c) accepts any YAML 1.1 that libyaml reads: block or
- * flow style, any indentation, lnetctl's own "-     " export layout. Keys
- * are case-sensitive. lnetctl applies a document as it reads it, section
+ * flow style, any indentation, lnetctl's own "-     " export layout, and
+ * in the netlink dialect several documents, read one after the other as
+ * lnetctl's import reads them (the legacy parser takes one). Keys are
+ * case-sensitive. lnetctl applies a document as it reads it, section
  * after section, and stops at the first failure with what came before it
  * applied; so the parse keeps the document's order in ul_conf.steps, one
  * step per section (one per key for global parameters), and a refusal
@@ -384,6 +386,7 @@ struct ul_conf_refusal {
 	const char *d2_op; /* NULL: D1 */
 	const char *object;
 	int errnum;		     /* the errno field */
+	int seq_no;		     /* D2: the item's seq_no, -1 for none */
 	int status;		     /* the import's status (lnetctl's exit) */
 	char msg[UL_ERR_MSG_SIZE];   /* the descr lnetctl prints */
 	char where[UL_ERR_MSG_SIZE]; /* "line L, column C: <path>: <why>" */

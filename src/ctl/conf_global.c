@@ -114,9 +114,11 @@ int ul_conf_walk_buffers(struct ul_conf_walk *w, const struct ul_ynode *key,
 				   : s.buffers[i] < INT_MIN ? INT_MIN
 							    : (int)s.buffers[i];
 	}
+	/* §8.4 Quirk: the server keeps them only while routing is on */
 	rc = ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
-			       "counts are kept and shown; ulnet has no "
-			       "router buffer pools yet");
+			       "counts are kept and shown only while "
+			       "routing is on (LNet drops them while it is "
+			       "off); ulnet has no router buffer pools yet");
 	return rc ? rc : ul_conf_walk_step(w, &s);
 }
 
@@ -168,6 +170,7 @@ int ul_conf_walk_global_param(struct ul_conf_walk *w,
 		/* and it is not a step: nothing happens there */
 	} else if (!rc) {
 		step_init(&s, UL_CONF_SEC_GLOBAL, key, NULL);
+		s.seq_no = w->seq_no; /* the "global" block's, if any */
 		s.key = k;
 		s.value = val;
 		set_global(w->conf, k, val);
@@ -185,6 +188,8 @@ int ul_conf_walk_global(struct ul_conf_walk *w, const struct ul_ynode *key,
 	int rc;
 
 	(void)key;
+	/* the legacy setters each report the block's seq_no */
+	w->seq_no = ul_conf_walk_seq_no(m);
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *k = m->kids[2 * i];

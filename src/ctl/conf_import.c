@@ -29,31 +29,71 @@ void ul_imp_reset(struct imp *im)
 	memset(im->a, 0, sizeof(*im->a));
 }
 
+/* The request got no answer: the import's one error, naming the socket. */
+static void lost(struct imp *im, int rc, const struct ul_err *err)
+{
+	const char *object = ul_conf_section_name(im->sec);
+	struct ul_conf_report r = {
+		im->is_old ? ul_imp_op(im) : NULL,
+		ul_imp_op(im),
+		object,
+		rc,
+		-1,
+		err->msg[0] ? err->msg : NULL,
+		0,
+		false,
+		false,
+	};
+
+	im->o->ops.report(im->o->ops.ctx, &r);
+	im->is_lost = true;
+	im->lost_rc = rc;
+}
+
 int ul_imp_call(struct imp *im, uint16_t op, struct ul_err *err)
 {
+	bool is_lost = false;
+	int rc;
+
 	memset(err, 0, sizeof(*err));
-	return im->o->ops.call(im->o->ops.ctx, op, im->a, err);
+	if (im->is_lost)
+		return ul_err_set(err, im->lost_rc, "no answer from ulnetd");
+	rc = im->o->ops.call(im->o->ops.ctx, op, im->a, err, &is_lost);
+	if (rc && is_lost)
+		lost(im, rc, err);
+	return rc;
 }
 
 int ul_imp_d1(struct imp *im, const char *object, int errnum, const char *descr,
 	      unsigned int line, int status)
 {
-	struct ul_conf_report r = { NULL, ul_imp_op(im), object, errnum,
-				    -1,	  descr,	 line };
+	struct ul_conf_report r = { NULL,  ul_imp_op(im), object, errnum, -1,
+				    descr, line,	  false,  false };
 
-	im->o->ops.report(im->o->ops.ctx, &r);
+	if (!im->is_lost)
+		im->o->ops.report(im->o->ops.ctx, &r);
 	return status;
 }
 
 void ul_imp_d2(struct imp *im, const char *op, const char *entity, int seq_no,
 	       int errnum, const char *descr, unsigned int line, int status)
 {
-	struct ul_conf_report r = {
-		op, op, entity, errnum, seq_no, descr, line
-	};
+	struct ul_conf_report r = { op,	   op,	 entity, errnum, seq_no,
+				    descr, line, false,	 false };
 
-	im->o->ops.report(im->o->ops.ctx, &r);
+	if (!im->is_lost)
+		im->o->ops.report(im->o->ops.ctx, &r);
 	im->status = status;
+}
+
+void ul_imp_silent(struct imp *im, const char *object, int errnum,
+		   const char *descr, unsigned int line, bool is_ignored)
+{
+	struct ul_conf_report r = { NULL,  ul_imp_op(im), object, errnum,    -1,
+				    descr, line,	  true,	  is_ignored };
+
+	if (!im->is_lost)
+		im->o->ops.report(im->o->ops.ctx, &r);
 }
 
 /* "[0,1]" of an expression ("0" alone reads back the same). */
@@ -525,6 +565,7 @@ static int run_step(struct imp *im, const struct ul_conf_step *st)
 	size_t i;
 	int rc;
 
+	im->sec = st->sec;
 	switch (st->sec) {
 	case UL_CONF_SEC_NET:
 		for (i = st->first; i < st->first + st->nr; i++) {
@@ -565,10 +606,9 @@ static void notes_upto(struct imp *im, size_t step, size_t *next)
 static int refused(struct imp *im)
 {
 	const struct ul_conf_refusal *f = &im->conf->refusal;
-	struct ul_conf_report r = { f->d2_op,  ul_imp_op(im),
-				    f->object, f->errnum,
-				    -1,	       f->msg,
-				    f->line };
+	struct ul_conf_report r = { f->d2_op,  ul_imp_op(im), f->object,
+				    f->errnum, f->seq_no,     f->msg,
+				    f->line,   false,	      false };
 
 	im->o->ops.report(im->o->ops.ctx, &r);
 	return f->status;
@@ -577,18 +617,21 @@ static int refused(struct imp *im)
 int ul_conf_import(const struct ul_conf *conf,
 		   const struct ul_conf_import_opts *o)
 {
-	struct imp im = { conf, o, NULL, conf->dialect == UL_CONF_OLD_API, 0 };
+	struct imp im = { conf,	 o,
+			  NULL,	 conf->dialect == UL_CONF_OLD_API,
+			  0,	 UL_CONF_SEC_NET,
+			  false, 0 };
 	size_t i, next = 0;
 	int rc = 0;
 
 	im.a = calloc(1, sizeof(*im.a));
 	if (!im.a)
 		return ul_imp_d1(&im, "import", -ENOMEM, NULL, 0, -ENOMEM);
-	for (i = 0; i < conf->nr_steps && !rc; i++) {
+	for (i = 0; i < conf->nr_steps && !rc && !im.is_lost; i++) {
 		notes_upto(&im, i, &next);
 		rc = run_step(&im, &conf->steps[i]);
 	}
-	if (!rc) {
+	if (!rc && !im.is_lost) {
 		notes_upto(&im, (size_t)-1, &next);
 		if (conf->refusal.is_set)
 			rc = refused(&im);
@@ -598,6 +641,9 @@ int ul_conf_import(const struct ul_conf *conf,
 	/* --old-api: the last failure's status (lustre_yaml_cb_helper) */
 	if (im.is_old)
 		rc = im.status;
+	/* no daemon is no LNet refusal: a failure in every section */
+	if (im.is_lost)
+		rc = -EINVAL;
 	free(im.a);
 	return rc;
 }

@@ -36,15 +36,27 @@ struct ul_conf_report {
 	int seq_no; /* D2: -1 for none */
 	const char *descr;
 	unsigned int line; /* where in the file, 0 if nowhere */
+	/*
+	 * lnetctl prints nothing for this one (the quirks of lnetctl.md
+	 * §16 and §17.3): a command line stays silent, a daemon still
+	 * says why. is_ignored: the import also goes on past it (an UDSP
+	 * rule LNet refuses); else it is the import's failure.
+	 */
+	bool is_silent;
+	bool is_ignored;
 };
 
 struct ul_conf_import_ops {
 	/*
 	 * Send one request; 0, or its failure as a negative errno with
-	 * the server's text in err (empty when it gave none).
+	 * the server's text in err (empty when it gave none). *is_lost:
+	 * the request got no answer at all (no daemon at the socket, a
+	 * broken connection, a reply that is not one), err saying so and
+	 * naming the socket; the import then ends there, with that as its
+	 * error whatever lnetctl would do with a refusal of the request.
 	 */
 	int (*call)(void *ctx, uint16_t op, const struct ul_ctl_args *a,
-		    struct ul_err *err);
+		    struct ul_err *err, bool *is_lost);
 	void (*report)(void *ctx, const struct ul_conf_report *r);
 	/* A note of the document, when its step is reached (may be NULL). */
 	void (*note)(void *ctx, const struct ul_conf_warning *w);
@@ -63,7 +75,10 @@ struct ul_conf_import_opts {
  * Import conf (read in either dialect). Returns 0, or the import's
  * status: the negative errno lnetctl exits with (-22 gives 234), or for
  * a refused UDSP rule under --old-api LNet's positive errno. -ENOMEM
- * when memory runs out (reported first).
+ * when memory runs out (reported first). A request that got no answer
+ * (ops.call's is_lost) ends the import with one error naming the
+ * section ("<add|del>: - <section>:", a D2 entry under --old-api) and
+ * -EINVAL, in every section.
  */
 int ul_conf_import(const struct ul_conf *conf,
 		   const struct ul_conf_import_opts *o);

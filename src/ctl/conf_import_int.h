@@ -12,23 +12,43 @@
 struct imp {
 	const struct ul_conf *conf;
 	const struct ul_conf_import_opts *o;
-	struct ul_ctl_args *a; /* the request being built */
-	bool is_old;	       /* --old-api: go on after a failure */
-	int status;	       /* --old-api: the last failure's status */
+	struct ul_ctl_args *a;	  /* the request being built */
+	bool is_old;		  /* --old-api: go on after a failure */
+	int status;		  /* --old-api: the last failure's status */
+	enum ul_conf_section sec; /* the step being imported */
+	/*
+	 * A request got no answer: that was reported, every later
+	 * request fails at once with lost_rc and reports nothing more.
+	 */
+	bool is_lost;
+	int lost_rc;
 };
 
 /* "add" or "del": the operation of the import's D1 documents. */
 const char *ul_imp_op(const struct imp *im);
 /* Start a new request in im->a. */
 void ul_imp_reset(struct imp *im);
-/* Send im->a as op: 0, or the failure with the server's text in err. */
+/*
+ * Send im->a as op: 0, or the failure with the server's text in err. A
+ * request that got no answer is reported here (conf_import.h) and marks
+ * the import lost.
+ */
 int ul_imp_call(struct imp *im, uint16_t op, struct ul_err *err);
-/* A D1 document (op "add"/"del"); returns status. */
+/*
+ * A D1 document (op "add"/"del"); returns status. Nothing is reported
+ * once the import is lost: its error was the report.
+ */
 int ul_imp_d1(struct imp *im, const char *object, int errnum, const char *descr,
 	      unsigned int line, int status);
 /* A D2 entry; records status as the --old-api import's. */
 void ul_imp_d2(struct imp *im, const char *op, const char *entity, int seq_no,
 	       int errnum, const char *descr, unsigned int line, int status);
+/*
+ * A failure lnetctl reports without a word (conf_import.h is_silent):
+ * for whoever logs it; is_ignored: the import goes on.
+ */
+void ul_imp_silent(struct imp *im, const char *object, int errnum,
+		   const char *descr, unsigned int line, bool is_ignored);
 
 /* The steps of conf_import_items.c; each 0 or the import's status. */
 int ul_imp_routes(struct imp *im, const struct ul_conf_step *st);

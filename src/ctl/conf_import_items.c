@@ -15,6 +15,39 @@
 #include "nid/nidrange.h"
 
 /*
+ * Why the legacy path could not expand a NID list (rc from
+ * ul_nidrange_expand()), in lnetctl's words (lustre_lnet_parse_nidstr():
+ * the list with its commas made blanks).
+ */
+static void old_nidlist_error(const char *text, int rc, char *descr, size_t len)
+{
+	char list[UL_ERR_MSG_SIZE];
+	char *c;
+
+	snprintf(list, sizeof(list), "%s", text);
+	for (c = list; *c; c++)
+		if (*c == ',')
+			*c = ' ';
+	if (strchr(list, '*'))
+		snprintf(descr, len, "asterisk not allowed in nidstring '%s'",
+			 list);
+	else if (rc == -E2BIG)
+		snprintf(descr, len,
+			 "\"'%s' specifies more than the %d NIDs allowed by "
+			 "this operation\"",
+			 list, UL_NIDRANGE_MAX_PER_PEER);
+	else if (rc == -ENOENT)
+		snprintf(descr, len, "\"'%s' did not expand to any nids\"",
+			 list);
+	else if (rc == -ENOMEM)
+		snprintf(descr, len, "\"Failed to expand nidstr: %s\"",
+			 strerror(-rc));
+	else
+		snprintf(descr, len, "\"Unable to parse nidlist from: %s\"",
+			 list);
+}
+
+/*
  * The request's net, and the gateway NIDs of a legacy route into gws (of
  * UL_NIDRANGE_MAX_PER_PEER): 0, or reported.
  */
@@ -24,6 +57,7 @@ static int old_route_args(struct imp *im, const struct ul_conf_route *r,
 	struct ul_ctl_args *a = im->a;
 	char descr[UL_ERR_MSG_SIZE + 64];
 	struct ul_err err = { 0 };
+	int rc;
 
 	if (!r->net_text || !r->gateway_text) {
 		snprintf(descr, sizeof(descr),
@@ -43,10 +77,15 @@ static int old_route_args(struct imp *im, const struct ul_conf_route *r,
 		return -EINVAL;
 	}
 	/* the legacy path expands a gateway range itself (§4.3) */
-	if (ul_nidrange_expand(r->gateway_text, gws, UL_NIDRANGE_MAX_PER_PEER,
-			       n, &err)) {
-		ul_imp_d2(im, ul_imp_op(im), "route", r->seq_no, -EINVAL,
-			  err.msg, r->line, -EINVAL);
+	rc = strchr(r->gateway_text, '*')
+		     ? -EINVAL
+		     : ul_nidrange_expand(r->gateway_text, gws,
+					  UL_NIDRANGE_MAX_PER_PEER, n, &err);
+	if (rc) {
+		old_nidlist_error(r->gateway_text, rc, descr, sizeof(descr));
+		ul_imp_d2(im, ul_imp_op(im), "route", r->seq_no,
+			  rc == -ENOMEM ? rc : -EINVAL, descr, r->line,
+			  rc == -ENOMEM ? rc : -EINVAL);
 		return -EINVAL;
 	}
 	snprintf(a->net, sizeof(a->net), "%s", r->net_text);
@@ -225,27 +264,71 @@ static int set_value(struct imp *im, const char *name, long long v,
 }
 
 /*
- * The status of a global setter lnetctl calls (lnetctl.md §9): its own
- * checks give -EINVAL before anything is sent, a numa_range refusal the
- * errno, any other refusal LNet's write failing (-ENODATA).
+ * lnetctl's own check of a global value, made before it calls the setter
+ * (lnetctl.md §9): its text (with the quotes lnetctl writes), or NULL.
  */
-static int global_status(int key, long long v, int rc)
+static const char *global_check(int key, long long v)
 {
-	if ((key == UL_CONF_GLOBAL_RESPONSE_TRACKING && (v < 0 || v > 3)) ||
-	    (key == UL_CONF_GLOBAL_RECOVERY_LIMIT && v < 0) ||
-	    (key == UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL && v <= 0))
-		return -EINVAL;
-	if (!rc)
-		return 0;
-	return key == UL_CONF_GLOBAL_NUMA_RANGE ? rc : -ENODATA;
+	if (key == UL_CONF_GLOBAL_RESPONSE_TRACKING && (v < 0 || v > 3))
+		return "\"Valid values are: 0, 1, 2, or 3\"";
+	if (key == UL_CONF_GLOBAL_RECOVERY_LIMIT && v < 0)
+		return "\"Must be greater than or equal to 0\"";
+	if (key == UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL && v <= 0)
+		return "\"must be strictly positive\"";
+	return NULL;
+}
+
+/* How lnetctl's setters name each parameter: "cannot configure <what>". */
+static const char *global_what(int key)
+{
+	static const char *const what[UL_CONF_GLOBAL_NR] = {
+		[UL_CONF_GLOBAL_NUMA_RANGE] = "numa_range",
+		[UL_CONF_GLOBAL_MAX_INTERFACES] = "max interfaces",
+		[UL_CONF_GLOBAL_DISCOVERY] = "discovery",
+		[UL_CONF_GLOBAL_DROP_ASYM_ROUTE] = "drop asym route",
+		[UL_CONF_GLOBAL_RETRY_COUNT] = "retry count",
+		[UL_CONF_GLOBAL_TRANSACTION_TIMEOUT] = "transaction timeout",
+		[UL_CONF_GLOBAL_HEALTH_SENSITIVITY] = "health sensitivity",
+		[UL_CONF_GLOBAL_RECOVERY_INTERVAL] = "recovery interval",
+		[UL_CONF_GLOBAL_ROUTER_SENSITIVITY] =
+			"router health sensitivity",
+		[UL_CONF_GLOBAL_RESPONSE_TRACKING] = "response tracking",
+		[UL_CONF_GLOBAL_RECOVERY_LIMIT] = "recovery limit",
+		[UL_CONF_GLOBAL_MAX_RECOVERY_PING_INTERVAL] =
+			"maximum recovery ping interval",
+	};
+
+	return what[key];
+}
+
+/*
+ * A global value LNet refused (rc), as lnetctl's setter reports it:
+ * numa_range's ioctl gives the errno and "cannot configure numa_range to
+ * <v>: <strerror>", a sysfs write -ENODATA and "cannot configure <what>:
+ * <strerror>" (lnetctl.md §9). Returns the errno of the report.
+ */
+static int global_refusal(int key, long long v, int rc, char *descr, size_t len)
+{
+	if (key == UL_CONF_GLOBAL_NUMA_RANGE) {
+		snprintf(descr, len,
+			 "\"cannot configure numa_range to %d: %s\"", (int)v,
+			 strerror(-rc));
+		return rc;
+	}
+	snprintf(descr, len, "\"cannot configure %s: %s\"", global_what(key),
+		 strerror(-rc));
+	return -ENODATA;
 }
 
 /* One global parameter (a key of "global", or at top level). */
 static int import_global(struct imp *im, const struct ul_conf_step *st)
 {
+	const char *name = ul_conf_global_name(st->key);
+	char descr[UL_ERR_MSG_SIZE + 64];
 	struct ul_err err = { 0 };
+	const char *check;
 	long long v = st->value;
-	int rc;
+	int rc, errnum;
 
 	if (st->key < 0)
 		return 0; /* lnd_timeout: read-only, lnetctl sets nothing */
@@ -265,22 +348,36 @@ static int import_global(struct imp *im, const struct ul_conf_step *st)
 	     st->key == UL_CONF_GLOBAL_DROP_ASYM_ROUTE) &&
 	    v)
 		v = 1;
-	rc = global_status(st->key, v, 0);
-	if (!rc)
-		rc = global_status(st->key, v,
-				   set_value(im, ul_conf_global_name(st->key),
-					     v, &err));
-	if (!rc)
+	check = global_check(st->key, v);
+	if (check) {
+		rc = errnum = -EINVAL;
+		snprintf(descr, sizeof(descr), "%s", check);
+	} else {
+		rc = set_value(im, name, v, &err);
+		if (!rc)
+			return 0;
+		if (im->is_lost)
+			return rc;
+		errnum = global_refusal(st->key, v, rc, descr, sizeof(descr));
+		rc = errnum;
+	}
+	/* --old-api: the setter's error, gathered */
+	if (im->is_old) {
+		ul_imp_d2(im, "add", name, st->seq_no, errnum, descr, st->line,
+			  errnum);
 		return 0;
+	}
 	/*
-	 * §16 Quirk: the netlink import fails without a word; the legacy
-	 * path gathers the setter's error.
+	 * §16 Quirk: the netlink import fails without a word, with the
+	 * setter's status; whoever logs hears LNet's reason (unquoted).
 	 */
-	if (im->is_old)
-		ul_imp_d2(im, "add", ul_conf_global_name(st->key), st->seq_no,
-			  rc, err.msg[0] ? err.msg : strerror(-rc), st->line,
-			  rc);
-	return im->is_old ? 0 : rc;
+	if (err.msg[0])
+		snprintf(descr, sizeof(descr), "%s", err.msg);
+	else if (check)
+		snprintf(descr, sizeof(descr), "%.*s", (int)strlen(check) - 2,
+			 check + 1);
+	ul_imp_silent(im, name, errnum, descr, st->line, false);
+	return rc;
 }
 
 /* A setting the netlink import streams to LNet failed: its error. */
@@ -360,6 +457,7 @@ int ul_imp_setting(struct imp *im, const struct ul_conf_step *st)
 /* One rule of the netlink import: 0, or the import's status. */
 static int nl_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 {
+	char descr[UL_ERR_MSG_SIZE + 64];
 	struct ul_udsp_rule *rule;
 	struct ul_err err = { 0 };
 	uint8_t *block;
@@ -370,12 +468,20 @@ static int nl_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 	 * §17.3: a priority of 0 names no action, which lnetctl's library
 	 * refuses without a word, as it does a rule it cannot build.
 	 */
-	if (u->priority == 0)
+	if (u->priority == 0) {
+		snprintf(descr, sizeof(descr),
+			 "rule idx %d: priority 0 gives no action", u->idx);
+		ul_imp_silent(im, "udsp", -EINVAL, descr, u->line, false);
 		return -EINVAL;
+	}
 	if (ul_udsp_rule_from_strings(u->src, u->dst, u->rte, true,
 				      (uint32_t)u->priority, u->idx, &rule,
-				      &err))
+				      &err)) {
+		snprintf(descr, sizeof(descr), "rule idx %d: %s", u->idx,
+			 err.msg);
+		ul_imp_silent(im, "udsp", -EINVAL, descr, u->line, false);
 		return -EINVAL;
+	}
 	len = ul_udsp_block_size(rule);
 	block = malloc(len);
 	rc = block ? ul_udsp_block_encode(rule, block, len, &err) : -ENOMEM;
@@ -388,13 +494,18 @@ static int nl_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 	im->a->has = UL_CTL_ARG_UDSP_BLOCK;
 	im->a->udsp_block = block;
 	im->a->udsp_len = len;
+	rc = ul_imp_call(im, UL_CTL_OP_UDSP_ADD, &err);
+	free(block);
+	im->a->udsp_block = NULL;
+	if (!rc || im->is_lost)
+		return rc;
 	/*
 	 * LNet's refusal comes back as a positive errno, which lnetctl's
 	 * netlink import does not take for a failure: it goes on.
 	 */
-	ul_imp_call(im, UL_CTL_OP_UDSP_ADD, &err);
-	free(block);
-	im->a->udsp_block = NULL;
+	snprintf(descr, sizeof(descr), "rule idx %d: cannot add udsp: %s",
+		 u->idx, err.msg[0] ? err.msg : strerror(rc < 0 ? -rc : rc));
+	ul_imp_silent(im, "udsp", rc, descr, u->line, true);
 	return 0;
 }
 
@@ -477,7 +588,15 @@ static int udsp_del(struct imp *im, const struct ul_conf_step *st)
 		im->a->idx = order[i]->idx;
 		if (!ul_imp_call(im, UL_CTL_OP_UDSP_DEL, &err))
 			continue;
+		if (im->is_lost)
+			break;
 		if (!im->is_old) {
+			snprintf(descr, sizeof(descr),
+				 "rule idx %d: cannot del udsp: %s",
+				 order[i]->idx,
+				 err.msg[0] ? err.msg : "failed");
+			ul_imp_silent(im, "udsp", -1, descr, order[i]->line,
+				      false);
 			rc = -1;
 			break;
 		}

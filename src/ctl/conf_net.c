@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -164,11 +165,29 @@ static int walk_lnd_tunables(struct ul_conf_walk *w, const struct ul_ynode *m,
 	return rc;
 }
 
+/*
+ * A CPT expression lnetctl parses (text, as written), refused in its
+ * words: "Unable to parse CPT '<text>'" after the place.
+ */
+static int parse_cpt(struct ul_conf_walk *w, const struct ul_ynode *n,
+		     const char *s, const char *text, struct ul_expr **e)
+{
+	struct ul_err er;
+	int rc = ul_conf_parse_cpt(s, e, &er);
+
+	if (rc == -EINVAL)
+		return ul_conf_walk_fail(w, n, "Unable to parse CPT '%.64s'",
+					 text);
+	if (rc)
+		return ul_conf_walk_fail_err(w, n, rc, &er);
+	return 0;
+}
+
 static int walk_cpt(struct ul_conf_walk *w, const struct ul_ynode *v,
 		    struct ul_expr **out)
 {
 	struct ul_expr *e = NULL;
-	struct ul_err er;
+	char one[80];
 	size_t i, len;
 	char *s, *p;
 	int rc;
@@ -181,18 +200,32 @@ static int walk_cpt(struct ul_conf_walk *w, const struct ul_ynode *v,
 	if (v->type == UL_YNODE_SCALAR) {
 		if (v->is_null)
 			return ul_conf_walk_fail(w, v, "no value specified");
-		rc = ul_conf_parse_cpt(v->str, &e, &er);
+		rc = parse_cpt(w, v, v->str, v->str, &e);
 		if (rc)
-			return ul_conf_walk_fail_err(w, v, rc, &er);
+			return rc;
 		goto done;
 	}
-	if (v->nr == 0)
+	if (v->nr == 0) {
+		/* lnetctl's errno and status for it are -ENODATA */
+		if (w->dialect == UL_CONF_NETLINK)
+			ul_conf_walk_report_as(w, NULL, "import", -ENODATA,
+					       -ENODATA);
 		return ul_conf_walk_fail(w, v, "Missing CPT configuration");
-	/* A flow list [0, 1-2] reads as the expression "[0,1-2]". */
+	}
+	/*
+	 * A flow list [0, 1-2] reads as the expression "[0,1-2]"; lnetctl
+	 * parses each item as "[<item>]" and names the one it cannot.
+	 */
 	for (len = 2, i = 0; i < v->nr; i++) {
 		if (v->kids[i]->type != UL_YNODE_SCALAR)
 			return ul_conf_walk_fail(w, v->kids[i],
 						 "Malformed CPT configuration");
+		snprintf(one, sizeof(one), "[%.64s]", v->kids[i]->str);
+		rc = parse_cpt(w, v->kids[i], one, v->kids[i]->str, &e);
+		if (rc)
+			return rc;
+		ul_expr_free(e);
+		e = NULL;
 		len += strlen(v->kids[i]->str) + 1;
 	}
 	s = malloc(len + 1);
@@ -209,10 +242,10 @@ static int walk_cpt(struct ul_conf_walk *w, const struct ul_ynode *v,
 	}
 	*p++ = ']';
 	*p = '\0';
-	rc = ul_conf_parse_cpt(s, &e, &er);
+	rc = parse_cpt(w, v, s, s, &e);
 	free(s);
 	if (rc)
-		return ul_conf_walk_fail_err(w, v, rc, &er);
+		return rc;
 done:
 	ul_expr_free(*out);
 	*out = e;
@@ -427,8 +460,9 @@ static int walk_net_key(struct ul_conf_walk *w, int k,
 	switch (k) {
 	case NK_LOCAL_NIS:
 		if (is_ip2nets)
+			/* sic: lnetctl prints it without the first quote */
 			return ul_conf_walk_fail(
-				w, key, "'local NI(s)' not valid for ip2nets");
+				w, key, "local NI(s)' not valid for ip2nets");
 		return walk_local_nis(w, v, net);
 	case NK_INTERFACES:
 		return walk_interfaces(w, v, &net->nis, &net->nr_nis);

@@ -6,6 +6,7 @@
  * error (lnetctl.md §17.3). Keys LNet does not read are skipped.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "ctl/conf_walk.h"
@@ -37,33 +38,76 @@ static int walk_peer_health(struct ul_conf_walk *w, const struct ul_ynode *key,
 	return rc ? rc : ul_conf_walk_skip(w, key, "health value skipped");
 }
 
-static int walk_peer_nis(struct ul_conf_walk *w, const struct ul_ynode *v,
-			 struct ul_conf_peer *p)
+/* The value of key in mapping m, when it is a scalar; else NULL. */
+static const char *map_str(const struct ul_ynode *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; m && m->type == UL_YNODE_MAP && i + 1 < m->nr; i += 2)
+		if (m->kids[i]->str && !strcmp(m->kids[i]->str, key) &&
+		    m->kids[i + 1]->type == UL_YNODE_SCALAR)
+			return m->kids[i + 1]->str;
+	return NULL;
+}
+
+/*
+ * --old-api: a "peer ni" NID that is not one. The legacy path joins the
+ * item's NIDs but the primary with spaces and parses that as a nidlist:
+ * lnetctl's words name the whole string.
+ */
+static void old_bad_nids(struct ul_conf_walk *w, const struct ul_ynode *m)
+{
+	const struct ul_ynode *nis = NULL;
+	const char *prim = map_str(m, "primary nid"), *nid;
+	char list[UL_ERR_MSG_SIZE] = "";
+	size_t i, off = 0;
+
+	for (i = 0; m->type == UL_YNODE_MAP && i + 1 < m->nr; i += 2)
+		if (m->kids[i]->str && !strcmp(m->kids[i]->str, "peer ni"))
+			nis = m->kids[i + 1];
+	for (i = 0; nis && nis->type == UL_YNODE_SEQ && i < nis->nr; i++) {
+		nid = map_str(nis->kids[i], "nid");
+		if (!nid || (prim && !strcmp(nid, prim)) ||
+		    off + 1 >= sizeof(list))
+			continue;
+		off += (size_t)snprintf(list + off, sizeof(list) - off, "%s%s",
+					off ? " " : "", nid);
+	}
+	ul_conf_walk_report_descr(w, "\"Unable to parse nidlist from: %.128s\"",
+				  list);
+}
+
+/* "peer ni" (v) of the peer item m. */
+static int walk_peer_nis(struct ul_conf_walk *w, const struct ul_ynode *m,
+			 const struct ul_ynode *v, struct ul_conf_peer *p)
 {
 	struct ulnet_nid *nid;
-	const struct ul_ynode *m, *key;
+	const struct ul_ynode *ni, *key;
 	size_t i, j, nr, n, old, old2;
 	int rc;
 
 	rc = ul_conf_walk_want_seq(w, v, &nr);
 	for (i = 0; !rc && i < nr; i++) {
-		m = v->kids[i];
+		ni = v->kids[i];
 		old = ul_conf_walk_push_idx(w, i);
-		rc = ul_conf_walk_want_map(w, m, &n);
+		rc = ul_conf_walk_want_map(w, ni, &n);
 		for (j = 0; !rc && j < n; j++) {
-			key = m->kids[2 * j];
+			key = ni->kids[2 * j];
 			old2 = ul_conf_walk_push_key(w, key->str);
 			if (!strcmp(key->str, "nid")) {
 				nid = ul_conf_walk_grow(w, &p->nis, &p->nr_nis,
 							sizeof(*nid));
 				rc = nid ? ul_conf_walk_get_nid(
-						   w, m->kids[2 * j + 1], nid)
+						   w, ni->kids[2 * j + 1], nid)
 					 : -ENOMEM;
 				if (rc && nid)
 					p->nr_nis--;
+				if (rc == -EINVAL &&
+				    w->dialect == UL_CONF_OLD_API)
+					old_bad_nids(w, m);
 			} else if (!strcmp(key->str, "health stats")) {
 				rc = walk_peer_health(w, key,
-						      m->kids[2 * j + 1]);
+						      ni->kids[2 * j + 1]);
 			} else {
 				/* an export's state and counters */
 				rc = ul_conf_walk_skip(w, key,
@@ -118,6 +162,21 @@ static int walk_multi_rail(struct ul_conf_walk *w, const struct ul_ynode *v,
 	return 0;
 }
 
+/* "primary nid": --old-api refuses a bad one in lnetctl's words. */
+static int walk_primary(struct ul_conf_walk *w, const struct ul_ynode *v,
+			struct ul_conf_peer *p)
+{
+	int rc = ul_conf_walk_get_nid(w, v, &p->primary_nid);
+
+	if (rc == -EINVAL && w->dialect == UL_CONF_OLD_API)
+		ul_conf_walk_report_descr(w,
+					  "\"badly formatted primary NID: "
+					  "%.64s\"",
+					  v->type == UL_YNODE_SCALAR ? v->str
+								     : "");
+	return rc;
+}
+
 static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 		     struct ul_conf_peer *p)
 {
@@ -127,6 +186,8 @@ static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 
 	p->line = m->line;
 	p->seq_no = ul_conf_walk_seq_no(m);
+	/* the legacy path's errors of a peer carry its seq_no */
+	w->seq_no = p->seq_no;
 	rc = ul_conf_walk_want_map(w, m, &n);
 	for (i = 0; !rc && i < n; i++) {
 		const struct ul_ynode *key = m->kids[2 * i];
@@ -134,12 +195,12 @@ static int walk_peer(struct ul_conf_walk *w, const struct ul_ynode *m,
 
 		old = ul_conf_walk_push_key(w, key->str);
 		if (!strcmp(key->str, "primary nid")) {
-			rc = ul_conf_walk_get_nid(w, v, &p->primary_nid);
+			rc = walk_primary(w, v, p);
 			has_primary = true;
 		} else if (!strcmp(key->str, "Multi-Rail")) {
 			rc = walk_multi_rail(w, v, p);
 		} else if (!strcmp(key->str, "peer ni")) {
-			rc = walk_peer_nis(w, v, p);
+			rc = walk_peer_nis(w, m, v, p);
 		} else if (strcmp(key->str, "seq_no") != 0) {
 			/* "peer state" of an export, and any other key */
 			rc = ul_conf_walk_skip(w, key, "not settable; skipped");

@@ -292,15 +292,14 @@ int ul_conf_walk_get_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
 int ul_conf_walk_get_net(struct ul_conf_walk *w, const struct ul_ynode *v,
 			 uint32_t *net)
 {
-	char why[128];
 	const char *s;
 	int rc;
 
 	rc = ul_conf_walk_get_str(w, v, &s);
 	if (rc)
 		return rc;
-	if (ulnet_net_parse(s, net, why, sizeof(why)))
-		return ul_conf_walk_fail(w, v, "Invalid network ID '%.64s': %s",
-					 s, why);
+	/* lnetctl's words alone (lnetctl.md §16), after the place */
+	if (ulnet_net_parse(s, net, NULL, 0))
+		return ul_conf_walk_fail(w, v, "Invalid network ID '%.64s'", s);
 	return 0;
 }

@@ -37,6 +37,7 @@ struct ul_conf_walk {
 	const char *d2_op;
 	const char *object; /* NULL: the dialect's default */
 	int errnum, status;
+	int seq_no; /* --old-api: the item's "seq_no", -1 for none */
 	char descr[UL_ERR_MSG_SIZE]; /* lnetctl's whole text, "": the
 				      * located message */
 	unsigned int fail_line;

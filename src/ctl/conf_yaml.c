@@ -201,20 +201,64 @@ static void keep_refusal(struct ul_conf_walk *w, const struct ul_err *err)
 	r->d2_op = w->d2_op ? w->d2_op : is_old ? "yaml" : NULL;
 	r->object = w->object ? w->object : is_old ? "builder" : "import";
 	r->errnum = w->object ? w->errnum : is_old ? -1 : -EINVAL;
+	r->seq_no = r->d2_op && w->object ? w->seq_no : -1;
 	r->status = w->object ? w->status : -EINVAL;
+}
+
+/*
+ * The sections of one document, in order, into w's conf (t: the top
+ * level's state, which runs on from the document before). 0, -EINVAL
+ * for a refusal (kept in the conf: the document up to there stands), or
+ * -ENOMEM.
+ */
+static int walk_document(struct ul_conf_walk *w, struct top *t,
+			 const struct ul_ynode *root, struct ul_err *err)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; root && root->type == UL_YNODE_MAP && i < root->nr / 2;
+	     i++) {
+		const struct ul_ynode *key = root->kids[2 * i];
+		const struct ul_ynode *v = root->kids[2 * i + 1];
+
+		w->d2_op = NULL;
+		w->object = NULL;
+		w->seq_no = -1;
+		w->descr[0] = '\0';
+		if (w->dialect == UL_CONF_OLD_API)
+			rc = walk_old_api_key(w, key, v);
+		else
+			rc = walk_netlink_key(w, t, key, v);
+		if (rc == -EINVAL) {
+			/* the document up to here stands (conf.h) */
+			keep_refusal(w, err);
+			return rc;
+		}
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 int ul_conf_read(const char *text, size_t len, enum ul_conf_dialect dialect,
 		 struct ul_conf *conf, struct ul_err *err)
 {
-	struct ul_ynode *root = NULL;
+	struct ul_ynode *root = NULL, **docs;
 	struct top t = { NULL };
 	struct ul_conf tmp;
 	struct ul_conf_walk w;
-	size_t i;
+	size_t i, nr;
 	int rc;
 
-	rc = ul_ytree_parse(text, len, &conf_limits, &root, err);
+	/*
+	 * lnetctl's netlink import reads every document of the stream in
+	 * turn; its legacy parser builds one tree.
+	 */
+	if (dialect == UL_CONF_NETLINK)
+		rc = ul_ytree_parse_stream(text, len, &conf_limits, &root, err);
+	else
+		rc = ul_ytree_parse(text, len, &conf_limits, &root, err);
 	if (rc)
 		return rc;
 	ul_conf_init(&tmp);
@@ -223,34 +267,25 @@ int ul_conf_read(const char *text, size_t len, enum ul_conf_dialect dialect,
 	w.conf = &tmp;
 	w.err = err;
 	w.dialect = dialect;
-	if (root && root->type != UL_YNODE_MAP && !root->is_null) {
-		rc = ul_conf_walk_fail(
-			&w, root, "expected a mapping of sections, found %s",
-			ul_ytree_type_name(root));
-		goto out;
-	}
-	for (i = 0; root && root->type == UL_YNODE_MAP && i < root->nr / 2;
-	     i++) {
-		const struct ul_ynode *key = root->kids[2 * i];
-		const struct ul_ynode *v = root->kids[2 * i + 1];
-
-		w.d2_op = NULL;
-		w.object = NULL;
-		w.descr[0] = '\0';
-		if (dialect == UL_CONF_OLD_API)
-			rc = walk_old_api_key(&w, key, v);
-		else
-			rc = walk_netlink_key(&w, &t, key, v);
-		if (rc == -EINVAL) {
-			/* the document up to here stands (conf.h) */
-			keep_refusal(&w, err);
-			rc = 0;
-			break;
-		}
-		if (rc)
-			goto out;
-	}
-out:
+	docs = dialect == UL_CONF_NETLINK ? root->kids : &root;
+	nr = dialect == UL_CONF_NETLINK ? root->nr : 1;
+	/* a document that is no mapping is not lnet.conf: nothing applies */
+	for (i = 0; i < nr && !rc; i++)
+		if (docs[i] && docs[i]->type != UL_YNODE_MAP &&
+		    !docs[i]->is_null)
+			rc = ul_conf_walk_fail(
+				&w, docs[i],
+				"expected a mapping of sections, found %s",
+				ul_ytree_type_name(docs[i]));
+	/*
+	 * A streamed section runs on into the next document, as lnetctl's
+	 * request does: only a section it knows ends it.
+	 */
+	for (i = 0; i < nr && !rc && !tmp.refusal.is_set; i++)
+		rc = walk_document(&w, &t, docs[i], err);
+	/* a refusal: the documents up to it stand (conf.h) */
+	if (rc == -EINVAL && tmp.refusal.is_set)
+		rc = 0;
 	ul_ytree_free(root);
 	if (rc) {
 		ul_conf_fini(&tmp);

@@ -34,6 +34,7 @@ struct ybuild {
 	const struct ul_ytree_limits *lim;
 	struct ul_ynode **stack; /* open collections, innermost last */
 	unsigned int depth;
+	unsigned int base; /* 1 in a stream: its sequence of documents */
 	size_t nr_nodes;
 	unsigned int nr_docs;
 	struct ul_ynode *root;
@@ -134,7 +135,7 @@ static int build_event(struct ybuild *b, const yaml_event_t *ev)
 
 	switch (ev->type) {
 	case YAML_DOCUMENT_START_EVENT:
-		if (b->nr_docs++)
+		if (b->nr_docs++ && !b->base)
 			return build_fail(b, &ev->start_mark, -EINVAL,
 					  "only one YAML document is allowed");
 		return 0;
@@ -157,7 +158,8 @@ static int build_event(struct ybuild *b, const yaml_event_t *ev)
 		return build_fail(b, &ev->start_mark, -EINVAL,
 				  "more than %zu YAML nodes",
 				  b->lim->max_nodes);
-	if (ev->type != YAML_SCALAR_EVENT && b->depth == b->lim->max_depth)
+	if (ev->type != YAML_SCALAR_EVENT &&
+	    b->depth - b->base == b->lim->max_depth)
 		return build_fail(b, &ev->start_mark, -EINVAL,
 				  "nested deeper than %u levels",
 				  b->lim->max_depth);
@@ -194,9 +196,9 @@ static int build_event(struct ybuild *b, const yaml_event_t *ev)
 	return 0;
 }
 
-int ul_ytree_parse(const char *text, size_t len,
-		   const struct ul_ytree_limits *lim, struct ul_ynode **root,
-		   struct ul_err *err)
+static int parse(const char *text, size_t len,
+		 const struct ul_ytree_limits *lim, bool is_stream,
+		 struct ul_ynode **root, struct ul_err *err)
 {
 	struct ybuild b;
 	yaml_event_t ev;
@@ -215,9 +217,22 @@ int ul_ytree_parse(const char *text, size_t len,
 	 * limit of 0 still allocates.
 	 */
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression) */
-	b.stack = calloc((size_t)lim->max_depth + 1, sizeof(*b.stack));
+	b.stack = calloc((size_t)lim->max_depth + 2, sizeof(*b.stack));
 	if (!b.stack)
 		return ul_err_set(err, -ENOMEM, "out of memory");
+	if (is_stream) {
+		/* the documents are the items of one sequence */
+		b.root = calloc(1, sizeof(*b.root));
+		if (!b.root) {
+			free(b.stack);
+			return ul_err_set(err, -ENOMEM, "out of memory");
+		}
+		b.root->type = UL_YNODE_SEQ;
+		b.root->line = 1;
+		b.root->column = 1;
+		b.stack[b.depth++] = b.root;
+		b.base = 1;
+	}
 	if (!yaml_parser_initialize(&b.parser)) {
 		rc = ul_err_set(err, -ENOMEM, "out of memory");
 		goto free_stack;
@@ -244,6 +259,20 @@ free_stack:
 	}
 	*root = b.root;
 	return 0;
+}
+
+int ul_ytree_parse(const char *text, size_t len,
+		   const struct ul_ytree_limits *lim, struct ul_ynode **root,
+		   struct ul_err *err)
+{
+	return parse(text, len, lim, false, root, err);
+}
+
+int ul_ytree_parse_stream(const char *text, size_t len,
+			  const struct ul_ytree_limits *lim,
+			  struct ul_ynode **docs, struct ul_err *err)
+{
+	return parse(text, len, lim, true, docs, err);
 }
 
 const char *ul_ytree_type_name(const struct ul_ynode *n)

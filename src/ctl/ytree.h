@@ -7,8 +7,9 @@
  * Building is where the limits on untrusted input are enforced: the size
  * of the text, the depth of nested collections, the items of one
  * collection and the nodes of the whole document. Aliases are refused, so
- * a tree cannot grow past the text it came from; only one document is
- * read. Every error names the line and column ("line 3, column 7: ...").
+ * a tree cannot grow past the text it came from. One document is read,
+ * or every document of a stream as the items of one sequence. Every
+ * error names the line and column ("line 3, column 7: ...").
  */
 #ifndef UL_CTL_YTREE_H
 #define UL_CTL_YTREE_H
@@ -49,6 +50,16 @@ struct ul_ytree_limits {
 int ul_ytree_parse(const char *text, size_t len,
 		   const struct ul_ytree_limits *lim, struct ul_ynode **root,
 		   struct ul_err *err);
+/*
+ * Every document of text, each built as ul_ytree_parse() builds one:
+ * *docs is a sequence (line 1, column 1) whose items are the documents'
+ * roots in order, an empty document a null scalar; a text without any
+ * document gives an empty sequence. The limits hold for the whole text
+ * (the depth under each document). Returns as ul_ytree_parse().
+ */
+int ul_ytree_parse_stream(const char *text, size_t len,
+			  const struct ul_ytree_limits *lim,
+			  struct ul_ynode **docs, struct ul_err *err);
 /* Free a node and everything under it; NULL is fine. */
 void ul_ytree_free(struct ul_ynode *n);
 /* "a mapping", "a sequence" or "a scalar", for messages. */

@@ -17,6 +17,15 @@
  * server waits on the client (READ_*, WRITE*); expiry closes the client
  * with one log line. A ping waits on the node, which has its own timeout.
  *
+ * Crowding: at most srv->max_clients connections (ctlsrv.h). When a new
+ * one would pass that, the client the server has waited on longest among
+ * those not BUSY is closed to make room, whatever it has sent: neither
+ * idle connections nor half-sent requests can keep ulnetctl out. Only
+ * when every other client is BUSY (its ping, discover or perf in flight)
+ * is the newcomer refused. Lines about crowds (evictions, refusals,
+ * clients closed mid-request) are rate-limited, so a flood cannot fill
+ * the log.
+ *
  * A ping's callback may fire after its client is gone: the pending ping
  * is a separate object that the client detaches from when it closes.
  */
@@ -26,6 +35,7 @@
 #include <string.h>
 #include <grp.h>
 #include <pwd.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -42,6 +52,29 @@
 
 /* Connections taken per wake-up of the listening socket. */
 #define ACCEPT_BURST 16
+/* Fewest client slots, whatever the open-file limit. */
+#define MIN_CLIENTS 16
+
+/*
+ * A crowd of clients (a script gone wrong, someone holding the socket)
+ * would write one line each: at most one line a second of each kind,
+ * which says how many were not written since (*quiet). false: stay quiet.
+ */
+static bool log_pass(struct ul_ctlsrv *srv, struct ul_ctlsrv_ratelimit *rl,
+		     unsigned int *quiet)
+{
+	uint64_t now = ul_loop_timers(srv->loop)->now_ns;
+
+	if (rl->is_used && now - rl->last_ns < 1000000000u) {
+		rl->quiet++;
+		return false;
+	}
+	*quiet = rl->quiet;
+	rl->is_used = true;
+	rl->last_ns = now;
+	rl->quiet = 0;
+	return true;
+}
 
 static void client_close(struct ctl_client *c)
 {
@@ -89,12 +122,17 @@ static void client_on_timer(struct ul_timer *t, uint64_t now_ns)
 		[CTL_CLIENT_WRITE_CLOSE] = "error reply not taken",
 	};
 
+	struct ul_ctlsrv *srv = c->srv;
+	unsigned int quiet;
+
 	(void)now_ns;
 	/* The limit is on a whole request or reply, not on each byte. */
-	ul_log(c->srv->log, UL_D_NETERROR,
-	       "ctl: client pid %d: %s after %llu ms, closing", (int)c->pid,
-	       what[c->state],
-	       (unsigned long long)(c->srv->timeout_ns / 1000000u));
+	if (log_pass(srv, &srv->client_rl, &quiet))
+		ul_log(srv->log, UL_D_NETERROR,
+		       "ctl: client pid %d: %s after %llu ms, closing (%u "
+		       "more like this not logged)",
+		       (int)c->pid, what[c->state],
+		       (unsigned long long)(srv->timeout_ns / 1000000u), quiet);
 	client_close(c);
 }
 
@@ -396,6 +434,7 @@ static void client_read(struct ctl_client *c)
 	struct ul_err err = { 0 };
 	struct ul_ctl_hdr h;
 	uint8_t *dst;
+	unsigned int quiet;
 	size_t want;
 	ssize_t n;
 	char msg[128];
@@ -412,11 +451,14 @@ static void client_read(struct ctl_client *c)
 	    (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR))
 		return;
 	if (n <= 0) {
-		if (n < 0 || c->hdr_got || c->state == CTL_CLIENT_READ_BODY)
+		if ((n < 0 || c->hdr_got || c->state == CTL_CLIENT_READ_BODY) &&
+		    log_pass(c->srv, &c->srv->client_rl, &quiet))
 			ul_log(c->srv->log, UL_D_NETERROR,
 			       "ctl: client pid %d: %s in the middle of a "
-			       "request, closing",
-			       (int)c->pid, n < 0 ? strerror(errno) : "EOF");
+			       "request, closing (%u more like this not "
+			       "logged)",
+			       (int)c->pid, n < 0 ? strerror(errno) : "EOF",
+			       quiet);
 		client_close(c);
 		return;
 	}
@@ -541,42 +583,38 @@ static int check_peer(struct ctl_client *c, char *why, size_t len)
 	return 0;
 }
 
-/*
- * A crowd of connections (a script gone wrong, or someone holding the
- * socket) would write a line per connection: at most one line a second,
- * saying how many were not written.
- */
+/* A client closed or refused for want of a slot: one line a second. */
 static void crowd_log(struct ul_ctlsrv *srv, const char *what, int pid)
 {
-	uint64_t now = ul_loop_timers(srv->loop)->now_ns;
+	unsigned int quiet;
 
-	if (srv->crowd_log_ns && now - srv->crowd_log_ns < 1000000000u) {
-		srv->crowd_quiet++;
+	if (!log_pass(srv, &srv->crowd_rl, &quiet))
 		return;
-	}
 	ul_log(srv->log, UL_D_NETERROR,
-	       "ctl: %u control clients at once: %s pid %d (%u more like "
-	       "this not logged)",
-	       srv->nclients, what, pid, srv->crowd_quiet);
-	srv->crowd_log_ns = now;
-	srv->crowd_quiet = 0;
+	       "ctl: %u control clients at once (limit %u): %s pid %d (%u "
+	       "more like this not logged)",
+	       srv->nclients, srv->max_clients, what, pid, quiet);
 }
 
 /*
- * The longest-connected client that has not begun a request: the one to
- * drop when every slot is taken, so that idle connections cannot keep
- * ulnetctl out. NULL if all are working.
+ * The client to close when every slot is taken: among those that are
+ * not BUSY, the one the server has waited on longest (the earliest
+ * deadline: every wait has the same length), whatever its progress. A
+ * BUSY client has its command running on the node and is left alone.
+ * NULL when every client but the newcomer is BUSY.
  */
-static struct ctl_client *oldest_idle(struct ul_ctlsrv *srv,
-				      const struct ctl_client *but)
+static struct ctl_client *longest_waiting(struct ul_ctlsrv *srv,
+					  const struct ctl_client *but)
 {
-	struct ctl_client *c;
+	struct ctl_client *c, *best = NULL;
 
-	ul_list_for_each_entry(c, &srv->clients, link)
-		if (c != but && c->state == CTL_CLIENT_READ_HDR &&
-		    c->hdr_got == 0)
-			return c;
-	return NULL;
+	ul_list_for_each_entry(c, &srv->clients, link) {
+		if (c == but || c->state == CTL_CLIENT_BUSY)
+			continue;
+		if (!best || c->timer.when_ns < best->timer.when_ns)
+			best = c;
+	}
+	return best;
 }
 
 static void accept_one(struct ul_ctlsrv *srv, int fd)
@@ -607,19 +645,20 @@ static void accept_one(struct ul_ctlsrv *srv, int fd)
 		client_refuse(c, rc, why, false, true);
 		return;
 	}
-	if (srv->nclients > UL_CTLSRV_MAX_CLIENTS) {
-		struct ctl_client *idle = oldest_idle(srv, c);
+	if (srv->nclients > srv->max_clients) {
+		struct ctl_client *old = longest_waiting(srv, c);
 
-		if (!idle) {
+		if (!old) {
 			crowd_log(srv, "refused client", (int)c->pid);
 			snprintf(why, sizeof(why),
-				 "too many control clients (%d)",
-				 UL_CTLSRV_MAX_CLIENTS);
+				 "too many control clients (%u)",
+				 srv->max_clients);
 			client_refuse(c, -EBUSY, why, false, false);
 			return;
 		}
-		crowd_log(srv, "closed idle client", (int)idle->pid);
-		client_close(idle);
+		crowd_log(srv, "closed the longest-waiting client",
+			  (int)old->pid);
+		client_close(old);
 	}
 	client_arm_timer(c);
 }
@@ -657,6 +696,25 @@ static unsigned int host_numa_nodes(void)
 			 n);
 	} while (access(path, F_OK) == 0 && ++n < 1024);
 	return n ? n : 1;
+}
+
+/*
+ * Client slots: UL_CTLSRV_MAX_CLIENTS, or a quarter of the open-file
+ * limit when that is less, so that control clients cannot take the
+ * descriptors the node's connections need.
+ */
+static unsigned int client_slots(void)
+{
+	struct rlimit rl;
+	rlim_t quarter;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return UL_CTLSRV_MAX_CLIENTS;
+	quarter = rl.rlim_cur / 4;
+	if (quarter < MIN_CLIENTS)
+		return MIN_CLIENTS;
+	return quarter < UL_CTLSRV_MAX_CLIENTS ? (unsigned int)quarter
+					       : UL_CTLSRV_MAX_CLIENTS;
 }
 
 /* Remove a stale socket file at path; see ul_ctlsrv_create(). */
@@ -703,6 +761,7 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 	srv->node = node;
 	srv->log = log;
 	srv->timeout_ns = (uint64_t)UL_CTLSRV_CLIENT_TIMEOUT_MS * 1000000u;
+	srv->max_clients = client_slots();
 	srv->ncpt = 1;
 	srv->nnodes = host_numa_nodes();
 	srv->lnd_timeout = -1;
@@ -772,6 +831,16 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
 void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms)
 {
 	srv->timeout_ns = (uint64_t)timeout_ms * 1000000u;
+}
+
+void ul_ctlsrv_set_max_clients(struct ul_ctlsrv *srv, unsigned int n)
+{
+	srv->max_clients = n ? n : 1;
+}
+
+unsigned int ul_ctlsrv_max_clients(const struct ul_ctlsrv *srv)
+{
+	return srv->max_clients;
 }
 
 void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp)

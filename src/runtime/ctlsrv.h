@@ -24,8 +24,16 @@ struct ul_udsp_set;
 
 /* Time a client has to send a whole request or read a whole reply. */
 #define UL_CTLSRV_CLIENT_TIMEOUT_MS 5000
-/* Clients served at once; more are refused with an error reply. */
-#define UL_CTLSRV_MAX_CLIENTS 64
+/*
+ * Clients served at once: this many, or a quarter of the process's
+ * open-file limit (RLIMIT_NOFILE) when that is less, 16 at least. When a
+ * newcomer finds every slot taken, the client the server has waited on
+ * longest (idle, sending a request or not reading its reply) is closed
+ * to make room; a client whose command runs on the node (ping, discover,
+ * perf put) is never closed so. If all of them run, the newcomer gets an
+ * -EBUSY error reply "too many control clients (N)" and is closed.
+ */
+#define UL_CTLSRV_MAX_CLIENTS 512
 
 /*
  * Listen on the Unix socket at path (mode 0600). A file already at path
@@ -59,9 +67,12 @@ void ul_ctlsrv_set_default_net(struct ul_ctlsrv *srv, bool is_default_net);
 /*
  * Apply that lnet.conf as `ulnetctl import` does (ctl/conf_import.h),
  * through this server's handlers: ulnetd --config at start, and `lnet
- * configure --all`. Every note and error is logged with the file's line.
- * 0 (also without a file), or the import's status (a negative errno)
- * with the first error in err; what came before it stays applied.
+ * configure --all`. Every note and error is logged with the file's line,
+ * also the refusals lnetctl's import keeps to itself (conf_import.h
+ * is_silent), so that a file that fails always says why. 0 (also
+ * without a file), or the import's status (a negative errno) with the
+ * first error in err ("line L: <why>"); what came before
+ * it stays applied.
  */
 struct ul_err;
 int ul_ctlsrv_apply_conf(struct ul_ctlsrv *srv, struct ul_err *err);
@@ -73,5 +84,8 @@ int ul_ctlsrv_set_group(struct ul_ctlsrv *srv, gid_t gid);
 
 /* For tests: the client timeout in ms (default above). */
 void ul_ctlsrv_set_client_timeout(struct ul_ctlsrv *srv, uint32_t timeout_ms);
+/* For tests: the client slots (0 means 1), and how many there are. */
+void ul_ctlsrv_set_max_clients(struct ul_ctlsrv *srv, unsigned int n);
+unsigned int ul_ctlsrv_max_clients(const struct ul_ctlsrv *srv);
 
 #endif /* UL_RUNTIME_CTLSRV_H */

@@ -139,9 +139,12 @@ int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 }
 
 /*
- * lnetctl.md §10: the global counters (the messages alive now stay what
- * they are), and every NI's and peer NI's message counts and latency
- * samples. The NIs' and peer NIs' health counters stay, as LNet's
+ * lnetctl.md §10: every global counter, and every NI's and peer NI's
+ * message counts and latency samples. LNet's lnet_counters_reset()
+ * zeroes the whole counter block, the messages alive now (msgs_alloc,
+ * msgs_max, rst_alloc) included, so a message freed after the reset
+ * takes msgs_alloc below zero (a 32-bit wrap), as it does in LNet. The
+ * NIs' and peer NIs' health counters stay, as LNet's
  * lnet_iface_stats_reset() leaves ni_hstats and lpni_hstats alone.
  */
 int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
@@ -150,7 +153,6 @@ int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	struct ul_node *n = srv->node;
 	struct ul_core *core = ul_node_core(n);
 	struct ul_counters *c = &core->counters;
-	uint32_t alive = c->msgs_alloc, rst = c->rst_alloc;
 	struct ul_peer_ni_msgs *pm;
 	struct ul_net *net;
 	struct ul_ni *ni;
@@ -159,9 +161,6 @@ int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	(void)doc;
 	(void)err;
 	memset(c, 0, sizeof(*c));
-	c->msgs_alloc = alive;
-	c->msgs_max = alive;
-	c->rst_alloc = rst;
 	ul_list_for_each_entry(net, &core->nets, core_link)
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			memset(&ni->stats, 0, sizeof(ni->stats));

@@ -46,6 +46,13 @@ struct ul_peer;
 struct ul_perf_stream;
 struct ul_udsp_set;
 
+/* One kind of log line, at most one a second (ctlsrv.c). */
+struct ul_ctlsrv_ratelimit {
+	bool is_used;
+	uint64_t last_ns;   /* when the last line was written */
+	unsigned int quiet; /* lines not written since */
+};
+
 struct ul_ctlsrv {
 	struct ul_loop *loop;
 	struct ul_node *node;
@@ -56,8 +63,9 @@ struct ul_ctlsrv {
 	struct ul_io io;
 	struct ul_list clients;
 	unsigned int nclients;
-	uint64_t crowd_log_ns;	  /* last "too many clients" line */
-	unsigned int crowd_quiet; /* such lines not written since */
+	unsigned int max_clients;	      /* slots (ctlsrv.h) */
+	struct ul_ctlsrv_ratelimit crowd_rl;  /* evictions, refusals */
+	struct ul_ctlsrv_ratelimit client_rl; /* timeouts, mid-request EOF */
 	uint64_t timeout_ns;
 	gid_t group; /* --ctl-group: members are served too */
 	bool has_group;

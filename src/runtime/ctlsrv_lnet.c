@@ -59,13 +59,14 @@ static ul_ctlsrv_op_fn handler_of(uint16_t op)
 
 /* A request of the import, run as a client's would be. */
 static int local_call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
-		      struct ul_err *err)
+		      struct ul_err *err, bool *is_lost)
 {
 	struct local_import *li = ctx;
 	ul_ctlsrv_op_fn fn = handler_of(op);
 	struct ul_ctl_msg doc;
 	int rc;
 
+	(void)is_lost; /* the handlers always answer */
 	if (!fn)
 		return ul_err_set(err, -EOPNOTSUPP, "operation not supported");
 	ul_ctl_doc_init(&doc);
@@ -74,17 +75,27 @@ static int local_call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
 	return rc > 0 ? -EINVAL : rc;
 }
 
-/* An error as lnetctl would print it, as one log line with its line. */
+/*
+ * An error as lnetctl would print it, as one log line with its line;
+ * also one lnetctl keeps to itself (§16 Quirk), so that a daemon that
+ * does not come up says why. The first error that fails the import is
+ * the caller's; one the import goes past is a warning.
+ */
 static void local_report(void *ctx, const struct ul_conf_report *r)
 {
 	struct local_import *li = ctx;
 	const char *descr = r->descr && r->descr[0] ? r->descr
 						    : strerror(-r->errnum);
 
-	ul_log(li->srv->log, UL_D_ERROR, "%s line %u: %s %s: errno %d: %s",
-	       li->path, r->line, r->d2_op ? r->d2_op : r->op, r->object,
-	       r->errnum, descr);
-	if (!li->err->msg[0])
+	ul_log(li->srv->log, r->is_ignored ? UL_D_WARNING : UL_D_ERROR,
+	       "%s line %u: %s %s: errno %d: %s%s", li->path, r->line,
+	       r->d2_op ? r->d2_op : r->op, r->object, r->errnum, descr,
+	       r->is_ignored ? " (skipped, as lnetctl does)" : "");
+	/* lnetctl's silent refusals get the name of what was refused */
+	if (!li->err->msg[0] && !r->is_ignored && r->is_silent)
+		ul_err_fmt(li->err, r->errnum, "line %u: %s: %s", r->line,
+			   r->object, descr);
+	else if (!li->err->msg[0] && !r->is_ignored)
 		ul_err_fmt(li->err, r->errnum, "line %u: %s", r->line, descr);
 }
 

@@ -19,7 +19,12 @@ cmds=(
 	"fault delay reset" "lnet configure" "lnet unconfigure"
 	"debug recovery --local" "cpt-of-nid 127.1.10.4@tcp"
 	"ping 127.1.10.5@tcp" "discover 127.1.10.5@tcp" "export"
+	# files LNet would refuse without a word: no daemon is still said
+	"import $TMP/global.yaml" "import $TMP/udsp.yaml"
+	"import --old-api $TMP/global.yaml"
 )
+printf 'global:\n    retry_count: 3\n' >"$TMP/global.yaml"
+printf 'udsp:\n  - idx: 0\n    src: tcp\n    priority: 3\n' >"$TMP/udsp.yaml"
 
 # try LABEL SOCKET: every command fails cleanly against SOCKET.
 try() {

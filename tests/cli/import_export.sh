@@ -7,10 +7,13 @@
 #     its own);
 #  2. that backup imported into a fresh node exports byte-identically;
 #  3. import --del removes the nets, routes, peers and UDSP rules again;
-#  4. bad files fail as lnetctl's do: an unopenable file (D2 yaml/builder,
-#     exit 254), an invalid key, an empty value, a non-integer, a bad
-#     Multi-Rail word, a bad CPT — each with nothing applied;
+#  4. no daemon at the socket fails every file naming the socket (a global
+#     or udsp file too); bad files fail as lnetctl's do: an unopenable
+#     file (D2 yaml/builder, exit 254), an invalid key, an empty value, a
+#     non-integer, a bad Multi-Rail word, a bad CPT — each with nothing
+#     applied;
 #  5. import --exec runs the ping section; a full export parses as YAML;
+#     an export while LNet is down reports as lnetctl's does;
 #  6. help texts, option quirks, stdin, tunables warnings, --show,
 #     export FILE, --old-api's error tree.
 . "$(dirname "$0")/lib.bash"
@@ -69,6 +72,23 @@ expect import_old_api 0 "" "*" -- "$ULNETCTL" import --old-api "$conf"
 expect export_old_api 0 @io/backup_old_api.yaml "" -- "$ULNETCTL" export --backup
 cli_stop e
 
+# No daemon at the socket is no LNet refusal: a file of global values
+# only (which LNet would refuse without a word) or of UDSP rules only
+# (whose refusals lnetctl skips) fails with the error naming the socket,
+# as a file with a peer does; --old-api too.
+nosock=$TMP/nosuch.ctl
+nosock_err="cannot connect to ulnetd at $nosock: No such file or directory (is ulnetd running? see --ctl)"
+printf 'global:\n    retry_count: 3\n' >"$TMP/g_only.yaml"
+printf 'udsp:\n  - idx: 0\n    src: tcp\n    priority: 3\n' >"$TMP/u_only.yaml"
+expect no_daemon_global 234 "" "$(d1 add global -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import "$TMP/g_only.yaml"
+expect no_daemon_udsp 234 "" "$(d1 add udsp -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import "$TMP/u_only.yaml"
+expect no_daemon_udsp_del 234 "" "$(d1 del udsp -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import --del "$TMP/u_only.yaml"
+expect no_daemon_global_old 234 "" "$(d2 add global -2 "$nosock_err")" -- \
+	"$ULNETCTL" --ctl "$nosock" import --old-api "$TMP/g_only.yaml"
+
 cli_daemon c "" --cpts 2 "${fast[@]}"
 expect missing_file 254 "" "*" -- "$ULNETCTL" import "$TMP/none.yaml"
 if grep -qx "          descr: cannot open '$TMP/none.yaml': No such file or directory" \
@@ -94,6 +114,20 @@ bad bad_cpt 'net:
       local NI(s):
         - nid: 127.1.5.3@tcp
           CPT: "[1-0]"' bad_cpt.err
+# lnetctl's fixed words after the place (§16); an empty CPT list is its
+# -ENODATA, errno and status.
+printf 'net:\n    - net type: foo\n' >"$TMP/bad_net.yaml"
+expect bad_net 234 "" "$(d1 add import -22 \
+	"line 2, column 17: net[0].net type: Invalid network ID 'foo'")" -- \
+	"$ULNETCTL" import "$TMP/bad_net.yaml"
+printf 'net:\n    - net type: tcp\n      CPT: []\n' >"$TMP/no_cpt.yaml"
+expect missing_cpt 195 "" "$(d1 add import -61 \
+	"line 3, column 12: net[0].CPT: Missing CPT configuration")" -- \
+	"$ULNETCTL" import "$TMP/no_cpt.yaml"
+printf 'ip2nets:\n    - net-spec: tcp\n      local NI(s): []\n' >"$TMP/ip_ni.yaml"
+expect ip2nets_local_nis 234 "" "$(d1 add import -22 \
+	"line 3, column 7: ip2nets[0].local NI(s): local NI(s)' not valid for ip2nets")" -- \
+	"$ULNETCTL" import "$TMP/ip_ni.yaml"
 # Nothing of the bad files was applied.
 expect nothing_applied 0 @io/empty.yaml "" -- "$ULNETCTL" export --backup
 printf 'net:\n    - net type: tcp\n      local NI(s):\n        - nid: 127.1.5.40@tcp\n' \
@@ -120,6 +154,12 @@ expect import_third_word 254 "" @io/third_word.err -- \
 cli_stop c
 
 cli_daemon d "" --cpts 2 "${fast[@]}"
+# While LNet is down: the netlink sections' D1 on stderr, the routing and
+# udsp errors of lnetctl's cYAML functions into the output (§15), exit 0.
+"$ULNETCTL" lnet unconfigure
+expect export_down 0 @io/export_down.yaml @io/export_down.err -- \
+	"$ULNETCTL" export --backup
+"$ULNETCTL" lnet configure
 # From stdin; unknown tunables keys in lnetctl's words; the state an
 # export prints ("status") skipped without a word, as lnetctl does.
 cat >"$TMP/warn.yaml" <<'EOF'

@@ -13,10 +13,13 @@
 #  4. UDSP rules as the netlink import submits them, --del from the
 #     highest index;
 #  5. --old-api: gateway ranges, existing routes tolerated, Multi-Rail
-#     words, an unknown section, seq_no;
-#  6. a directory, and a backup of a node without routing, which imports
-#     without a word;
-#  7. ulnetd --config applies a file exactly as import does.
+#     words, an unknown section, seq_no, the setters' and the peer's
+#     words;
+#  6. a directory, a file of several documents (each applied in turn),
+#     and a backup of a node without routing, which imports without a
+#     word;
+#  7. ulnetd --config applies a file exactly as import does, and says
+#     why it does not start where lnetctl's import fails without a word.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
 # Routing starts and stops at once (LNet waits alive_router_check_interval
@@ -201,12 +204,38 @@ file oldseq 'route:
       seq_no: 7'
 expect old_api_seq_no 222 "" @io/old_api_seq_no.err \
 	-- "$u" import --old-api "$TMP/oldseq.yaml"
+# The legacy setters' words and the block's seq_no on each (lnetctl.md
+# §9): LNet's refusal -61, lnetctl's own check -22; the status the last.
+file oldglobal 'global:
+    seq_no: 4
+    retry_count: 999
+    response_tracking: 10'
+expect old_api_global 234 "" @io/old_api_global.err \
+	-- "$u" import --old-api "$TMP/oldglobal.yaml"
+file oldprim 'peer:
+    - primary nid: foo
+      seq_no: 7'
+expect old_api_bad_primary 234 "" @io/old_api_bad_primary.err \
+	-- "$u" import --old-api "$TMP/oldprim.yaml"
 cli_stop e
 
-# --- 6 a directory; a quiet backup ----------------------------------------
+# --- 6 a directory; several documents; a quiet backup ---------------------
 cli_daemon f "" --cpts 2 "${fast[@]}"
 expect directory 234 "" "$(d1 add import -21 "cannot read '$TMP': Is a directory")" \
 	-- "$u" import "$TMP"
+# Every document, in order, as lnetctl's netlink import reads them.
+file docs '---
+global:
+    retry_count: 1
+---
+global:
+    retry_count: 0
+    max_interfaces: 200'
+expect documents 0 "" "" -- "$u" import "$TMP/docs.yaml"
+"$u" global show >"$TMP/out"
+check documents_retry_count '^    retry_count: 0$'
+check documents_max_interfaces '^    max_interfaces: 200$'
+expect documents_reset 0 "" "" -- "$u" set max_interfaces 4096
 file q "$net8
 peer:
     - primary nid: 127.1.8.50@tcp
@@ -232,4 +261,24 @@ expect config_as_import 0 @io/backup.yaml "" -- "$u" export --backup
 check config_notes_with_lines 'h.yaml line [0-9]+: routing: enable 1 is kept' \
 	"$TMP/h.log"
 cli_stop h
+# A file lnetctl's import refuses without a word (§16 Quirk, §17.3) still
+# stops ulnetd with the reason and the line, in its log and its message.
+config_fails() { # name, yaml text, reason (a regex)
+	printf '%s\n' "$2" >"$TMP/$1.yaml"
+	if "$ULNETD" --config "$TMP/$1.yaml" --ctl "$TMP/$1.ctl" --foreground \
+		--port "$cli_port" --accept all --src-port any >"$TMP/$1.log" 2>&1; then
+		echo "FAIL $1: ulnetd started"; failed=$((failed + 1))
+		return
+	fi
+	check "$1_log" "error: $TMP/$1.yaml line 2: .*$3" "$TMP/$1.log"
+	check "$1_message" "^ulnetd: cannot configure: line 2: .*$3" "$TMP/$1.log"
+}
+config_fails config_global 'global:
+    response_tracking: 10' 'response_tracking: .*Valid values are: 0, 1, 2, or 3'
+config_fails config_udsp 'udsp:
+    - idx: 0
+      src: tcp
+      priority: 0' 'priority 0 gives no action'
+config_fails config_setter 'global:
+    retry_count: 999' 'retry_count: 999 must not exceed transaction_timeout'
 finish

@@ -23,12 +23,11 @@ struct row {
 };
 
 static const struct row rows[] = {
-	/* 0 */ { "net: [{net type: bogus}]\n",
-		  "line 1, column 18: net[0].net type: Invalid network ID "
-		  "'bogus': unknown net type 'bogus' in 'bogus'" },
+	/* 0: after the place, lnetctl's fixed words exactly (§16) */
+	{ "net: [{net type: bogus}]\n",
+	  "line 1, column 18: net[0].net type: Invalid network ID 'bogus'" },
 	{ "net: [{net type: tcpx}]\n",
-	  "line 1, column 18: net[0].net type: Invalid network ID 'tcpx': "
-	  "invalid net number 'x' in 'tcpx' (0-65535)" },
+	  "line 1, column 18: net[0].net type: Invalid network ID 'tcpx'" },
 	{ "net:\n",
 	  "line 1, column 5: net: Malformed input. Expect 'net type' found "
 	  "''" },
@@ -41,7 +40,7 @@ static const struct row rows[] = {
 	  "line 1, column 12: ip2nets[0]: Malformed input. Expect 'net-spec' "
 	  "found 'interfaces'" },
 	{ "ip2nets: [{net-spec: tcp, local NI(s): []}]\n",
-	  "line 1, column 27: ip2nets[0].local NI(s): 'local NI(s)' not valid "
+	  "line 1, column 27: ip2nets[0].local NI(s): local NI(s)' not valid "
 	  "for ip2nets" },
 	{ "net: [{net type: tcp, ip-range: {0: 10.0.0.*}}]\n",
 	  "line 1, column 23: net[0].ip-range: 'ip-range' only valid for "
@@ -66,17 +65,15 @@ static const struct row rows[] = {
 	  "line 1, column 43: net[0].lnd tunables.foo: invalid value 'bar' for "
 	  "key 'foo'" },
 	{ "net: [{net type: tcp, CPT: \"[1-0]\"}]\n",
-	  "line 1, column 28: net[0].CPT: Unable to parse CPT '[1-0]': range "
-	  "1-0 in '[1-0]' is in the wrong order" },
+	  "line 1, column 28: net[0].CPT: Unable to parse CPT '[1-0]'" },
 	{ "net: [{net type: tcp, CPT: []}]\n",
 	  "line 1, column 28: net[0].CPT: Missing CPT configuration" },
 	/* 15 */
 	{ "net: [{net type: tcp, CPT: \"[]\"}]\n",
-	  "line 1, column 28: net[0].CPT: Unable to parse CPT '[]': empty "
-	  "range in '[]'" },
-	{ "net: [{net type: tcp, CPT: [a]}]\n",
-	  "line 1, column 28: net[0].CPT: Unable to parse CPT '[a]': invalid "
-	  "number or range in '[a]' (values 0-65535)" },
+	  "line 1, column 28: net[0].CPT: Unable to parse CPT '[]'" },
+	/* lnetctl names the item of a list it cannot parse */
+	{ "net: [{net type: tcp, CPT: [0, a]}]\n",
+	  "line 1, column 32: net[0].CPT: Unable to parse CPT 'a'" },
 	{ "net: [{net type: tcp, CPT: {0: 1}}]\n",
 	  "line 1, column 28: net[0].CPT: expected a CPT expression or a list "
 	  "of CPT numbers, found a mapping" },
@@ -170,8 +167,10 @@ static const struct row rows[] = {
 	  "line 1, column 6: YAML aliases are not supported ('*anchor')" },
 	{ "a: &x 1\nb: *x\n",
 	  "line 2, column 4: YAML aliases are not supported ('*x')" },
-	{ "--- {}\n--- {}\n",
-	  "line 2, column 1: only one YAML document is allowed" },
+	/* every document is read; each must be a mapping */
+	{ "--- {}\n--- [1]\n",
+	  "line 2, column 5: expected a mapping of sections, found a "
+	  "sequence" },
 	/* 50 */
 	{ "[1, 2]\n", "line 1, column 1: expected a mapping of sections, found "
 		      "a sequence" },
@@ -181,8 +180,7 @@ static const struct row rows[] = {
 	{ "net: \"x\\0y\"\n",
 	  "line 1, column 6: a scalar holds a NUL character" },
 	{ "net: [{net type: 1}]\n",
-	  "line 1, column 18: net[0].net type: Invalid network ID '1': unknown "
-	  "net type '1' in '1'" },
+	  "line 1, column 18: net[0].net type: Invalid network ID '1'" },
 	/* 55 */
 	{ "net: [{net type: [tcp]}]\n", "line 1, column 18: net[0].net type: "
 					"expected a value, found a sequence" },

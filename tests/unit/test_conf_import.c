@@ -37,6 +37,7 @@ struct refusal {
 	const char *prefix;
 	int rc;
 	const char *msg;
+	bool is_lost; /* no answer (ops.call's is_lost) */
 };
 
 struct rec {
@@ -135,7 +136,7 @@ static void describe(char *buf, size_t len, uint16_t op,
 }
 
 static int call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
-		struct ul_err *err)
+		struct ul_err *err, bool *is_lost)
 {
 	struct rec *r = ctx;
 	const struct refusal *f;
@@ -144,8 +145,11 @@ static int call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
 	describe(line, sizeof(line), op, a);
 	add(r, "%s\n", line);
 	for (f = r->refuse; f && f->prefix; f++)
-		if (strncmp(line, f->prefix, strlen(f->prefix)) == 0)
+		if (strncmp(line, f->prefix, strlen(f->prefix)) == 0) {
+			/* no answer at all: the daemon is not there */
+			*is_lost = f->is_lost;
 			return ul_err_set(err, f->rc, "%s", f->msg);
+		}
 	return 0;
 }
 
@@ -153,7 +157,10 @@ static void report(void *ctx, const struct ul_conf_report *e)
 {
 	struct rec *r = ctx;
 
-	if (e->d2_op)
+	if (e->is_silent)
+		add(r, "silent%s %s %d %s\n", e->is_ignored ? " ignored" : "",
+		    e->object, e->errnum, e->descr ? e->descr : "-");
+	else if (e->d2_op)
 		add(r, "D2 %s %s seq %d %d %s\n", e->d2_op, e->object,
 		    e->seq_no, e->errnum, e->descr ? e->descr : "-");
 	else
@@ -180,21 +187,30 @@ struct row {
 };
 
 static const struct refusal exists[] = {
-	{ "net add tcp1", -EEXIST, "cannot add LNet NI" },
-	{ NULL, 0, NULL },
+	{ "net add tcp1", -EEXIST, "cannot add LNet NI", false },
+	{ NULL, 0, NULL, false },
 };
 static const struct refusal setter[] = {
-	{ "set retry_count", -EINVAL, "retry_count too high" },
-	{ "set numa_range", -ERANGE, "" },
-	{ "udsp add idx 1", -EEXIST, "" },
-	{ "udsp del idx 0", -ENOENT, "no rule at idx 0" },
-	{ NULL, 0, NULL },
+	{ "set retry_count", -EINVAL, "retry_count too high", false },
+	{ "set numa_range", -ERANGE, "", false },
+	{ "udsp add idx 1", -EEXIST, "", false },
+	{ "udsp del idx 0", -ENOENT, "no rule at idx 0", false },
+	{ NULL, 0, NULL, false },
 };
 static const struct refusal old_refusals[] = {
-	{ "route add tcp8", -EHOSTUNREACH, "" },
-	{ "route add tcp9 nid 192.168.1.11@tcp", -EEXIST, "" },
-	{ "net add tcp1", -EEXIST, "cannot add LNet NI" },
-	{ NULL, 0, NULL },
+	{ "route add tcp8", -EHOSTUNREACH, "", false },
+	{ "route add tcp9 nid 192.168.1.11@tcp", -EEXIST, "", false },
+	{ "net add tcp1", -EEXIST, "cannot add LNet NI", false },
+	{ NULL, 0, NULL, false },
+};
+
+/* No daemon at the socket: no request gets an answer. */
+#define NO_DAEMON                                                              \
+	"cannot connect to ulnetd at /x.ctl: No such file or directory (is "   \
+	"ulnetd running? see --ctl)"
+static const struct refusal lost[] = {
+	{ "", -ENOENT, NO_DAEMON, true },
+	{ NULL, 0, NULL, false },
 };
 
 static const struct row rows[] = {
@@ -234,14 +250,19 @@ static const struct row rows[] = {
 	  "net add tcp4 if eth1\n"
 	  "D1 add import -22 No ip2nets rules applied\n" },
 	/*
-	 * 5: §16 Quirk: a global value refused fails without a word;
-	 * lnetctl's own checks (response_tracking) send nothing; a value
-	 * LNet refuses is -ENODATA; what came before stays.
+	 * 5: §16 Quirk: a global value refused fails without a word (only
+	 * a daemon's log hears why); lnetctl's own checks
+	 * (response_tracking) send nothing; a value LNet refuses is
+	 * -ENODATA; what came before stays.
 	 */
 	{ "global: {discovery: 7, response_tracking: 10}\n", UL_CONF_NETLINK,
-	  false, NULL, -EINVAL, "set discovery 1\n" },
+	  false, NULL, -EINVAL,
+	  "set discovery 1\n"
+	  "silent response_tracking -22 Valid values are: 0, 1, 2, or 3\n" },
 	{ "global: {retry_count: 300}\n", UL_CONF_NETLINK, false, setter,
-	  -ENODATA, "set retry_count 300\n" },
+	  -ENODATA,
+	  "set retry_count 300\nsilent retry_count -61 retry_count too "
+	  "high\n" },
 	/* a streamed section LNet refuses: its error, as the import's */
 	{ "numa: {range: 9}\n", UL_CONF_NETLINK, false, setter, -EINVAL,
 	  "set numa_range 9\nD1 add import -34 -\n" },
@@ -256,8 +277,9 @@ static const struct row rows[] = {
 	 */
 	{ "buffers: {tiny: 4096, large: -5}\nrouting: {enable: 2}\n",
 	  UL_CONF_NETLINK, false, NULL, 0,
-	  "note 2 buffers: counts are kept and shown; ulnet has no router "
-	  "buffer pools yet\n"
+	  "note 2 buffers: counts are kept and shown only while routing is on "
+	  "(LNet drops them while it is off); ulnet has no router buffer "
+	  "pools yet\n"
 	  "set tiny_buffers 4096\nset small_buffers 0\nset large_buffers -1\n"
 	  "set routing 0\n" },
 	/* 10: UDSP: priority carried, UINT32_MAX before any, 0 refused */
@@ -266,12 +288,15 @@ static const struct row rows[] = {
 	  "  - {idx: 4, src: tcp4, priority: 1}\n",
 	  UL_CONF_NETLINK, false, setter, -EINVAL,
 	  "udsp add idx 0 prio 4294967295\nudsp add idx 1 prio 2\n"
-	  "udsp add idx 2 prio 2\n" },
+	  "silent ignored udsp -17 rule idx 1: cannot add udsp: File exists\n"
+	  "udsp add idx 2 prio 2\n"
+	  "silent udsp -22 rule idx 3: priority 0 gives no action\n" },
 	/* 11: --del from the highest index; a refusal: silent, -1 */
 	{ "udsp:\n  - {idx: 2, src: tcp}\n  - {idx: 0, src: tcp2}\n"
 	  "  - {idx: 5, dst: tcp}\n",
 	  UL_CONF_NETLINK, true, setter, -1,
-	  "udsp del idx 5\nudsp del idx 2\nudsp del idx 0\n" },
+	  "udsp del idx 5\nudsp del idx 2\nudsp del idx 0\n"
+	  "silent udsp -1 rule idx 0: cannot del udsp: no rule at idx 0\n" },
 	/* 12: the parse's refusal comes after what precedes it */
 	{ "peer:\n  - primary nid: 1.2.3.4@tcp\n    Multi-Rail: false\n"
 	  "  - primary nid: 1.2.3.5@tcp\n    Multi-Rail: maybe\n",
@@ -314,6 +339,67 @@ static const struct row rows[] = {
 	  "D2 add udsp seq -1 -22 \"bad action type specified: \"\n"
 	  "udsp add idx 1 prio 0\n"
 	  "D2 add udsp seq -1 17 \"cannot add udsp: File exists\"\n" },
+	/*
+	 * 16: no daemon is no LNet refusal: not the §16 silence of a
+	 * global value nor the ignored UDSP refusal, but the section's
+	 * error naming the socket, -EINVAL, and nothing more is sent.
+	 */
+	{ "global: {retry_count: 3}\nudsp:\n  - {idx: 0, src: tcp, "
+	  "priority: 3}\n",
+	  UL_CONF_NETLINK, false, lost, -EINVAL,
+	  "set retry_count 3\nD1 add global -2 " NO_DAEMON "\n" },
+	{ "udsp:\n  - {idx: 0, src: tcp, priority: 3}\n  - {idx: 1, src: "
+	  "tcp1, priority: 3}\nglobal: {retry_count: 3}\n",
+	  UL_CONF_NETLINK, false, lost, -EINVAL,
+	  "udsp add idx 0 prio 3\nD1 add udsp -2 " NO_DAEMON "\n" },
+	/* --old-api: the D2 entry, and the import ends there too */
+	{ "peer:\n  - primary nid: 1.2.3.4@tcp\n  - primary nid: 1.2.3.5@tcp\n",
+	  UL_CONF_OLD_API, false, lost, -EINVAL,
+	  "peer add 1.2.3.4@tcp\nD2 add peer seq -1 -2 " NO_DAEMON "\n" },
+	/*
+	 * 19: --old-api global values: the setters' texts and errnos
+	 * (lnetctl.md §9), the block's seq_no on each.
+	 */
+	{ "global:\n    seq_no: 4\n    numa_range: 9\n    retry_count: 999\n"
+	  "    response_tracking: 10\n",
+	  UL_CONF_OLD_API, false, setter, -EINVAL,
+	  "set numa_range 9\n"
+	  "D2 add numa_range seq 4 -34 \"cannot configure numa_range to 9: "
+	  "Numerical result out of range\"\n"
+	  "set retry_count 999\n"
+	  "D2 add retry_count seq 4 -61 \"cannot configure retry count: "
+	  "Invalid argument\"\n"
+	  "D2 add response_tracking seq 4 -22 \"Valid values are: 0, 1, 2, "
+	  "or 3\"\n" },
+	/* 20: --old-api peer refusals in lnetctl's words, with seq_no */
+	{ "peer:\n  - primary nid: foo\n    seq_no: 7\n", UL_CONF_OLD_API,
+	  false, NULL, -EINVAL,
+	  "D2 peer add seq 7 -22 \"badly formatted primary NID: foo\"\n" },
+	{ "peer:\n  - primary nid: 1.2.3.7@tcp\n    seq_no: 5\n"
+	  "    Multi-Rail: Foobar\n",
+	  UL_CONF_OLD_API, false, NULL, -EINVAL,
+	  "D2 peer add seq 5 -22 Multi-Rail must be set to 'True' or 'False' "
+	  "found 'Foobar'\n" },
+	{ "peer:\n  - seq_no: 3\n    peer ni: [{nid: 1.2.3.8@tcp}]\n",
+	  UL_CONF_OLD_API, false, NULL, -EINVAL,
+	  "D2 peer add seq 3 -22 the 'primary nid' must be specified\n" },
+	/* the peer's NIDs but the primary, as the nidlist lnetctl parses */
+	{ "peer:\n  - primary nid: 1.2.3.4@tcp\n    seq_no: 2\n    peer ni:\n"
+	  "      - nid: 1.2.3.4@tcp\n      - nid: 1.2.3.5@tcp\n"
+	  "      - nid: foo\n",
+	  UL_CONF_OLD_API, false, NULL, -EINVAL,
+	  "D2 peer add seq 2 -22 \"Unable to parse nidlist from: 1.2.3.5@tcp "
+	  "foo\"\n" },
+	/* 24: a legacy gateway list lnetctl cannot expand, in its words */
+	{ "route:\n  - {net: tcp9, gateway: foo, seq_no: 3}\n"
+	  "  - {net: tcp9, gateway: '1.2.3.*@tcp'}\n"
+	  "  - {net: tcp9, gateway: '1.2.[1-200].1@tcp'}\n",
+	  UL_CONF_OLD_API, false, NULL, -EINVAL,
+	  "D2 add route seq 3 -22 \"Unable to parse nidlist from: foo\"\n"
+	  "D2 add route seq -1 -22 asterisk not allowed in nidstring "
+	  "'1.2.3.*@tcp'\n"
+	  "D2 add route seq -1 -22 \"'1.2.[1-200].1@tcp' specifies more than "
+	  "the 128 NIDs allowed by this operation\"\n" },
 };
 
 static void every_row_imports_as_lnetctl(void **state)

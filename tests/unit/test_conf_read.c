@@ -69,8 +69,63 @@ static void a_refused_item_cuts_its_section(void **state)
 	assert_true(c.steps[0].is_cut);
 	assert_string_equal(c.refusal.where,
 			    "line 3, column 15: net[1].net type: Invalid "
-			    "network ID 'bogus': unknown net type 'bogus' in "
-			    "'bogus'");
+			    "network ID 'bogus'");
+	ul_conf_fini(&c);
+}
+
+/*
+ * Every document of a stream, in order, as lnetctl's netlink import
+ * reads them (audit2-b 7). A streamed section runs on into the next
+ * document until a section lnetctl knows (its request is still open).
+ * The legacy parser builds one tree: a second document is not YAML to it.
+ */
+static void every_document_is_read(void **state)
+{
+	static const char text[] = "---\nglobal:\n    retry_count: 1\n"
+				   "peer:\n  - primary nid: 1.2.3.4@tcp\n"
+				   "---\n---\nmax_interfaces: 8\n"
+				   "global:\n    retry_count: 0\n"
+				   "...\n";
+	struct ul_err err = { 0 };
+	struct ul_conf c;
+
+	(void)state;
+	read_ok(text, UL_CONF_NETLINK, &c);
+	assert_false(c.refusal.is_set);
+	assert_int_equal(c.nr_steps, 3);
+	assert_int_equal(c.steps[0].sec, UL_CONF_SEC_GLOBAL);
+	assert_int_equal(c.steps[0].value, 1);
+	assert_int_equal(c.steps[1].sec, UL_CONF_SEC_PEER);
+	/* max_interfaces went into the peer request; global ends it */
+	assert_int_equal(c.steps[2].sec, UL_CONF_SEC_GLOBAL);
+	assert_int_equal(c.steps[2].key, UL_CONF_GLOBAL_RETRY_COUNT);
+	assert_int_equal(c.steps[2].value, 0);
+	ul_conf_fini(&c);
+	ul_conf_init(&c);
+	assert_int_equal(ul_conf_read(text, strlen(text), UL_CONF_OLD_API, &c,
+				      &err),
+			 -EINVAL);
+	assert_string_equal(err.msg,
+			    "line 6, column 1: only one YAML document is "
+			    "allowed");
+	ul_conf_fini(&c);
+}
+
+/* An empty CPT list is lnetctl's -ENODATA, for the errno and the status. */
+static void missing_cpt_is_enodata(void **state)
+{
+	struct ul_conf c;
+
+	(void)state;
+	read_ok("net:\n  - net type: tcp1\n    CPT: []\n", UL_CONF_NETLINK, &c);
+	assert_true(c.refusal.is_set);
+	assert_null(c.refusal.d2_op);
+	assert_string_equal(c.refusal.object, "import");
+	assert_int_equal(c.refusal.errnum, -ENODATA);
+	assert_int_equal(c.refusal.status, -ENODATA);
+	assert_string_equal(c.refusal.msg,
+			    "line 3, column 10: net[0].CPT: Missing CPT "
+			    "configuration");
 	ul_conf_fini(&c);
 }
 
@@ -308,6 +363,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(a_refusal_keeps_the_steps_before_it),
 		cmocka_unit_test(a_refused_item_cuts_its_section),
+		cmocka_unit_test(missing_cpt_is_enodata),
+		cmocka_unit_test(every_document_is_read),
 		cmocka_unit_test(a_bad_multi_rail_word_is_the_peers_error),
 		cmocka_unit_test(keys_after_a_streamed_section_go_unread),
 		cmocka_unit_test(settings_are_kept_as_written),

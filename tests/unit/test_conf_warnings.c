@@ -69,8 +69,9 @@ static const struct row rows[] = {
 	  SKIP, "1:64 peer[0].peer ni[0].health stats: health value skipped" },
 	/* 15 */
 	{ "buffers: {tiny: 5}\n", NOT_APPLIED,
-	  "1:1 buffers: counts are kept and shown; ulnet has no router buffer "
-	  "pools yet" },
+	  "1:1 buffers: counts are kept and shown only while routing is on "
+	  "(LNet drops them while it is off); ulnet has no router buffer pools "
+	  "yet" },
 	{ "numa: {range: 1, foo: 2}\n", SKIP,
 	  "1:18 numa.foo: unknown key; skipped" },
 };

@@ -94,8 +94,13 @@ int ulnetctl_discover(int argc, char **argv);	/* ping.c */
 int ulnetctl_cpt_of_nid(int argc, char **argv); /* lnet.c */
 int ulnetctl_import(int argc, char **argv);	/* import.c */
 int ulnetctl_export(int argc, char **argv);	/* export.c */
-/* export's global section, with lnetctl's numa_range error (global.c). */
-void ulnetctl_global_export(FILE *out);
+/*
+ * export's global section (global.c): asks for it and writes lnetctl's
+ * numa_range error into out at once if LNet is down; true and *reply
+ * (the caller prints reply->doc later, then frees it) when there are
+ * values to print.
+ */
+bool ulnetctl_global_export(FILE *out, struct ul_ctl_reply *reply);
 /* ulnet's own "perf" noun (perf.c). */
 extern const struct ulnetctl_cmd ulnetctl_perf_cmds[];
 int ulnetctl_ping(int argc, char **argv);

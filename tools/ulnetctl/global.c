@@ -304,39 +304,39 @@ static int global_show(int argc, char **argv)
 	return rc;
 }
 
-void ulnetctl_global_export(FILE *out)
+bool ulnetctl_global_export(FILE *out, struct ul_ctl_reply *reply)
 {
 	struct ul_err err = { 0 };
-	struct ul_ctl_reply reply;
 	struct ul_cyaml_errs t;
 	struct ul_ctl_args *a;
+	int rc;
 
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return;
-	if (ulnetctl_call(UL_CTL_OP_GLOBAL_SHOW, a, ULNETCTL_CTL_TIMEOUT_MS,
-			  &reply, &err)) {
-		free(a);
-		ulnetctl_d1("show", "global", err.code, err.msg);
-		return;
-	}
+		return false;
+	rc = ulnetctl_call(UL_CTL_OP_GLOBAL_SHOW, a, ULNETCTL_CTL_TIMEOUT_MS,
+			   reply, &err);
 	free(a);
-	if (reply.rc) {
-		ulnetctl_d1("show", "global", reply.rc, reply.err_msg);
-	} else {
-		/*
-		 * jt_export prints each failure into its output as it comes,
-		 * and the values it could read afterwards, numa_range left
-		 * out.
-		 */
-		if (!has_numa_range(reply.doc)) {
-			ul_cyaml_errs_init(&t, out);
-			ul_cyaml_err_add(&t, "show", "global", -ENETDOWN,
-					 NUMA_RANGE_DOWN);
-		}
-		ul_doc_print(out, reply.doc, UL_DOC_C);
+	if (rc) {
+		ulnetctl_d1("show", "global", err.code, err.msg);
+		return false;
 	}
-	ul_ctl_reply_fini(&reply);
+	if (reply->rc) {
+		ulnetctl_d1("show", "global", reply->rc, reply->err_msg);
+		ul_ctl_reply_fini(reply);
+		return false;
+	}
+	/*
+	 * jt_export prints each failure into its output as it comes, and
+	 * the values it could read with the other sections at the end,
+	 * numa_range left out.
+	 */
+	if (!has_numa_range(reply->doc)) {
+		ul_cyaml_errs_init(&t, out);
+		ul_cyaml_err_add(&t, "show", "global", -ENETDOWN,
+				 NUMA_RANGE_DOWN);
+	}
+	return true;
 }
 
 static int stats_show(int argc, char **argv)

@@ -22,17 +22,22 @@
 #include "ctl.h"
 #include "import.h"
 
-/* The engine's requests, over the socket. */
+/*
+ * The engine's requests, over the socket. A request that got no reply
+ * is lost: err names the socket (ulnetctl_call()).
+ */
 static int call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
-		struct ul_err *err)
+		struct ul_err *err, bool *is_lost)
 {
 	struct ul_ctl_reply reply;
 	int rc;
 
 	(void)ctx;
 	rc = ulnetctl_call(op, a, ULNETCTL_CTL_TIMEOUT_MS, &reply, err);
-	if (rc)
+	if (rc) {
+		*is_lost = true;
 		return rc;
+	}
 	rc = reply.rc;
 	if (rc)
 		ul_err_set(err, rc, "%s", reply.err_msg);
@@ -40,13 +45,18 @@ static int call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
 	return rc;
 }
 
-/* An error as lnetctl prints it: D1 on stderr, or a D2 tree entry. */
+/*
+ * An error as lnetctl prints it: D1 on stderr, or a D2 tree entry; one
+ * lnetctl reports without a word, not at all.
+ */
 static void report(void *ctx, const struct ul_conf_report *r)
 {
 	struct ul_cyaml_errs *errs = ctx;
 	const char *descr = r->descr && r->descr[0] ? r->descr
 						    : strerror(-r->errnum);
 
+	if (r->is_silent)
+		return;
 	if (!r->d2_op) {
 		ulnetctl_d1(r->op, r->object, r->errnum, descr);
 		return;

@@ -199,25 +199,13 @@ static int exec_one(bool is_ping, const char *text, const struct ul_ynode *sec)
 	return rc;
 }
 
-/*
- * --exec: the ping and discover sections (§16), in document order; their
- * "nids" a mapping (0: nid) or a list.
- */
-int ulnetctl_import_exec(const char *text, size_t len)
+/* --exec of one document. */
+static int exec_document(const struct ul_ynode *root)
 {
-	static const struct ul_ytree_limits lim = { UL_CONF_MAX_BYTES,
-						    UL_CONF_MAX_DEPTH,
-						    UL_CONF_MAX_ITEMS,
-						    UL_CONF_MAX_NODES };
 	const struct ul_ynode *nids, *n;
-	struct ul_ynode *root = NULL;
-	struct ul_err err = { 0 };
 	size_t i, k;
-	int rc;
+	int rc = 0;
 
-	rc = ul_ytree_parse(text, len, &lim, &root, &err);
-	if (rc)
-		return ulnetctl_d1("manage", "import", rc, err.msg);
 	for (i = 0;
 	     root && root->type == UL_YNODE_MAP && i + 1 < root->nr && !rc;
 	     i += 2) {
@@ -234,6 +222,30 @@ int ulnetctl_import_exec(const char *text, size_t len)
 			rc = exec_one(is_ping, n->str, root->kids[i + 1]);
 		}
 	}
-	ul_ytree_free(root);
+	return rc;
+}
+
+/*
+ * --exec: the ping and discover sections (§16), in document order, of
+ * every document (as the netlink import reads them); their "nids" a
+ * mapping (0: nid) or a list.
+ */
+int ulnetctl_import_exec(const char *text, size_t len)
+{
+	static const struct ul_ytree_limits lim = { UL_CONF_MAX_BYTES,
+						    UL_CONF_MAX_DEPTH,
+						    UL_CONF_MAX_ITEMS,
+						    UL_CONF_MAX_NODES };
+	struct ul_ynode *docs = NULL;
+	struct ul_err err = { 0 };
+	size_t i;
+	int rc;
+
+	rc = ul_ytree_parse_stream(text, len, &lim, &docs, &err);
+	if (rc)
+		return ulnetctl_d1("manage", "import", rc, err.msg);
+	for (i = 0; i < docs->nr && !rc; i++)
+		rc = exec_document(docs->kids[i]);
+	ul_ytree_free(docs);
 	return rc;
 }
