@@ -97,7 +97,7 @@ static int walk_peer_nis(struct ul_conf_walk *w, const struct ul_ynode *m,
 			if (!strcmp(key->str, "nid")) {
 				nid = ul_conf_walk_grow(w, &p->nis, &p->nr_nis,
 							sizeof(*nid));
-				rc = nid ? ul_conf_walk_get_nid(
+				rc = nid ? ul_conf_walk_get_peer_nid(
 						   w, ni->kids[2 * j + 1], nid)
 					 : -ENOMEM;
 				if (rc && nid)
@@ -166,7 +166,7 @@ static int walk_multi_rail(struct ul_conf_walk *w, const struct ul_ynode *v,
 static int walk_primary(struct ul_conf_walk *w, const struct ul_ynode *v,
 			struct ul_conf_peer *p)
 {
-	int rc = ul_conf_walk_get_nid(w, v, &p->primary_nid);
+	int rc = ul_conf_walk_get_peer_nid(w, v, &p->primary_nid);
 
 	if (rc == -EINVAL && w->dialect == UL_CONF_OLD_API)
 		ul_conf_walk_report_descr(w,

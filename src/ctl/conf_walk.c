@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "ctl/conf_walk.h"
+#include "nid/lnd.h"
 
 static size_t path_add(struct ul_conf_walk *w, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
@@ -287,6 +288,22 @@ int ul_conf_walk_get_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
 		return ul_conf_walk_fail(w, v, "'%.64s' is not a valid NID: %s",
 					 s, why);
 	return 0;
+}
+
+int ul_conf_walk_get_peer_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
+			      struct ulnet_nid *nid)
+{
+	const char *s;
+	int rc;
+
+	if (w->dialect == UL_CONF_OLD_API)
+		return ul_conf_walk_get_nid(w, v, nid);
+	rc = ul_conf_walk_get_str(w, v, &s);
+	if (rc)
+		return rc;
+	if (ul_nid_parse_lnet(s, nid) == 0)
+		return 0;
+	return ul_conf_walk_get_nid(w, v, nid); /* for its words */
 }
 
 int ul_conf_walk_get_net(struct ul_conf_walk *w, const struct ul_ynode *v,

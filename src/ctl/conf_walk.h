@@ -97,6 +97,14 @@ int ul_conf_walk_get_long(struct ul_conf_walk *w, const struct ul_ynode *key,
 			  const struct ul_ynode *v, long long *out);
 int ul_conf_walk_get_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
 			 struct ulnet_nid *nid);
+/*
+ * A peer's NID: the netlink import hands it to LNet as a string, which
+ * the kernel's parser reads (ul_nid_parse_lnet: 127.0.0.1 is a NID, so a
+ * backup of a peer that `ping localhost@tcp` made imports); --old-api
+ * parses it as lnetctl's own parser does.
+ */
+int ul_conf_walk_get_peer_nid(struct ul_conf_walk *w, const struct ul_ynode *v,
+			      struct ulnet_nid *nid);
 int ul_conf_walk_get_net(struct ul_conf_walk *w, const struct ul_ynode *v,
 			 uint32_t *net);
 int ul_conf_walk_want_map(struct ul_conf_walk *w, const struct ul_ynode *n,

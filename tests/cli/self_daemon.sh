@@ -64,4 +64,28 @@ if grep -E '^ +((send|recv)_count|[a-z_]+_samples): [1-9]' "$TMP/out"; then
 else
 	passed=$((passed + 1))
 fi
+# A host name that resolves to the loopback address makes a peer of
+# 127.0.0.1@tcp, as LNet's resolver allows; it can be shown and deleted,
+# and a backup holding it imports again (the kernel's NID parser takes
+# 127.0.0.1 where lnetctl hands it over as a string).
+if getent hosts localhost | grep -q '^127\.0\.0\.1 '; then
+	expect ping_localhost 255 "*" "" -- $u ping --timeout 2 localhost@tcp
+	check ping_localhost_nid "failed to ping 127.0.0.1@tcp"
+	expect peer_show_loopback 0 "*" "" -- $u peer show --nid 127.0.0.1@tcp
+	check peer_show_loopback_nid '^-     primary nid: 127.0.0.1@tcp$'
+	# The backup's peer section, into a second daemon (s's NIs are
+	# taken on this host).
+	$u export --backup | sed -n '/^peer:$/,/^[a-z]/p' | sed '$d' \
+		>"$TMP/peers.yaml"
+	cli_daemon s2 "" --cpts 2
+	export ULNET_CTL=$TMP/s.ctl
+	expect import_loopback 0 "" "" -- $u --ctl "$TMP/s2.ctl" import \
+		"$TMP/peers.yaml"
+	expect export_loopback 0 "*" "" -- $u --ctl "$TMP/s2.ctl" export --backup
+	check export_loopback_peer '^-     primary nid: 127.0.0.1@tcp$'
+	expect peer_del_loopback 0 "" "" -- $u peer del --prim_nid 127.0.0.1@tcp
+	expect peer_gone_loopback 234 "" "*" -- $u peer show --nid 127.0.0.1@tcp
+else
+	echo "skip: localhost does not resolve to 127.0.0.1 here"
+fi
 finish
