@@ -142,12 +142,18 @@ static void put_if(struct ul_ctl_args *a, const char *ifname,
 		   const struct ul_expr *cpt)
 {
 	char suffix[UL_CTL_NAME_MAX] = "";
+	char *dst;
+	int n;
 
 	if (a->nifs == UL_CTL_ARGS_IFS_MAX)
 		return;
 	if (cpt)
 		cpt_text(cpt, suffix, sizeof(suffix));
-	snprintf(a->ifs[a->nifs++], UL_CTL_IFNAME_MAX, "%s%s", ifname, suffix);
+	dst = a->ifs[a->nifs++];
+	n = snprintf(dst, UL_CTL_IFNAME_MAX, "%s%s", ifname, suffix);
+	/* Too long for the request: no name, which the daemon refuses. */
+	if (n < 0 || n >= UL_CTL_IFNAME_MAX)
+		dst[0] = '\0';
 	a->has |= UL_CTL_ARG_IFS;
 }
 
