@@ -9,6 +9,7 @@ CMAKE_GEN    := -G Ninja
 CTEST_ARGS   ?= --output-on-failure -j $(JOBS)
 
 .PHONY: all bootstrap build asan check test test-asan fuzz fuzz-build demo bench \
+	bench-build \
 	format format-check tidy spell clean
 
 all: build
@@ -53,14 +54,16 @@ fuzz: fuzz-build
 	@bash scripts/run-fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 # make check: bootstrap, the formatting referee and codespell, the tests
-# plain and under ASan+UBSan, clang-tidy (warnings are errors), then a
-# short fuzz run of every target when clang is present.
+# plain and under ASan+UBSan, clang-tidy (warnings are errors), the
+# optimised (Release) build, then a short fuzz run of every target when
+# clang is present.
 check: bootstrap
 	$(MAKE) format-check
 	$(MAKE) spell
 	$(MAKE) test
 	$(MAKE) test-asan
 	$(MAKE) tidy
+	$(MAKE) bench-build
 	@if command -v clang >/dev/null 2>&1; then \
 		$(MAKE) fuzz FUZZ_SECONDS=$(FUZZ_SECONDS); \
 	else \
@@ -70,9 +73,12 @@ check: bootstrap
 	echo "check: $$n tests plain and $$n under ASan+UBSan"; \
 	echo "check: $$((2 * n)) passed, 0 failed"
 
-# Figures, not verdicts: each bench program prints what it measured.
-bench: bootstrap $(BUILD)/bench/build.ninja
+# The optimised tree alone: -O3 finds warnings a debug build does not.
+bench-build: $(BUILD)/bench/build.ninja
 	cmake --build $(BUILD)/bench
+
+# Figures, not verdicts: each bench program prints what it measured.
+bench: bootstrap bench-build
 	@for b in $(BUILD)/bench/bench/bench_*; do echo "== $$b"; "$$b"; done
 
 demo: bootstrap build
