@@ -454,14 +454,39 @@ int ul_imp_setting(struct imp *im, const struct ul_conf_step *st)
 	}
 }
 
+/*
+ * Send rule as the kernel's binary block (UDSP_ADD); the rule is freed.
+ * 0, the daemon's refusal (err says why), or -ENOMEM.
+ */
+static int udsp_send(struct imp *im, struct ul_udsp_rule *rule,
+		     struct ul_err *err)
+{
+	size_t len = ul_udsp_block_size(rule);
+	uint8_t *block = malloc(len);
+	int rc;
+
+	rc = block ? ul_udsp_block_encode(rule, block, len, err) : -ENOMEM;
+	ul_udsp_rule_free(rule);
+	if (!rc) {
+		ul_imp_reset(im);
+		im->a->has = UL_CTL_ARG_UDSP_BLOCK;
+		im->a->udsp_block = block;
+		im->a->udsp_len = len;
+		rc = ul_imp_call(im, UL_CTL_OP_UDSP_ADD, err);
+		im->a->udsp_block = NULL;
+	} else if (rc != -ENOMEM) {
+		rc = -EINVAL; /* a rule we built always encodes */
+	}
+	free(block);
+	return rc;
+}
+
 /* One rule of the netlink import: 0, or the import's status. */
 static int nl_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 {
 	char descr[UL_ERR_MSG_SIZE + 64];
 	struct ul_udsp_rule *rule;
 	struct ul_err err = { 0 };
-	uint8_t *block;
-	size_t len;
 	int rc;
 
 	/*
@@ -482,22 +507,8 @@ static int nl_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 		ul_imp_silent(im, "udsp", -EINVAL, descr, u->line, false);
 		return -EINVAL;
 	}
-	len = ul_udsp_block_size(rule);
-	block = malloc(len);
-	rc = block ? ul_udsp_block_encode(rule, block, len, &err) : -ENOMEM;
-	ul_udsp_rule_free(rule);
-	if (rc) {
-		free(block);
-		return rc == -ENOMEM ? rc : -EINVAL;
-	}
-	ul_imp_reset(im);
-	im->a->has = UL_CTL_ARG_UDSP_BLOCK;
-	im->a->udsp_block = block;
-	im->a->udsp_len = len;
-	rc = ul_imp_call(im, UL_CTL_OP_UDSP_ADD, &err);
-	free(block);
-	im->a->udsp_block = NULL;
-	if (!rc || im->is_lost)
+	rc = udsp_send(im, rule, &err);
+	if (!rc || im->is_lost || rc == -ENOMEM)
 		return rc;
 	/*
 	 * LNet's refusal comes back as a positive errno, which lnetctl's
@@ -515,8 +526,6 @@ static void old_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 	char descr[UL_ERR_MSG_SIZE + 64];
 	struct ul_udsp_rule *rule;
 	struct ul_err err = { 0 };
-	uint8_t *block;
-	size_t len;
 	int rc;
 
 	if (!(u->flags & UL_CONF_UDSP_HAS_PRIORITY)) {
@@ -532,19 +541,7 @@ static void old_udsp_add(struct imp *im, const struct ul_conf_udsp *u)
 			  -EINVAL);
 		return;
 	}
-	len = ul_udsp_block_size(rule);
-	block = malloc(len);
-	rc = block ? ul_udsp_block_encode(rule, block, len, &err) : -ENOMEM;
-	ul_udsp_rule_free(rule);
-	if (!rc) {
-		ul_imp_reset(im);
-		im->a->has = UL_CTL_ARG_UDSP_BLOCK;
-		im->a->udsp_block = block;
-		im->a->udsp_len = len;
-		rc = ul_imp_call(im, UL_CTL_OP_UDSP_ADD, &err);
-		im->a->udsp_block = NULL;
-	}
-	free(block);
+	rc = udsp_send(im, rule, &err);
 	if (!rc)
 		return;
 	/* lustre_lnet_add_udsp() reports the ioctl's positive errno */
