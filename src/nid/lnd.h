@@ -56,11 +56,11 @@ int ul_nid_addr_parse(const struct ul_lnd_info *lnd, const char *str,
 /*
  * A NID string as LNet's kernel reads one that lnetctl hands it
  * unparsed (libcfs_strnid: peer add/del --prim_nid, peer show --nid,
- * peer set --nid, the peer NIDs of a netlink import): as
- * ulnet_nid_parse(), except that "<?>" is the ANY NID and 127.0.0.1 is
- * an address on tcp/efa (rpc_pton() has no loopback check; a host name
- * that resolves to it makes such a peer). Returns 0 and sets *nid, or
- * -EINVAL and leaves it alone.
+ * peer set --nid, cpt-of-nid, the peer NIDs of a netlink import): as
+ * ulnet_nid_parse(), except that "<?>" is the ANY NID and 127.0.0.1,
+ * ::1 and link-local addresses are addresses on tcp/efa (rpc_pton()
+ * checks none of them; a host name that resolves to 127.0.0.1 makes
+ * such a peer). Returns 0 and sets *nid, or -EINVAL and leaves it alone.
  */
 int ul_nid_parse_lnet(const char *str, struct ulnet_nid *nid);
 /*

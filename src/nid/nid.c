@@ -188,8 +188,9 @@ static bool scan_ip4_dec(const char *s, size_t len, uint32_t *out)
 }
 
 /*
- * ul_ip_pton(); is_lnet takes 127.0.0.1 too, as the kernel's rpc_pton()
- * does (LNet's user-space parser refuses it, its kernel does not).
+ * ul_ip_pton(); is_lnet takes every address the kernel's rpc_pton() does:
+ * 127.0.0.1, ::1 and link-local too (LNet's user-space parser refuses
+ * them, its kernel does not).
  */
 static int ip_pton(const char *str, size_t len, bool is_lnet, int *family,
 		   uint8_t addr[16])
@@ -213,7 +214,8 @@ static int ip_pton(const char *str, size_t len, bool is_lnet, int *family,
 	}
 	if (inet_pton(AF_INET6, tmp, &a6) == 1) {
 		/* Link-local cannot be routed, so LNet refuses it. */
-		if (IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_LINKLOCAL(&a6))
+		if (!is_lnet &&
+		    (IN6_IS_ADDR_LOOPBACK(&a6) || IN6_IS_ADDR_LINKLOCAL(&a6)))
 			return -EINVAL;
 		memcpy(addr, &a6, 16);
 		*family = AF_INET6;

@@ -95,6 +95,20 @@ debug nidlist 5.6.7.8@tcp
 " -- "$ULNETCTL"
 # The first word may be shortened; an unknown word prints the usage and
 # an ambiguous one its candidates, neither failing; quit ends the run.
+# Shortened words resolve among lnetctl's commands, as in lnetctl: "se"
+# is ambiguous (set, service-id, setup-*), "pe" is peer (ulnet's own perf
+# must be written whole), and a command ulnet has not is not valid.
+expect_stdin script_lnetctl_words 0 "" "Ambiguous command 'se discovery 0'
+Options: set service-id setup-mrrouting setup-sysctl " "   se discovery 0
+" -- "$ULNETCTL"
+expect_stdin script_pe_is_peer 234 "" "*" "pe show
+" -- "$ULNETCTL" --ctl "$TMP/none"
+grep -q '^-     peer:$' "$TMP/err" && passed=$((passed + 1)) ||
+	{ echo "FAIL script_pe_is_peer: stderr"; cat "$TMP/err"; failed=$((failed + 1)); }
+expect_stdin script_not_ulnets 255 "" \
+	"ulnetctl: 'service-id' is not a valid command. See 'ulnetctl --list-commands'." \
+	"serv
+" -- "$ULNETCTL"
 expect_stdin script_words 0 "nidlist parsed to: 1.2.3.4@tcp
 usage: ulnetctl [--ctl SOCKET] [COMMAND] [OPTIONS]... [ARGS]
 Without any parameters, interactive mode is invoked

@@ -39,6 +39,12 @@ expect cpt_none 234 @lnet/cpt_help.txt "" -- $u cpt-of-nid
 expect cpt_help 1 @lnet/cpt_help.txt "" -- $u cpt-of-nid -h
 expect cpt_bad 234 "" "$(d1 show cpt-of-nid -22 'invalid NID')" -- \
 	$u cpt-of-nid 127.1.1.1@tcp foo
+# 2b the NIDs go to LNet's kernel as strings, which takes the loopback
+# and link-local addresses lnetctl's own parser refuses.
+expect cpt_kernel_nids 0 "*" "" -- $u cpt-of-nid 127.0.0.1@tcp ::1@tcp \
+	fe80::1@tcp1
+check cpt_kernel_nid_lo '^- nid: 127.0.0.1@tcp$'
+check cpt_kernel_nid_v6 '^- nid: fe80::1@tcp1$'
 
 # --- debug recovery / debug peer ----------------------------------------
 # 3 empty queues print nothing; neither flag: 234, nothing printed; an

@@ -196,11 +196,11 @@ static void nid_parse_lnet_takes_what_the_kernel_takes(void **state)
 	static const char *const lnet_good[] = {
 		"127.0.0.1@tcp", "127.0.0.1",	   "127.0.0.1@tcp3",
 		"127.0.0.1@efa", "127.0.0.1@o2ib", "10.0.0.1@tcp",
-		"0@lo",
+		"0@lo",		 "::1@tcp",	   "fe80::1@tcp1",
 	};
 	static const char *const lnet_bad[] = {
 		"localhost@tcp", "<?>@tcp",	   " <?>",
-		"::1@tcp",	 "fe80::1@tcp",	   "1@tcp",
+		"::1@o2ib",	 "fe80::1@o2ib",   "1@tcp",
 		"127.0.0.1@foo", "127.0.0.01@tcp", NULL,
 	};
 	struct ulnet_nid nid, untouched, want;
@@ -218,6 +218,9 @@ static void nid_parse_lnet_takes_what_the_kernel_takes(void **state)
 		 */
 		if (ulnet_nid_parse(lnet_good[i], &want, NULL, 0) == 0) {
 			assert_true(ulnet_nid_same(&nid, &want));
+		} else if (strchr(lnet_good[i], ':')) {
+			/* ::1 and link-local: an IPv6 NID of 16 bytes */
+			assert_int_equal(nid.nid_size, 12);
 		} else {
 			assert_int_equal(strncmp(lnet_good[i], "127.0.0.1", 9),
 					 0);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "ctl/doc_yaml.h"
+#include "nid/lnd.h"
 #include "util/err.h"
 
 #include "cmd.h"
@@ -123,7 +124,7 @@ int ulnetctl_cpt_of_nid(int argc, char **argv)
 	/* LNet parses the NIDs and refuses the request at a bad one. */
 	for (i = optind; i < argc; i++) {
 		if (a->nnids == UL_CTL_ARGS_NIDS_MAX ||
-		    ulnet_nid_parse(argv[i], &a->nids[a->nnids], NULL, 0)) {
+		    ul_nid_parse_lnet(argv[i], &a->nids[a->nnids])) {
 			rc = ulnetctl_d1("show", "cpt-of-nid", -EINVAL,
 					 "invalid NID");
 			free(a);

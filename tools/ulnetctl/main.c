@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 #include "cmd.h"
@@ -192,24 +193,69 @@ enum lookup {
 };
 
 /*
+ * lnetctl's commands in its order (its cmd_list), the words a shortened
+ * top-level word is looked up among, so that it resolves, or is
+ * ambiguous, as in lnetctl: service-id, setup-mrrouting and setup-sysctl
+ * are among them though ulnet has no such command, and ulnet's own
+ * "perf" is not (it must be written whole).
+ */
+static const char *const lnetctl_words[] = {
+	"lnet",
+	"route",
+	"net",
+	"routing",
+	"set",
+	"import",
+	"export",
+	"stats",
+	"debug",
+	"global",
+	"peer",
+	"ping",
+	"discover",
+	"service-id",
+	"udsp",
+	"fault",
+	"setup-mrrouting",
+	"setup-sysctl",
+	"cpt-of-nid",
+};
+#define NLNETCTL_WORDS (sizeof(lnetctl_words) / sizeof(lnetctl_words[0]))
+
+/* Word i of what a shortened word is looked up among (see nlookup). */
+static const char *lookup_word(const struct ulnetctl_cmd *table, size_t i)
+{
+	if (i < NBUILTINS)
+		return builtins[i].name;
+	return table == top_cmds ? lnetctl_words[i - NBUILTINS]
+				 : table[i - NBUILTINS].name;
+}
+
+/* The built-ins, then lnetctl's commands at the top or a noun's verbs. */
+static size_t nlookup(const struct ulnetctl_cmd *table)
+{
+	return table == top_cmds ? NBUILTINS + NLNETCTL_WORDS : nwords(table);
+}
+
+/*
  * The word a script line or "help" names, as lnetctl's parser finds it:
  * the first entry the word is a case-insensitive prefix of, unless
  * another one is that word exactly; two prefixes and no exact name is
- * ambiguous.
+ * ambiguous. *out: the full name (it may be a command ulnet has not).
  */
 static enum lookup lookup_prefix(const struct ulnetctl_cmd *table,
-				 const char *word, size_t *out)
+				 const char *word, const char **out)
 {
-	size_t len = strlen(word), n = nwords(table), i, first = n;
+	size_t len = strlen(word), n = nlookup(table), i, first = n;
 	bool is_other = false;
 
 	for (i = 0; i < n; i++) {
-		const char *name = word_name(table, i);
+		const char *name = lookup_word(table, i);
 
 		if (strncasecmp(word, name, len) != 0)
 			continue;
 		if (strlen(name) == len) {
-			*out = i;
+			*out = name;
 			return LOOKUP_FOUND;
 		}
 		if (first == n)
@@ -221,20 +267,31 @@ static enum lookup lookup_prefix(const struct ulnetctl_cmd *table,
 		return LOOKUP_NONE;
 	if (is_other)
 		return LOOKUP_AMBIGUOUS;
-	*out = first;
+	*out = lookup_word(table, first);
 	return LOOKUP_FOUND;
 }
 
 static void print_ambiguous(const struct ulnetctl_cmd *table, const char *line,
 			    const char *word)
 {
-	size_t len = strlen(word), n = nwords(table), i;
+	size_t len = strlen(word), n = nlookup(table), i;
 
 	fprintf(stderr, "Ambiguous command '%s'\nOptions: ", line);
 	for (i = 0; i < n; i++)
-		if (strncasecmp(word, word_name(table, i), len) == 0)
-			fprintf(stderr, "%s ", word_name(table, i));
+		if (strncasecmp(word, lookup_word(table, i), len) == 0)
+			fprintf(stderr, "%s ", lookup_word(table, i));
 	fprintf(stderr, "\n");
+}
+
+/* Index of name (exact) among the built-ins and table, or -1. */
+static ssize_t find_word(const struct ulnetctl_cmd *table, const char *name)
+{
+	size_t n = nwords(table), i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(word_name(table, i), name) == 0)
+			return (ssize_t)i;
+	return -1;
 }
 
 /* lnetctl's list: built-ins and commands, four 20-column names a row. */
@@ -255,7 +312,9 @@ static void list_commands(const struct ulnetctl_cmd *table)
 static int do_help(const struct ulnetctl_cmd *table, int argc, char **argv)
 {
 	char line[1024] = "";
-	size_t i, len = 0;
+	const char *name;
+	size_t len = 0;
+	ssize_t i;
 	int k;
 
 	if (argc < 2) {
@@ -270,9 +329,14 @@ static int do_help(const struct ulnetctl_cmd *table, int argc, char **argv)
 		memcpy(line + len, argv[k], n + 1);
 		len += n;
 	}
-	switch (lookup_prefix(table, line, &i)) {
+	switch (lookup_prefix(table, line, &name)) {
 	case LOOKUP_FOUND:
-		fprintf(stderr, "%s: %s\n", line, word_help(table, i));
+		i = find_word(table, name);
+		if (i < 0)
+			not_a_command(name);
+		else
+			fprintf(stderr, "%s: %s\n", line,
+				word_help(table, (size_t)i));
 		break;
 	case LOOKUP_NONE:
 		not_a_command(line);
@@ -335,12 +399,11 @@ static int run_word(const struct ulnetctl_cmd *table,
 static int run_args(const struct ulnetctl_cmd *table,
 		    const struct ulnetctl_cmd *noun, int argc, char **argv)
 {
-	size_t n = nwords(table), i;
+	ssize_t i = find_word(table, argv[0]);
 
-	for (i = 0; i < n; i++)
-		if (strcmp(word_name(table, i), argv[0]) == 0)
-			return run_word(table, noun, i, argc, argv);
-	return not_a_command(argv[0]);
+	if (i < 0)
+		return not_a_command(argv[0]);
+	return run_word(table, noun, (size_t)i, argc, argv);
 }
 
 static int run_noun(const struct ulnetctl_cmd *noun, int argc, char **argv)
@@ -374,7 +437,8 @@ static int run_line(char *line)
 {
 	char *words[MAX_LINE_WORDS];
 	char *save = NULL, *tok, *text;
-	size_t i;
+	const char *name;
+	ssize_t i;
 	int n = 0;
 
 	text = strdup(line);
@@ -385,17 +449,27 @@ static int run_line(char *line)
 		free(text);
 		return 0;
 	}
-	switch (lookup_prefix(top_cmds, words[0], &i)) {
-	case LOOKUP_FOUND:
+	/* A whole word (ulnet's own perf too) runs as it is. */
+	i = find_word(top_cmds, words[0]);
+	if (i < 0 && lookup_prefix(top_cmds, words[0], &name) == LOOKUP_FOUND) {
+		i = find_word(top_cmds, name);
+		if (i < 0) { /* lnetctl's, not ulnet's */
+			free(text);
+			return not_a_command(name);
+		}
+	}
+	if (i >= 0) {
 		free(text);
-		return run_word(top_cmds, NULL, i, n, words);
-	case LOOKUP_NONE:
+		return run_word(top_cmds, NULL, (size_t)i, n, words);
+	}
+	if (lookup_prefix(top_cmds, words[0], &name) == LOOKUP_AMBIGUOUS) {
+		/* lnetctl names the line from its first word on */
+		char *from = text ? text + strspn(text, " \t") : words[0];
+
+		from[strcspn(from, "\r\n")] = '\0';
+		print_ambiguous(top_cmds, from, words[0]);
+	} else {
 		usage();
-		break;
-	case LOOKUP_AMBIGUOUS:
-		text[strcspn(text, "\r\n")] = '\0';
-		print_ambiguous(top_cmds, text ? text : words[0], words[0]);
-		break;
 	}
 	free(text);
 	return 0;
