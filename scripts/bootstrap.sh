@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Install, idempotently, the Debian packages ulnet needs to build and test.
 # Safe to run again: it installs only what is missing and never prompts.
+# libnetfilter-queue-dev and iptables serve only the failure lab
+# (tools/nfqloss, tests/net/netns_failover.sh; docs/failure-lab.md).
 set -euo pipefail
 
 packages=(
 	cmake ninja-build pkg-config gcc clang
 	libyaml-dev libcmocka-dev tshark iproute2 python3 python3-yaml groff-base
 	clang-format clang-tidy codespell
+	libnetfilter-queue-dev iptables
 )
 # libFuzzer's runtime comes with the clang runtime package of the clang
 # version the distribution ships (libclang-rt-14-dev on Debian 12).
