@@ -43,7 +43,13 @@
  * target took it: only ACK and REPLY say that. As in LNet, SEND and the
  * ACK or REPLY each count against the MD's threshold: an MD used for one
  * PUT with ACK or one GET needs a threshold of at least 2, or the answer
- * finds the MD used up and is dropped.
+ * would find the MD used up and be dropped. ulnet_put() with
+ * ULNET_ACK_REQ and ulnet_get() therefore refuse, with -EINVAL, an MD
+ * whose threshold left is below 2 (ULNET_MD_THRESH_INF never runs out).
+ * The check sees the threshold left at call time, not the answers that
+ * earlier operations on the same MD still wait for: an MD shared by
+ * several operations in flight needs a threshold of two per operation
+ * with an answer (one for a PUT without ACK), or ULNET_MD_THRESH_INF.
  *
  * PORTALS, MATCH ENTRIES AND MEMORY DESCRIPTORS
  *
@@ -167,13 +173,26 @@ ULNET_EXTERN int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out,
  */
 ULNET_EXTERN int ulnet_start(struct ulnet *u);
 /*
- * Stop: every message in flight ends with its final event (status
- * -ESHUTDOWN unless it completes first), every attached MD gets its
- * UNLINK event, connections close and the loop thread is joined. Must
- * not be called from the loop thread. Idempotent.
+ * Stop: every PUT or GET in flight ends with its one final event (status
+ * -ESHUTDOWN unless it completes first: a failed SEND, or an UNLINK with
+ * unlinked = 1 for one still waiting for its ACK or REPLY), every MD gets
+ * its last event, connections close and the loop thread is joined. All
+ * of these events have been delivered when it returns 0, so the
+ * application may free its buffers then. Idempotent: a second call, also
+ * from another thread while the first runs, returns 0 once the instance
+ * is stopped.
+ *
+ * -EDEADLK, and nothing changes, when called on the loop thread (from an
+ * event callback, also one that a stop in progress delivers, or from a
+ * function run by ulnet_call()): the loop cannot join itself. Stop from
+ * another thread.
  */
-ULNET_EXTERN void ulnet_stop(struct ulnet *u);
-/* Stop if needed, then free the instance. NULL is fine. */
+ULNET_EXTERN int ulnet_stop(struct ulnet *u);
+/*
+ * Stop if needed, then free the instance. NULL is fine. On the loop
+ * thread it does nothing (ulnet_stop() refuses there): call it from
+ * another thread.
+ */
 ULNET_EXTERN void ulnet_destroy(struct ulnet *u);
 
 /* Run fn(arg) on the loop thread. 0 or -ESHUTDOWN (fn will not run). */
@@ -343,7 +362,9 @@ enum ulnet_ack_req {
  * to target's portal with match_bits; offset is the remote offset and
  * hdr_data 64 bits the target sees in its PUT event. self pins the local
  * NI (NULL: selection chooses). Events as the contract above. -ENOENT
- * (MD unknown or used up), -EINVAL (portal, self not ours), -ESHUTDOWN.
+ * (MD unknown or used up), -EINVAL (portal, self not ours, or
+ * ULNET_ACK_REQ on an MD with a threshold left below 2: no room for the
+ * ACK), -ESHUTDOWN.
  */
 ULNET_EXTERN int ulnet_put(struct ulnet *u, const struct ulnet_nid *self,
 			   struct ulnet_handle md, enum ulnet_ack_req ack,
@@ -352,7 +373,9 @@ ULNET_EXTERN int ulnet_put(struct ulnet *u, const struct ulnet_nid *self,
 			   uint32_t offset, uint64_t hdr_data);
 /*
  * Fetch up to the MD's length from target's portal/match_bits at remote
- * offset into the MD. Events: SEND then REPLY (mlength = bytes written).
+ * offset into the MD. Events: SEND then REPLY (mlength = bytes written),
+ * as the contract above. Errors as ulnet_put(); -EINVAL also for an MD
+ * with a threshold left below 2 (no room for the REPLY).
  */
 ULNET_EXTERN int ulnet_get(struct ulnet *u, const struct ulnet_nid *self,
 			   struct ulnet_handle md,

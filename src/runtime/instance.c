@@ -54,6 +54,7 @@ struct ulnet {
 	enum inst_state state;
 	bool has_thread;   /* thread is valid (under lock) */
 	bool is_stopping;  /* a ulnet_stop() took charge (under lock) */
+	bool is_joined;	   /* ... joined the loop thread (under lock) */
 	bool is_stop_done; /* ... and finished (under lock) */
 };
 
@@ -356,6 +357,8 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 	nopts.pid = ULNET_PID_LUSTRE;
 	nopts.interface_cookie = new_interface_cookie();
 	nopts.clock_ns = ul_clock_monotonic_ns;
+	/* Fault rules draw differently in each run, as LNet's do. */
+	nopts.fault_seed = ul_clock_monotonic_ns() ^ ((uint64_t)getpid() << 32);
 	rc = ul_node_create(c, &nopts, &u->node); /* owns c, even on failure */
 	if (rc < 0) {
 		ul_udsp_detach(u->udsp);
@@ -465,23 +468,39 @@ static void stop_cmd(void *arg, bool is_shutdown)
 	ul_loop_stop(u->loop);
 }
 
-void ulnet_stop(struct ulnet *u)
+/*
+ * Whether the caller is the loop thread while it lives (under u->lock).
+ * After the join its id may name a new thread, so it no longer counts.
+ */
+static bool is_loop_thread_locked(const struct ulnet *u)
+{
+	return u->has_thread && !u->is_joined &&
+	       pthread_equal(pthread_self(), u->thread);
+}
+
+int ulnet_stop(struct ulnet *u)
 {
 	enum inst_state state;
 
 	pthread_mutex_lock(&u->lock);
+	/*
+	 * From a callback (or ulnet_call()) the loop thread would wait for
+	 * its own join, and the node would shut down under the handler
+	 * that is running: refuse, and change nothing.
+	 */
+	if (is_loop_thread_locked(u)) {
+		pthread_mutex_unlock(&u->lock);
+		return -EDEADLK;
+	}
 	if (u->is_stopping) {
 		/*
 		 * Another thread stops it: return only once it is stopped, as
-		 * the caller may free its buffers then. (The loop thread itself
-		 * must not wait for its own join.)
+		 * the caller may free its buffers then.
 		 */
-		while (!u->is_stop_done &&
-		       !(u->has_thread &&
-			 pthread_equal(pthread_self(), u->thread)))
+		while (!u->is_stop_done)
 			pthread_cond_wait(&u->cond, &u->lock);
 		pthread_mutex_unlock(&u->lock);
-		return;
+		return 0;
 	}
 	u->is_stopping = true;
 	state = u->state;
@@ -491,6 +510,9 @@ void ulnet_stop(struct ulnet *u)
 		if (ul_loop_post(u->loop, stop_cmd, u) < 0)
 			ul_loop_stop(u->loop);
 		pthread_join(u->thread, NULL);
+		pthread_mutex_lock(&u->lock);
+		u->is_joined = true;
+		pthread_mutex_unlock(&u->lock);
 	}
 	if (u->linkmon) {
 		ul_linkmon_destroy(u->linkmon);
@@ -502,13 +524,16 @@ void ulnet_stop(struct ulnet *u)
 	u->is_stop_done = true;
 	pthread_cond_broadcast(&u->cond);
 	pthread_mutex_unlock(&u->lock);
+	return 0;
 }
 
 void ulnet_destroy(struct ulnet *u)
 {
 	if (!u)
 		return;
-	ulnet_stop(u);
+	/* On the loop thread nothing may be freed: refused as ulnet_stop. */
+	if (ulnet_stop(u) < 0)
+		return;
 	teardown(u);
 }
 

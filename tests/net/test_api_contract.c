@@ -5,8 +5,12 @@
  *          (127.0.6.1@tcp, added at run time) 127.0.6.2@tcp
  *
  * - a call that fails produces no event;
+ * - a PUT with ACK or a GET from an MD with no threshold left for its
+ *   answer is refused at call time (-EINVAL), not left without an end;
  * - ulnet_stop() with PUTs in flight ends each of them with exactly one
  *   final event;
+ * - ulnet_stop() from an event callback is refused (-EDEADLK) and the
+ *   instance runs on;
  * - NIs added and removed at run time by NID carry traffic, then stop;
  * - calls from several threads at once all complete, one event each.
  */
@@ -133,6 +137,7 @@ struct op {
 	unsigned events; /* all events */
 	bool is_sent;	 /* its SEND came with status 0 */
 	int status;	 /* the final event's status */
+	enum ulnet_event_type final_type;
 };
 
 static void op_cb(struct ulnet *u, const struct ulnet_event *ev)
@@ -151,12 +156,13 @@ static void op_cb(struct ulnet *u, const struct ulnet_event *ev)
 		op->is_sent = true;
 	is_final = (ev->type == ULNET_EVENT_SEND && ev->status != 0) ||
 		   ev->type == ULNET_EVENT_ACK ||
+		   ev->type == ULNET_EVENT_REPLY ||
 		   (ev->type == ULNET_EVENT_UNLINK && op->is_sent);
 	op->events++;
 	if (is_final) {
 		op->finals++;
-		op->status = ev->type == ULNET_EVENT_UNLINK ? -ETIMEDOUT
-							    : ev->status;
+		op->status = ev->status;
+		op->final_type = ev->type;
 		(*op->nfinal)++;
 	}
 	pthread_cond_broadcast(op->cond);
@@ -188,7 +194,7 @@ static void put_to_portal_64_fails_without_event(void **state)
 	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
 	unsigned nfinal = 0;
-	struct op op = { &lock, &cond, &nfinal, 0, 0, false, 0 };
+	struct op op = { &lock, &cond, &nfinal, 0, 0, false, 0, 0 };
 	struct ulnet_md md = { 0 };
 	struct ulnet_handle h;
 
@@ -237,7 +243,8 @@ static void stop_ends_puts_in_flight_once_each(void **state)
 	for (i = 0; i < NOPS; i++) {
 		struct ulnet_md md = { 0 };
 
-		ops[i] = (struct op){ &lock, &cond, &nfinal, 0, 0, false, 0 };
+		ops[i] =
+			(struct op){ &lock, &cond, &nfinal, 0, 0, false, 0, 0 };
 		md.start = src + (size_t)i * OP_SIZE;
 		md.length = OP_SIZE;
 		md.threshold = 2;
@@ -267,6 +274,118 @@ static void stop_ends_puts_in_flight_once_each(void **state)
 				   PORTAL, MBITS, 0, 0),
 			 -ESHUTDOWN);
 	free(src);
+}
+
+/* Bind a one-buffer MD whose events go to op. */
+static struct ulnet_handle bind_op(struct ulnet *u, void *buf, size_t len,
+				   int threshold, struct op *op)
+{
+	struct ulnet_md md = { 0 };
+	struct ulnet_handle h;
+
+	md.start = buf;
+	md.length = len;
+	md.threshold = threshold;
+	md.user_ptr = op;
+	md.handler = op_cb;
+	md.numa_node = -1;
+	assert_int_equal(ulnet_md_bind(u, &md, ULNET_UNLINK, &h), 0);
+	return h;
+}
+
+static void md_without_room_for_answer_is_refused(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	static uint8_t buf[64];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	unsigned nfinal = 0;
+	struct op op = { &lock, &cond, &nfinal, 0, 0, false, 0, 0 };
+	struct ulnet_handle h = bind_op(p->a, buf, sizeof(buf), 1, &op);
+
+	/* Threshold 1: SEND would use it up, the ACK or REPLY find none. */
+	assert_int_equal(ulnet_put(p->a, NULL, h, ULNET_ACK_REQ, &target,
+				   PORTAL, MBITS, 0, 0),
+			 -EINVAL);
+	assert_int_equal(ulnet_get(p->a, NULL, h, &target, PORTAL, MBITS, 0),
+			 -EINVAL);
+	/* Without an answer one is enough: its SEND is final and last. */
+	assert_int_equal(ulnet_put(p->a, NULL, h, ULNET_NOACK_REQ, &target,
+				   PORTAL, MBITS, 0, 0),
+			 0);
+	pthread_mutex_lock(&lock);
+	while (op.events < 1)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	assert_int_equal(ulnet_stop(p->a), 0);
+	/* The refused calls left no event: the SEND was the only one. */
+	assert_int_equal(op.events, 1);
+	assert_true(op.is_sent);
+}
+
+/* Calls ulnet_stop() from its ACK's callback, on the loop thread. */
+struct stopper {
+	struct op op;
+	int stop_rc;
+	bool has_tried;
+};
+
+static void stop_in_cb(struct ulnet *u, const struct ulnet_event *ev)
+{
+	struct stopper *s = ev->md_user_ptr;
+	int rc = 1;
+
+	if (ev->type == ULNET_EVENT_ACK)
+		rc = ulnet_stop(u);
+	pthread_mutex_lock(s->op.lock);
+	if (rc != 1) {
+		s->stop_rc = rc;
+		s->has_tried = true;
+	}
+	pthread_mutex_unlock(s->op.lock);
+	op_cb(u, ev);
+}
+
+static void stop_from_callback_is_refused(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	static uint8_t buf[64];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	unsigned nfinal = 0;
+	struct stopper s = { { &lock, &cond, &nfinal, 0, 0, false, 0, 0 },
+			     0,
+			     false };
+	struct ulnet_ping_result res;
+	struct ulnet_md md = { 0 };
+	struct ulnet_handle h;
+
+	md.start = buf;
+	md.length = sizeof(buf);
+	md.threshold = 2;
+	md.user_ptr = &s;
+	md.handler = stop_in_cb;
+	md.numa_node = -1;
+	assert_int_equal(ulnet_md_bind(p->a, &md, ULNET_UNLINK, &h), 0);
+	assert_int_equal(ulnet_put(p->a, NULL, h, ULNET_ACK_REQ, &target,
+				   PORTAL, MBITS, 0, 0),
+			 0);
+	pthread_mutex_lock(&lock);
+	while (nfinal < 1)
+		pthread_cond_wait(&cond, &lock);
+	pthread_mutex_unlock(&lock);
+	assert_true(s.has_tried);
+	assert_int_equal(s.stop_rc, -EDEADLK);
+	assert_int_equal(s.op.final_type, ULNET_EVENT_ACK);
+	assert_int_equal(s.op.status, 0);
+	/* Refused means nothing changed: the instance still works. */
+	assert_int_equal(ulnet_ping_sync(p->a, NULL, &target, 5000, &res), 0);
+	assert_int_equal(ulnet_stop(p->a), 0);
+	assert_int_equal(ulnet_stop(p->a), 0); /* idempotent */
 }
 
 static void ni_added_at_run_time_carries_traffic(void **state)
@@ -339,7 +458,7 @@ static void calls_from_many_threads_all_complete(void **state)
 			struct ulnet_md md = { 0 };
 
 			s[t].ops[i] = (struct op){ &lock, &cond, &nfinal, 0,
-						   0,	  false, 0 };
+						   0,	  false, 0,	  0 };
 			md.start = s[t].buf;
 			md.length = sizeof(s[t].buf);
 			md.threshold = 2;
@@ -382,6 +501,10 @@ int main(void)
 			put_to_portal_64_fails_without_event, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			stop_ends_puts_in_flight_once_each, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			md_without_room_for_answer_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(stop_from_callback_is_refused,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			ni_added_at_run_time_carries_traffic, setup, teardown),
 		cmocka_unit_test_setup_teardown(
