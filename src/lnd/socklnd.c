@@ -4,8 +4,9 @@
  *
  * Timers:
  *   - ni->tick, every SOCK_TICK_NS while the NI runs: fails txs waiting
- *     past their deadline, closes connections whose queued data or whose
- *     message in progress made no progress for sock_timeout, sends
+ *     past their deadline, closes connections whose output TCP has not
+ *     acknowledged, or whose message in progress has not moved, for
+ *     sock_timeout (one SIOCOUTQ per busy connection), sends
  *     keepalive NOOPs (wire.md §9.3) and frees idle peers;
  *   - peer->reconnect: the next connection attempt after a refusal or a
  *     failure (backoff min_reconnect_ms doubling to max_reconnect_ms);
@@ -358,14 +359,23 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 	ul_list_for_each_entry_safe(conn, ctmp, &peer->conns, link) {
 		bool is_mid_msg = conn->rx_state != SOCK_RX_KSH ||
 				  conn->rx_hlen > 0;
+		uint64_t unacked = sock_conn_tx_unacked(conn, now_ns);
 
-		if (timeout_ns && !ul_list_empty(&conn->txq) &&
+		/*
+		 * Queued or unacknowledged output, and nothing acknowledged
+		 * for sock_timeout: the peer stopped reading or the path
+		 * drops everything (a black hole keeps the link up).
+		 */
+		if (timeout_ns && (unacked || !ul_list_empty(&conn->txq)) &&
 		    now_ns - conn->tx_progress_ns >= timeout_ns) {
 			ul_log(s->opts.log, UL_D_NETERROR,
 			       "socklnd %s: %s conn to %s: no send progress "
-			       "for %us, closing",
+			       "for %us (%llu bytes unacknowledged, %zu "
+			       "messages queued), closing",
 			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
-			       peer->nidstr, s->timeout_sec);
+			       peer->nidstr, s->timeout_sec,
+			       (unsigned long long)unacked,
+			       conn->stats.txq_len);
 			sock_conn_close(conn, -ETIMEDOUT,
 					UL_HSTATUS_NETWORK_TIMEOUT);
 			continue;

@@ -172,10 +172,15 @@ struct sock_conn {
 	uint8_t hs_in[UL_WIRE_HELLO_MAX_SIZE + UL_WIRE_ACR_V2_SIZE];
 	size_t hs_in_len;
 
-	/* Transmit. */
+	/*
+	 * Transmit. Progress is TCP's: the bytes the peer acknowledged
+	 * (stats.tx_bytes minus SIOCOUTQ) growing, read by the NI tick, or
+	 * output starting with nothing outstanding.
+	 */
 	struct ul_list txq;	 /* struct sock_tx.link, in write order */
 	uint64_t txq_nob;	 /* bytes queued, not yet written */
-	uint64_t tx_progress_ns; /* last write progress or first queued */
+	uint64_t tx_acked_bytes; /* of stats.tx_bytes, at the last look */
+	uint64_t tx_progress_ns; /* last acknowledgement progress */
 	bool is_pollout;	 /* EPOLLOUT armed after EAGAIN */
 
 	/* Receive. */
@@ -267,6 +272,8 @@ void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st);
 void sock_peer_dispatch(struct sock_peer *peer);
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget);
 void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
+/* Bytes written, not yet acknowledged; refreshes tx_progress_ns. */
+uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns);
 void sock_flush_all(struct ul_socklnd *s);
 
 /* socklnd_rx.c */

@@ -8,11 +8,19 @@
  * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
  * and disarmed once the queue drains. A tx completes (tx_done OK) when
  * its last byte has been written.
+ *
+ * Stall detection (the NI tick, socklnd.c) watches TCP's acknowledgements
+ * rather than our own writes, as the kernel socklnd watches
+ * sk_wmem_queued: a peer that stopped reading, or a path that drops every
+ * packet, leaves the bytes we wrote unacknowledged in the socket while
+ * our queue may be empty.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "lnd/socklnd_int.h"
@@ -116,7 +124,9 @@ void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st)
 {
 	struct ul_socklnd *s = conn->ni->s;
 
-	if (ul_list_empty(&conn->txq))
+	/* Output starts afresh: the stall clock starts now. */
+	if (ul_list_empty(&conn->txq) &&
+	    conn->tx_acked_bytes == conn->stats.tx_bytes)
 		conn->tx_progress_ns = sock_now(conn->ni);
 	ul_list_del(&st->link);
 	ul_list_add_tail(&conn->txq, &st->link);
@@ -138,14 +148,55 @@ void sock_peer_dispatch(struct sock_peer *peer)
 	}
 }
 
+/*
+ * The health status of a tx that conn held when it closed for status
+ * (health.md §10): the close's own class, except that after a timeout a
+ * tx that never started onto the wire is LOCAL_TIMEOUT, as o2iblnd
+ * classes a tx it never posted. No byte of it left this node, so the
+ * core may resend it on another rail; one partly written may have
+ * reached the peer's LNet and keeps the close's class.
+ */
+static enum ul_hstatus tx_close_hstatus(const struct sock_tx *st, int status,
+					enum ul_hstatus hs)
+{
+	if (status == -ETIMEDOUT && st->written == 0)
+		return UL_HSTATUS_LOCAL_TIMEOUT;
+	return hs;
+}
+
 void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
 {
 	struct sock_tx *st, *tmp;
 
 	ul_list_for_each_entry_safe(st, tmp, &conn->txq, link)
-		sock_tx_complete(st, status, hs);
+		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
 	conn->txq_nob = 0;
 	conn->stats.txq_len = 0;
+}
+
+/*
+ * SIOCOUTQ: bytes in the socket that TCP has not had acknowledged,
+ * whether sent or not. At most what we wrote (the handshake's bytes are
+ * not counted in tx_bytes); when the kernel cannot say, 0, and write
+ * progress stands in for acknowledgement progress.
+ */
+uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
+{
+	uint64_t written = conn->stats.tx_bytes;
+	uint64_t unacked;
+	int outq = 0;
+
+	/* Nothing queued, all acknowledged at the last look: no ioctl. */
+	if (ul_list_empty(&conn->txq) && conn->tx_acked_bytes == written)
+		return 0;
+	if (ioctl(conn->fd, SIOCOUTQ, &outq) < 0 || outq < 0)
+		outq = 0;
+	unacked = (uint64_t)outq < written ? (uint64_t)outq : written;
+	if (written - unacked > conn->tx_acked_bytes) {
+		conn->tx_acked_bytes = written - unacked;
+		conn->tx_progress_ns = now_ns;
+	}
+	return unacked;
 }
 
 /*
@@ -216,6 +267,34 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 	}
 }
 
+/*
+ * A write failed with err. EPIPE on a socket we never shut down means
+ * the peer reset it: the txs fail as ECONNRESET, the peer's doing.
+ */
+static int write_error(int err)
+{
+	return err == -EPIPE ? -ECONNRESET : err;
+}
+
+/*
+ * health.md §10: a write that timed out is the remote's; a reset or an
+ * unreachable peer drops what we held (REMOTE_DROPPED); anything else
+ * is a local error.
+ */
+static enum ul_hstatus write_hstatus(int err)
+{
+	switch (write_error(err)) {
+	case -ETIMEDOUT:
+		return UL_HSTATUS_REMOTE_TIMEOUT;
+	case -ECONNRESET:
+	case -EHOSTUNREACH:
+	case -ENETUNREACH:
+		return UL_HSTATUS_REMOTE_DROPPED;
+	default:
+		return UL_HSTATUS_LOCAL_ERROR;
+	}
+}
+
 static void set_pollout(struct sock_conn *conn, bool is_on)
 {
 	if (conn->is_pollout == is_on)
@@ -262,15 +341,11 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 			       "socklnd %s: %s conn to %s: write failed: %s",
 			       conn->ni->nidstr, sock_ctype_name(conn->ctype),
 			       conn->peer->nidstr, strerror(-err));
-			/* health.md §10: ETIMEDOUT is the remote's. */
-			sock_conn_close(conn, err,
-					err == -ETIMEDOUT
-						? UL_HSTATUS_REMOTE_TIMEOUT
-						: UL_HSTATUS_LOCAL_ERROR);
+			sock_conn_close(conn, write_error(err),
+					write_hstatus(err));
 			return;
 		}
 		conn->stats.tx_bytes += (uint64_t)n;
-		conn->tx_progress_ns = sock_now(conn->ni);
 		tx_advance(conn, (uint64_t)n);
 		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 	}

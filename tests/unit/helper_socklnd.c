@@ -78,6 +78,7 @@ static void sw_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
 	w->tx_ndone[idx]++;
 	w->tx_status[idx] = status;
 	w->tx_hs[idx] = hstatus;
+	w->tx_done_ns[idx] = lni->timers->now_ns;
 	w->ntx_done++;
 }
 
@@ -94,6 +95,8 @@ static void sw_log_line(void *ctx, const char *line)
 
 	if (getenv("SW_VERBOSE"))
 		fprintf(stderr, "log: %s\n", line);
+	if (!w->closing_ns && w->loop && strstr(line, "closing"))
+		w->closing_ns = ul_loop_timers(w->loop)->now_ns;
 	if (w->loglen + len + 2 > sizeof(w->logbuf))
 		return;
 	memcpy(w->logbuf + w->loglen, line, len);
@@ -500,6 +503,32 @@ int sw_raw_handshake(struct sw_world *w, int fd, int from_k, int to_k,
 			       0
 		       ? -1
 		       : 0;
+}
+
+int sw_raw_accept_peer(struct sw_world *w, int lfd, int k)
+{
+	struct ul_wire_hello h, reply;
+	uint8_t buf[UL_WIRE_ACR_SIZE + UL_WIRE_HELLO_MAX_SIZE];
+	int fd = sw_raw_accept(w, lfd);
+
+	if (fd < 0 ||
+	    !sw_raw_read(w, fd, buf,
+			 UL_WIRE_ACR_SIZE + UL_WIRE_HELLO_NID4_SIZE) ||
+	    ul_wire_hello_decode(buf + UL_WIRE_ACR_SIZE,
+				 UL_WIRE_HELLO_NID4_SIZE, &h, NULL) < 0)
+		return -1;
+	memset(&reply, 0, sizeof(reply));
+	reply.version = UL_WIRE_PROTO_V3;
+	sw_nid(w, k, &reply.src_nid);
+	reply.dst_nid = h.src_nid;
+	reply.src_pid = ULNET_PID_LUSTRE;
+	reply.src_incarnation = w->raw_incarnation;
+	reply.ctype = ul_wire_conn_type_inverse(h.ctype);
+	if (ul_wire_hello_encode(&reply, buf, sizeof(buf), NULL) !=
+		    (int)UL_WIRE_HELLO_NID4_SIZE ||
+	    sw_raw_write(fd, buf, UL_WIRE_HELLO_NID4_SIZE) < 0)
+		return -1;
+	return fd;
 }
 
 size_t sw_build_put(const struct sw_world *w, int from_k, int to_k,

@@ -71,8 +71,11 @@ struct sw_world {
 	int tx_ndone[SW_MAX_TX];
 	int tx_status[SW_MAX_TX];
 	enum ul_hstatus tx_hs[SW_MAX_TX];
+	uint64_t tx_done_ns[SW_MAX_TX]; /* loop clock at tx_done */
 	bool tx_sent[SW_MAX_TX];
 	int ntx_done;
+	/* Loop clock at the first log line saying "closing"; 0: none yet. */
+	uint64_t closing_ns;
 	uint64_t deadline_ns;	  /* given to the next sw_send_put() */
 	uint64_t raw_incarnation; /* in sw_raw_handshake()'s hello */
 	uint8_t *payload;	  /* SW_PAYLOAD pseudo-random bytes */
@@ -139,6 +142,12 @@ bool sw_raw_read(struct sw_world *w, int fd, uint8_t *buf, size_t want);
  */
 int sw_raw_handshake(struct sw_world *w, int fd, int from_k, int to_k,
 		     uint32_t ctype, struct ul_wire_hello *reply);
+/*
+ * Accept on lfd as the peer of address k: read the connector's acceptor
+ * request and hello, answer with the hello the kernel would (the inverse
+ * connection type). The accepted fd (registered) or -1.
+ */
+int sw_raw_accept_peer(struct sw_world *w, int lfd, int k);
 /* Build an LNET message (PUT of len bytes of fill) into buf; its length. */
 size_t sw_build_put(const struct sw_world *w, int from_k, int to_k,
 		    uint32_t len, uint64_t match, uint8_t *buf, size_t cap);

@@ -1,0 +1,268 @@
+/*
+ * socklnd failure detection and classification (health.md §3, §10):
+ * a peer that stops reading is noticed by TCP acknowledgement progress
+ * within sock_timeout even when every byte already left our queue, and
+ * the txs a closing connection held complete once each, with a status
+ * that tells the core whether it may resend them.
+ *
+ * The raw peer accepts one untyped (ANY) connection and never reads, or
+ * reads slowly, so the sender's unacknowledged byte count (SIOCOUTQ)
+ * stays high. Times are compared on the loop's clock, the one socklnd
+ * decides by; nothing passes or fails on how long the test took.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "helper_socklnd.h"
+#include "runtime/loop.h"
+
+#define KIB (1u << 10)
+#define MIB (1u << 20)
+#define NS_PER_SEC 1000000000ull
+
+static int setup(void **state)
+{
+	*state = sw_world_new();
+	return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	sw_world_free(*state);
+	return 0;
+}
+
+/*
+ * NI 0 on address 1 with one ANY connection per peer and sock_timeout
+ * 1 s, set the way `net set --lnd-timeout` sets it; a raw listener on
+ * address 3, whose NID goes to *peer.
+ */
+static int start_one(struct sw_world *w, struct ulnet_nid *peer)
+{
+	int lfd;
+
+	w->opts.typed_conns = 0;
+	assert_int_equal(sw_world_start(w), 0);
+	assert_int_equal(sw_ni_start(w, 0, 1), 0);
+	ul_socklnd_ops.set_timeout(w->s, 1);
+	lfd = sw_raw_listen(w, 3);
+	assert_true(lfd >= 0);
+	sw_nid(w, 3, peer);
+	return lfd;
+}
+
+static bool pred_no_conns(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return ul_socklnd_nconns(w->s) == 0;
+}
+
+/* Shut NI 0 down: no tx completes a second time. */
+static void check_exactly_once(struct sw_world *w)
+{
+	sw_ni_stop(w, 0);
+	for (int i = 0; i < SW_MAX_TX; i++)
+		assert_int_equal(w->tx_ndone[i], w->tx_sent[i] ? 1 : 0);
+}
+
+/* Every byte written into the socket, none acknowledged: still a stall. */
+static void socklnd_unacked_output_times_out(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	char nidstr[ULNET_NIDSTR_SIZE], line[128];
+	uint64_t t0;
+	int lfd, n = 4;
+
+	lfd = start_one(w, &peer);
+	t0 = ul_loop_update_time(w->loop);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, 256 * KIB), 0);
+	assert_true(sw_raw_accept_peer(w, lfd, 3) >= 0);
+	/* 1 MiB fits in the socket: our own queue empties. */
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_status[i], 0);
+
+	assert_true(sw_run_until(w, pred_no_conns, NULL));
+	ulnet_nid_format(&peer, nidstr, sizeof(nidstr));
+	snprintf(line, sizeof(line), "conn to %s: no send progress for 1s",
+		 nidstr);
+	assert_true(sw_log_has(w, line));
+	assert_true(sw_log_has(w, "bytes unacknowledged, 0 messages queued"));
+	/* Not before sock_timeout on the clock socklnd runs on. */
+	assert_true(w->closing_ns >= t0 + NS_PER_SEC);
+	check_exactly_once(w);
+}
+
+/*
+ * Order of the txs on the one connection after it closed for status
+ * with hs_started for the partly written one: a prefix written whole
+ * (OK), at most one started, then the rest never started (hs_unstarted).
+ * Returns how many never started.
+ */
+static int check_close_order(const struct sw_world *w, int n, int status,
+			     enum ul_hstatus hs_started,
+			     enum ul_hstatus hs_unstarted, uint64_t not_before)
+{
+	int i = 0, nunstarted = 0;
+
+	while (i < n && w->tx_status[i] == 0) {
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_OK);
+		i++;
+	}
+	if (i < n && w->tx_hs[i] == hs_started && hs_started != hs_unstarted) {
+		assert_int_equal(w->tx_status[i], status);
+		assert_true(w->tx_done_ns[i] >= not_before);
+		i++;
+	}
+	for (; i < n; i++) {
+		assert_int_equal(w->tx_status[i], status);
+		assert_int_equal(w->tx_hs[i], hs_unstarted);
+		assert_true(w->tx_done_ns[i] >= not_before);
+		nunstarted++;
+	}
+	return nunstarted;
+}
+
+/*
+ * A stall with more queued than the socket holds: the txs that never
+ * started are LOCAL_TIMEOUT (the core resends them), the one partly
+ * written NETWORK_TIMEOUT, all with -ETIMEDOUT, after sock_timeout.
+ */
+static void socklnd_timeout_classifies_held_txs(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	uint64_t t0;
+	int lfd, n = 16;
+
+	lfd = start_one(w, &peer);
+	t0 = ul_loop_update_time(w->loop);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, MIB), 0);
+	assert_true(sw_raw_accept_peer(w, lfd, 3) >= 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(check_close_order(
+			    w, n, -ETIMEDOUT, UL_HSTATUS_NETWORK_TIMEOUT,
+			    UL_HSTATUS_LOCAL_TIMEOUT, t0 + NS_PER_SEC) > 0);
+	assert_true(w->closing_ns >= t0 + NS_PER_SEC);
+	assert_true(sw_log_has(w, "no send progress for 1s"));
+	check_exactly_once(w);
+}
+
+/* Close fd with a reset (SO_LINGER 0) and forget it. */
+static void raw_reset(struct sw_world *w, int fd)
+{
+	struct linger lg = { .l_onoff = 1, .l_linger = 0 };
+
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)),
+			 0);
+	for (int i = 0; i < SW_MAX_RAW; i++)
+		if (w->raw[i] == fd)
+			w->raw[i] = -1;
+	close(fd);
+}
+
+/* The peer resets: whatever was not written whole is REMOTE_DROPPED. */
+static void socklnd_reset_classifies_held_txs(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	int lfd, fd, one = 1, n = 16;
+
+	lfd = start_one(w, &peer);
+	/* A long timeout: only the reset may close the connection. */
+	ul_socklnd_ops.set_timeout(w->s, 600);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, MIB), 0);
+	fd = sw_raw_accept_peer(w, lfd, 3);
+	assert_true(fd >= 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	sw_run_for(w, 200); /* let the socket fill; any state will do */
+	raw_reset(w, fd);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(check_close_order(w, n, -ECONNRESET,
+				      UL_HSTATUS_REMOTE_DROPPED,
+				      UL_HSTATUS_REMOTE_DROPPED, 0) > 0);
+	assert_false(sw_log_has(w, "no send progress"));
+	check_exactly_once(w);
+}
+
+struct slow_reader {
+	int fd;
+	size_t want, got;
+	uint64_t next_ns;
+};
+
+/* Read at most 64 KiB each quarter second of loop time. */
+static bool pred_slow_read(struct sw_world *w, void *arg)
+{
+	struct slow_reader *r = arg;
+	uint64_t now = ul_loop_timers(w->loop)->now_ns;
+	static uint8_t buf[64 * 1024];
+	ssize_t len;
+
+	if (now < r->next_ns)
+		return false;
+	r->next_ns = now + NS_PER_SEC / 4;
+	len = recv(r->fd, buf, sizeof(buf), MSG_DONTWAIT);
+	if (len > 0)
+		r->got += (size_t)len;
+	return r->got >= r->want || len == 0;
+}
+
+/*
+ * A peer that reads slowly but steadily acknowledges all along: the
+ * connection outlives several sock_timeouts and everything arrives.
+ */
+static void socklnd_ack_progress_keeps_conn(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	struct slow_reader r = { 0 };
+	uint64_t t0;
+	int lfd, n = 4;
+
+	lfd = start_one(w, &peer);
+	t0 = ul_loop_update_time(w->loop);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, 256 * KIB), 0);
+	r.fd = sw_raw_accept_peer(w, lfd, 3);
+	assert_true(r.fd >= 0);
+	r.want = (size_t)n * (256 * KIB + 96);
+	assert_true(sw_run_until(w, pred_slow_read, &r));
+	assert_int_equal(r.got, r.want);
+	/* It took longer than sock_timeout, and nothing was closed. */
+	assert_true(ul_loop_timers(w->loop)->now_ns >= t0 + 2 * NS_PER_SEC);
+	assert_int_equal(ul_socklnd_nconns(w->s), 1);
+	assert_false(sw_log_has(w, "no send progress"));
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_status[i], 0);
+	check_exactly_once(w);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			socklnd_unacked_output_times_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_timeout_classifies_held_txs, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_reset_classifies_held_txs, setup, teardown),
+		cmocka_unit_test_setup_teardown(socklnd_ack_progress_keeps_conn,
+						setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
