@@ -153,6 +153,12 @@ static const uint8_t attr_types[UL_CTL_A__MAX] = {
 	[UL_CTL_A_PERF_FAILED] = UL_CTL_T_U64,
 	[UL_CTL_A_PERF_ELAPSED_NS] = UL_CTL_T_U64,
 	[UL_CTL_A_PERF_RAIL] = UL_CTL_T_NESTED,
+	[UL_CTL_A_PERF_STARTED] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_SEND_NS] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_SEND_BYTES] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_FAIL] = UL_CTL_T_NESTED,
+	[UL_CTL_A_PERF_STATUS] = UL_CTL_T_S32,
+	[UL_CTL_A_PERF_COUNT] = UL_CTL_T_U64,
 };
 
 enum ul_ctl_type ul_ctl_attr_type(uint16_t type)

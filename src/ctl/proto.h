@@ -80,10 +80,15 @@
  *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
  *	                   PERF_INFLIGHT
  *	          reply    PERF_PUTS, PERF_BYTES, PERF_FAILED, PERF_ELAPSED_NS,
+ *	                   PERF_STARTED, PERF_SEND_NS, PERF_SEND_BYTES,
+ *	                   PERF_FAIL* {PERF_STATUS, PERF_COUNT},
  *	                   PERF_RAIL* {NID, PERF_PUTS, PERF_BYTES}
  *	          (a ulnet extension, not an lnetctl command: a stream of
  *	          PUTs to the target's perf sink, runtime/perf.h; the reply
- *	          comes when the stream ends; rails are the local NIs and
+ *	          comes when the stream ends; PUTS are the PUTs ACKed,
+ *	          STARTED = PUTS + FAILED, each FAIL the PUTs that ended
+ *	          with one status; SEND_NS and SEND_BYTES the rate's window
+ *	          and what was ACKed within it; rails are the local NIs and
  *	          what each sent meanwhile)
  *
  * The server includes the optional blocks the verbose level needs; the
@@ -354,6 +359,12 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_PERF_FAILED = 0x0c05,	    /* u64 */
 	UL_CTL_A_PERF_ELAPSED_NS = 0x0c06,  /* u64 */
 	UL_CTL_A_PERF_RAIL = 0x0c07,	    /* nested {NID, PUTS, BYTES} */
+	UL_CTL_A_PERF_STARTED = 0x0c08,	    /* u64 */
+	UL_CTL_A_PERF_SEND_NS = 0x0c09,	    /* u64 */
+	UL_CTL_A_PERF_SEND_BYTES = 0x0c0a,  /* u64 */
+	UL_CTL_A_PERF_FAIL = 0x0c0b,	    /* nested {STATUS, COUNT} */
+	UL_CTL_A_PERF_STATUS = 0x0c0c,	    /* s32: a negative errno */
+	UL_CTL_A_PERF_COUNT = 0x0c0d,	    /* u64 */
 
 	UL_CTL_A__MAX = 0x0d00,
 };
@@ -741,6 +752,15 @@ struct ul_ctl_perf_rail {
 	uint64_t bytes;
 };
 
+/* Distinct failure statuses a perf reply carries (more are dropped). */
+#define UL_CTL_PERF_FAILS_MAX 16
+
+/* The PUTs of a perf stream that failed with one status. */
+struct ul_ctl_perf_fail {
+	int32_t status; /* negative errno */
+	uint64_t count;
+};
+
 struct ul_ynode;
 
 struct ul_ctl_reply {
@@ -771,10 +791,15 @@ struct ul_ctl_reply {
 			struct ul_ctl_peer *peers;
 		} peer_show;
 		struct {
-			uint64_t puts;
+			uint64_t puts; /* ACKed */
 			uint64_t bytes;
 			uint64_t failed;
 			uint64_t elapsed_ns;
+			uint64_t started;
+			uint64_t send_ns; /* the rate's window */
+			uint64_t send_bytes;
+			size_t nfails;
+			struct ul_ctl_perf_fail fails[UL_CTL_PERF_FAILS_MAX];
 			size_t nrails;
 			struct ul_ctl_perf_rail *rails;
 		} perf;

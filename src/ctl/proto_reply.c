@@ -258,6 +258,18 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m)
 		ul_ctl_put_u64(m, UL_CTL_A_PERF_BYTES, r->perf.bytes);
 		ul_ctl_put_u64(m, UL_CTL_A_PERF_FAILED, r->perf.failed);
 		ul_ctl_put_u64(m, UL_CTL_A_PERF_ELAPSED_NS, r->perf.elapsed_ns);
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_STARTED, r->perf.started);
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_SEND_NS, r->perf.send_ns);
+		ul_ctl_put_u64(m, UL_CTL_A_PERF_SEND_BYTES, r->perf.send_bytes);
+		for (i = 0; i < r->perf.nfails && i < UL_CTL_PERF_FAILS_MAX;
+		     i++) {
+			ul_ctl_nest_start(m, UL_CTL_A_PERF_FAIL);
+			ul_ctl_put_s32(m, UL_CTL_A_PERF_STATUS,
+				       r->perf.fails[i].status);
+			ul_ctl_put_u64(m, UL_CTL_A_PERF_COUNT,
+				       r->perf.fails[i].count);
+			ul_ctl_nest_end(m);
+		}
 		for (i = 0; i < r->perf.nrails; i++) {
 			ul_ctl_nest_start(m, UL_CTL_A_PERF_RAIL);
 			ul_ctl_put_nid(m, UL_CTL_A_NID, &r->perf.rails[i].nid);
@@ -584,6 +596,27 @@ static int dec_perf_rail(const struct ul_ctl_attr *parent,
 	return rc;
 }
 
+/* One PERF_FAIL block; those beyond UL_CTL_PERF_FAILS_MAX are skipped. */
+static int dec_perf_fail(const struct ul_ctl_attr *parent,
+			 struct ul_ctl_reply *r, struct ul_err *err)
+{
+	struct ul_ctl_perf_fail f = { 0 };
+	struct ul_ctl_iter it;
+	struct ul_ctl_attr a;
+	int rc;
+
+	ul_ctl_iter_nested(&it, parent);
+	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
+		if (a.type == UL_CTL_A_PERF_STATUS)
+			f.status = ul_ctl_attr_s32(&a);
+		else if (a.type == UL_CTL_A_PERF_COUNT)
+			f.count = ul_ctl_attr_u64(&a);
+	}
+	if (rc == 0 && r->perf.nfails < UL_CTL_PERF_FAILS_MAX)
+		r->perf.fails[r->perf.nfails++] = f;
+	return rc;
+}
+
 /* One top-level attribute of a reply's data. */
 static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			  struct ul_err *err)
@@ -647,6 +680,14 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			r->perf.failed = ul_ctl_attr_u64(a);
 		else if (a->type == UL_CTL_A_PERF_ELAPSED_NS)
 			r->perf.elapsed_ns = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_STARTED)
+			r->perf.started = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_SEND_NS)
+			r->perf.send_ns = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_SEND_BYTES)
+			r->perf.send_bytes = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_FAIL)
+			return dec_perf_fail(a, r, err);
 		else if (a->type == UL_CTL_A_PERF_RAIL)
 			return dec_perf_rail(a, r, err);
 		return 0;

@@ -303,25 +303,33 @@ static void perf_done(void *arg, const struct ul_perf_result *res)
 	struct ctl_perf *pf = arg;
 	struct ctl_client *c = pf->c;
 	struct ul_ctl_reply r;
+	size_t i;
 
 	if (!c) {
 		free(pf);
 		return;
 	}
 	c->perf = NULL;
-	if (res->status && !res->puts) {
-		ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, res->status,
-				   "perf stream failed");
-	} else {
-		memset(&r, 0, sizeof(r));
-		r.op = UL_CTL_OP_PERF_PUT;
-		r.perf.puts = res->puts;
-		r.perf.bytes = res->bytes;
-		r.perf.failed = res->failed;
-		r.perf.elapsed_ns = res->elapsed_ns;
-		perf_rails(pf, rails, &r.perf.nrails);
-		r.perf.rails = rails;
+	/*
+	 * The stream started, so it reports, even if every PUT failed: the
+	 * counts by status are the answer (ulnetctl's exit code says it).
+	 */
+	memset(&r, 0, sizeof(r));
+	r.op = UL_CTL_OP_PERF_PUT;
+	r.perf.puts = res->puts;
+	r.perf.bytes = res->bytes;
+	r.perf.failed = res->failed;
+	r.perf.elapsed_ns = res->elapsed_ns;
+	r.perf.started = res->started;
+	r.perf.send_ns = res->send_ns;
+	r.perf.send_bytes = res->send_bytes;
+	for (i = 0; i < res->nfails && i < UL_CTL_PERF_FAILS_MAX; i++) {
+		r.perf.fails[i].status = res->fails[i].status;
+		r.perf.fails[i].count = res->fails[i].count;
 	}
+	r.perf.nfails = i;
+	perf_rails(pf, rails, &r.perf.nrails);
+	r.perf.rails = rails;
 	free(pf);
 	ul_ctlsrv_client_send(c, &r, false);
 }

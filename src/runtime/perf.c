@@ -2,16 +2,19 @@
  * Bulk PUT streams and their sink (perf.h).
  *
  * A stream's life: RUNNING (keeps `inflight` PUTs outstanding) until its
- * deadline, then DRAINING (no new PUT; waits for the outstanding ones),
- * then its MD is unlinked and, at the MD's last event (unlinked = 1),
- * done() runs and the stream is freed. The PUTs share one MD and so one
- * response tracker, which any ACK removes: a lost PUT among acknowledged
- * ones is never timed out by the node. A drain timer (a transaction
- * timeout and a second) unlinks the MD then and counts what is still
- * outstanding as failed. Each PUT ends in exactly one final
- * event (ulnet.h): its ACK, its failed SEND, or an UNLINK after a
- * response timeout; `outstanding` counts PUTs whose final event has not
- * come yet.
+ * deadline, then DRAINING (no new PUT; waits for the outstanding ones);
+ * when the last one has ended, done() runs and the stream is freed.
+ *
+ * Each PUT has a slot and an MD of its own, bound for it with threshold
+ * 2 (SEND and ACK) and ULNET_MD_TRACK_RESPONSE, so the node's response
+ * tracking (health.md §6) times out each lost PUT by itself: one ACK
+ * says nothing about another PUT. A PUT's final event (ulnet.h) is its
+ * ACK, a failed SEND, or, with no ACK, the MD's last event (UNLINK); the
+ * slot is free again at the MD's last event (unlinked = 1), which for an
+ * ACK is the same event and after a failed SEND is the UNLINK that
+ * follows our unlink. A drain timer (a transaction timeout and a second
+ * after the sending ends) unlinks whatever is still outstanding, so the
+ * stream ends even if an answer never comes and nothing times it out.
  */
 #include <errno.h>
 #include <stdbool.h>
@@ -34,21 +37,31 @@ struct ul_perf_sink {
 enum stream_state {
 	STREAM_RUNNING,
 	STREAM_DRAINING,
-	STREAM_UNLINKING,
+};
+
+/* One PUT in flight: from its MD's bind to the MD's last event. */
+struct perf_slot {
+	struct ul_perf_stream *st;
+	struct ulnet_handle md;
+	bool is_busy;	/* MD bound, its last event not come yet */
+	bool has_final; /* the PUT's final event came */
 };
 
 struct ul_perf_stream {
 	struct ul_node *node;
 	struct ul_timer_heap *timers;
 	struct ulnet_process_id target;
-	struct ulnet_handle md;
 	enum stream_state state;
 	uint8_t *buf;
 	uint32_t size;
 	uint32_t inflight;
-	uint32_t outstanding; /* PUTs without their final event yet */
+	uint32_t nbusy;		 /* slots whose MD has not had its last event */
+	struct perf_slot *slots; /* inflight of them */
 	uint64_t start_ns;
 	uint64_t end_ns;	     /* stop sending at this time */
+	uint64_t send_end_ns;	     /* when sending stopped (DRAINING) */
+	uint64_t last_ack_ns;	     /* last PUT ACKed, 0: none */
+	uint64_t bytes_running;	     /* ACKed while RUNNING */
 	struct ul_timer drain_timer; /* armed while DRAINING */
 	struct ul_perf_result res;
 	ul_perf_done_cb done;
@@ -114,11 +127,66 @@ void ul_perf_sink_destroy(struct ul_perf_sink *s)
 	}
 }
 
-static void fail_once(struct ul_perf_stream *st, int status)
+/* A PUT ended in an error: count it under its status. */
+static void put_failed(struct ul_perf_stream *st, int status)
 {
-	st->res.failed++;
-	if (!st->res.status)
-		st->res.status = status;
+	struct ul_perf_result *r = &st->res;
+	size_t i;
+
+	r->failed++;
+	if (!r->status)
+		r->status = status;
+	for (i = 0; i < r->nfails; i++) {
+		if (r->fails[i].status == status) {
+			r->fails[i].count++;
+			return;
+		}
+	}
+	if (r->nfails < UL_PERF_STATUS_MAX) {
+		r->fails[r->nfails].status = status;
+		r->fails[r->nfails].count = 1;
+		r->nfails++;
+	}
+}
+
+static void put_acked(struct ul_perf_stream *st, uint32_t mlength)
+{
+	st->res.puts++;
+	st->res.bytes += mlength;
+	st->last_ack_ns = st->timers->now_ns;
+	if (st->state == STREAM_RUNNING)
+		st->bytes_running += mlength;
+}
+
+/* The rate's window and bytes (perf.h struct ul_perf_result). */
+static void finish_rate(struct ul_perf_stream *st)
+{
+	struct ul_perf_result *r = &st->res;
+
+	if (!r->puts)
+		return;
+	if (st->last_ack_ns <= st->send_end_ns) {
+		r->send_ns = st->last_ack_ns - st->start_ns;
+		r->send_bytes = r->bytes;
+	} else if (st->bytes_running) {
+		r->send_ns = st->send_end_ns - st->start_ns;
+		r->send_bytes = st->bytes_running;
+	} else {
+		r->send_ns = st->last_ack_ns - st->start_ns;
+		r->send_bytes = r->bytes;
+	}
+}
+
+static void finish(struct ul_perf_stream *st)
+{
+	ul_timer_cancel(st->timers, &st->drain_timer);
+	st->res.elapsed_ns = st->timers->now_ns - st->start_ns;
+	finish_rate(st);
+	if (st->done)
+		st->done(st->arg, &st->res);
+	free(st->slots);
+	free(st->buf);
+	free(st);
 }
 
 /* Drain time is over: what has not answered yet never will. */
@@ -126,100 +194,123 @@ static void on_drain_timeout(struct ul_timer *t, uint64_t now_ns)
 {
 	struct ul_perf_stream *st =
 		ul_container_of(t, struct ul_perf_stream, drain_timer);
+	uint32_t i;
 
-	if (st->state != STREAM_DRAINING)
+	(void)now_ns;
+	if (!st->nbusy) {
+		finish(st); /* stopped with nothing in flight */
 		return;
-	st->state = STREAM_UNLINKING;
-	st->res.elapsed_ns = now_ns - st->start_ns;
-	/* Its last event follows from the node's queue. */
-	ul_node_md_unlink(st->node, st->md);
+	}
+	/* Their last events follow from the node's queue. */
+	for (i = 0; i < st->inflight; i++) {
+		if (st->slots[i].is_busy && !st->slots[i].has_final)
+			ul_node_md_unlink(st->node, st->slots[i].md);
+	}
 }
 
-static void start_draining(struct ul_perf_stream *st)
+static void start_draining(struct ul_perf_stream *st, uint64_t delay_ns)
+{
+	st->state = STREAM_DRAINING;
+	st->send_end_ns = st->timers->now_ns;
+	/* On ENOMEM the stream waits for its answers' own timeouts. */
+	(void)ul_timer_arm(st->timers, &st->drain_timer,
+			   st->timers->now_ns + delay_ns);
+}
+
+static uint64_t drain_ns(struct ul_perf_stream *st)
 {
 	uint64_t tt = ul_node_core(st->node)->tun.transaction_timeout;
 
-	st->state = STREAM_DRAINING;
-	/* On ENOMEM the stream waits for its answers as before. */
-	(void)ul_timer_arm(st->timers, &st->drain_timer,
-			   st->timers->now_ns + (tt + 1) * 1000000000u);
+	return (tt + 1) * 1000000000u;
 }
 
-/* Send until `inflight` PUTs are out, while the stream runs. */
+static void stream_event(struct ulnet *u, const struct ulnet_event *ev);
+
+/* Bind a fresh MD for slot and send its PUT; 0 or the node's error. */
+static int slot_put(struct ul_perf_stream *st, struct perf_slot *slot)
+{
+	struct ulnet_md md = { 0 };
+	int rc;
+
+	md.start = st->buf;
+	md.length = st->size;
+	md.threshold = 2; /* SEND and ACK */
+	md.options = ULNET_MD_TRACK_RESPONSE;
+	md.user_ptr = slot;
+	md.handler = stream_event;
+	md.numa_node = -1;
+	rc = ul_node_md_bind(st->node, &md, ULNET_UNLINK, &slot->md);
+	if (rc < 0)
+		return rc;
+	rc = ul_node_put(st->node, NULL, slot->md, ULNET_ACK_REQ, &st->target,
+			 UL_PERF_PORTAL, UL_PERF_MATCH_BITS, 0, 0);
+	if (rc < 0) {
+		/* Nothing was sent: its UNLINK comes with has_final set. */
+		slot->has_final = true;
+		slot->is_busy = true;
+		st->nbusy++;
+		ul_node_md_unlink(st->node, slot->md);
+		return rc;
+	}
+	slot->has_final = false;
+	slot->is_busy = true;
+	st->nbusy++;
+	return 0;
+}
+
+/* Send until every slot has a PUT out, while the stream runs. */
 static void refill(struct ul_perf_stream *st)
 {
+	uint32_t i;
 	int rc;
 
 	if (st->state == STREAM_RUNNING && st->timers->now_ns >= st->end_ns)
-		start_draining(st);
-	while (st->state == STREAM_RUNNING && st->outstanding < st->inflight) {
-		rc = ul_node_put(st->node, NULL, st->md, ULNET_ACK_REQ,
-				 &st->target, UL_PERF_PORTAL,
-				 UL_PERF_MATCH_BITS, 0, 0);
+		start_draining(st, drain_ns(st));
+	for (i = 0; i < st->inflight && st->state == STREAM_RUNNING; i++) {
+		if (st->slots[i].is_busy)
+			continue;
+		st->res.started++;
+		rc = slot_put(st, &st->slots[i]);
 		if (rc < 0) {
-			fail_once(st, rc);
-			start_draining(st);
-			break;
+			put_failed(st, rc);
+			start_draining(st, drain_ns(st));
 		}
-		st->outstanding++;
-	}
-	if (st->state == STREAM_DRAINING && st->outstanding == 0) {
-		st->state = STREAM_UNLINKING;
-		st->res.elapsed_ns = st->timers->now_ns - st->start_ns;
-		if (ul_node_md_unlink(st->node, st->md) < 0)
-			st->state = STREAM_UNLINKING; /* last event came */
 	}
 }
 
 static void stream_event(struct ulnet *u, const struct ulnet_event *ev)
 {
-	struct ul_perf_stream *st = ev->md_user_ptr;
+	struct perf_slot *slot = ev->md_user_ptr;
+	struct ul_perf_stream *st = slot->st;
 
 	(void)u;
-	switch (ev->type) {
-	case ULNET_EVENT_SEND:
-		/* A failed SEND is the PUT's final event. */
-		if (ev->status < 0) {
-			fail_once(st, ev->status);
-			st->outstanding--;
+	if (!slot->has_final) {
+		if (ev->type == ULNET_EVENT_ACK) {
+			slot->has_final = true;
+			if (ev->status < 0)
+				put_failed(st, ev->status);
+			else
+				put_acked(st, ev->mlength);
+		} else if (ev->status < 0 || ev->unlinked) {
+			/*
+			 * A failed SEND, or the MD's last event without an
+			 * ACK: a response timeout or our drain timer (status
+			 * 0 from an unlink: a timeout all the same).
+			 */
+			slot->has_final = true;
+			put_failed(st,
+				   ev->status < 0 ? ev->status : -ETIMEDOUT);
+			if (!ev->unlinked)
+				ul_node_md_unlink(st->node, slot->md);
 		}
-		break;
-	case ULNET_EVENT_ACK:
-		st->outstanding--;
-		if (ev->status < 0) {
-			fail_once(st, ev->status);
-		} else {
-			st->res.puts++;
-			st->res.bytes += ev->mlength;
-		}
-		break;
-	case ULNET_EVENT_UNLINK:
-		/* A response timeout unlinked the MD (health.md §6). */
-		if (st->state != STREAM_UNLINKING) {
-			fail_once(st, -ETIMEDOUT);
-			st->outstanding = 0;
-			st->state = STREAM_UNLINKING;
-			st->res.elapsed_ns = st->timers->now_ns - st->start_ns;
-		}
-		break;
-	default:
-		break;
 	}
 	if (ev->unlinked) {
-		ul_timer_cancel(st->timers, &st->drain_timer);
-		/* PUTs cut short by the drain timer. */
-		if (st->outstanding) {
-			st->res.failed += st->outstanding;
-			if (!st->res.status)
-				st->res.status = -ETIMEDOUT;
-		}
-		if (st->done) /* NULL: the start call failed and said so */
-			st->done(st->arg, &st->res);
-		free(st->buf);
-		free(st);
-		return;
+		slot->is_busy = false;
+		st->nbusy--;
 	}
 	refill(st);
+	if (st->state == STREAM_DRAINING && !st->nbusy)
+		finish(st);
 }
 
 int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
@@ -229,9 +320,8 @@ int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
 			 struct ul_perf_stream **out)
 {
 	struct ul_perf_stream *st;
-	struct ulnet_md md = { 0 };
 	uint32_t i;
-	int rc;
+	int rc = -ENOMEM;
 
 	if (!size || size > UL_PERF_MAX_SIZE || !inflight || inflight > 256)
 		return -EINVAL;
@@ -239,53 +329,49 @@ int ul_perf_stream_start(struct ul_node *n, struct ul_timer_heap *timers,
 	if (!st)
 		return -ENOMEM;
 	st->buf = malloc(size);
-	if (!st->buf) {
-		free(st);
-		return -ENOMEM;
-	}
+	st->slots = calloc(inflight, sizeof(*st->slots));
+	if (!st->buf || !st->slots)
+		goto err_free;
 	for (i = 0; i < size; i++)
 		st->buf[i] = (uint8_t)(i * 131u + 7u);
+	for (i = 0; i < inflight; i++)
+		st->slots[i].st = st;
 	st->node = n;
 	st->timers = timers;
 	st->target = *target;
 	st->size = size;
 	st->inflight = inflight;
-	st->done = done;
 	st->arg = arg;
 	st->start_ns = timers->now_ns;
 	st->end_ns = timers->now_ns + duration_ns;
 	ul_timer_init(&st->drain_timer, on_drain_timeout);
-	md.start = st->buf;
-	md.length = size;
-	md.threshold = ULNET_MD_THRESH_INF;
-	md.user_ptr = st;
-	md.handler = stream_event;
-	md.numa_node = -1;
-	rc = ul_node_md_bind(n, &md, ULNET_RETAIN, &st->md);
-	if (rc < 0) {
-		free(st->buf);
-		free(st);
-		return rc;
-	}
 	/* The first PUT is sent here; its events come later, from the loop. */
-	rc = ul_node_put(n, NULL, st->md, ULNET_ACK_REQ, target, UL_PERF_PORTAL,
-			 UL_PERF_MATCH_BITS, 0, 0);
+	rc = slot_put(st, &st->slots[0]);
+	if (rc < 0 && !st->nbusy)
+		goto err_free; /* the bind failed: no MD, no event */
 	if (rc < 0) {
-		ul_node_md_unlink(n, st->md); /* nothing in flight: no done() */
-		st->done = NULL;
+		/* The MD's UNLINK finds done NULL and frees the stream. */
+		st->state = STREAM_DRAINING;
 		return rc;
 	}
-	st->outstanding = 1;
+	st->res.started = 1;
+	st->done = done;
 	if (out)
 		*out = st;
 	refill(st);
 	return 0;
+
+err_free:
+	free(st->slots);
+	free(st->buf);
+	free(st);
+	return rc;
 }
 
 void ul_perf_stream_stop(struct ul_perf_stream *st)
 {
 	if (st->state != STREAM_RUNNING)
 		return;
-	start_draining(st);
-	refill(st); /* nothing in flight: unlink now */
+	/* Nothing in flight: finish from the loop, never inside the call. */
+	start_draining(st, st->nbusy ? drain_ns(st) : 0);
 }

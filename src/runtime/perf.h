@@ -7,13 +7,16 @@
  * what does not fit) and ACKs it. A stream sends PUTs of one size to a
  * peer's sink, keeping a fixed number in flight, until its duration is
  * over, and reports what it moved. Each PUT asks for an ACK, so the
- * stream paces itself on what the target actually took.
+ * stream paces itself on what the target actually took, and has an MD of
+ * its own, so that it ends on its own final event (ulnet.h): its ACK, a
+ * failed SEND, or the UNLINK of a response timeout.
  *
  * Loop thread only, like the node.
  */
 #ifndef UL_RUNTIME_PERF_H
 #define UL_RUNTIME_PERF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ulnet/ulnet.h"
@@ -31,12 +34,36 @@ struct ul_perf_stream;
 /* Largest PUT a stream sends (LNet's MTU). */
 #define UL_PERF_MAX_SIZE ULNET_MTU
 
+/* Distinct failure statuses a result counts one by one. */
+#define UL_PERF_STATUS_MAX 16
+
+/* Failed PUTs that ended with one status. */
+struct ul_perf_fail {
+	int status; /* negative errno */
+	uint64_t count;
+};
+
+/*
+ * What a stream did. Every PUT started ends once, so started = puts +
+ * failed. The rate's window runs from the first PUT to the end of the
+ * sending (duration over, stop, or a PUT refused) or to the last ACK,
+ * whichever is earlier, and send_bytes is what was ACKed within it: time
+ * spent waiting for lost PUTs to time out never counts. If nothing was
+ * ACKed within it, the window runs to the last ACK instead.
+ */
 struct ul_perf_result {
 	int status;	     /* 0, or the first failure's errno */
+	uint64_t started;    /* PUTs tried (a refused one failed at once) */
 	uint64_t puts;	     /* PUTs ACKed */
 	uint64_t bytes;	     /* payload bytes ACKed */
 	uint64_t failed;     /* PUTs that ended in an error */
 	uint64_t elapsed_ns; /* first send to last final event */
+	uint64_t send_ns;    /* the rate's window (above) */
+	uint64_t send_bytes; /* bytes ACKed within it */
+	/* failed by final status, first seen first (beyond the table: in
+	 * failed only) */
+	size_t nfails;
+	struct ul_perf_fail fails[UL_PERF_STATUS_MAX];
 };
 
 typedef void (*ul_perf_done_cb)(void *arg, const struct ul_perf_result *res);

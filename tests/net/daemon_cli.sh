@@ -140,7 +140,13 @@ rc=0
 wait "$perf_pid" || rc=$?
 [ "$rc" = 0 ] || ul_fail "$what: exit $rc: $(cat "$tmp/perf.out")"
 grep -q '^    puts: [1-9]' "$tmp/perf.out" || ul_fail "$what: no PUTs counted"
-echo "perf put 0@lo: ends, and the daemon answers meanwhile"
+# Every PUT started ended once, ACKed or failed.
+started=$(awk '/^    started: / { print $2 }' "$tmp/perf.out")
+completed=$(awk '/^    completed: / { print $2 }' "$tmp/perf.out")
+failed=$(awk '/^    failed: / { print $2 }' "$tmp/perf.out")
+[ -n "$started" ] && [ "$started" = "$((completed + failed))" ] ||
+	ul_fail "$what: started ${started:-?} != completed $completed + failed $failed"
+echo "perf put 0@lo: ends, started = completed + failed, the daemon answers meanwhile"
 
 # 2. The socket's mode; a second ulnetd on a live socket.
 mode=$(stat -c %a "$tmp/n1.ctl")

@@ -173,6 +173,51 @@ static void reply_ping_roundtrip(void **state)
 	free_reply(out);
 }
 
+static void reply_perf_roundtrip(void **state)
+{
+	struct ul_ctl_perf_rail rails[1];
+	struct ul_ctl_reply in, *out;
+
+	(void)state;
+	memset(&in, 0, sizeof(in));
+	memset(rails, 0, sizeof(rails));
+	in.op = UL_CTL_OP_PERF_PUT;
+	in.perf.started = 12;
+	in.perf.puts = 7;
+	in.perf.failed = 5;
+	in.perf.bytes = 7 * 4096;
+	in.perf.elapsed_ns = 151000000000u;
+	in.perf.send_ns = 1000000000u;
+	in.perf.send_bytes = 6 * 4096;
+	in.perf.nfails = 2;
+	in.perf.fails[0].status = -ETIMEDOUT;
+	in.perf.fails[0].count = 3;
+	in.perf.fails[1].status = -ECONNRESET;
+	in.perf.fails[1].count = 2;
+	rails[0].nid = ht_nid("192.168.1.10@tcp");
+	rails[0].puts = 12;
+	rails[0].bytes = 12 * 4096;
+	in.perf.nrails = 1;
+	in.perf.rails = rails;
+	out = reply_roundtrip(&in);
+	assert_int_equal(out->perf.started, 12);
+	assert_int_equal(out->perf.puts, 7);
+	assert_int_equal(out->perf.failed, 5);
+	assert_int_equal(out->perf.bytes, 7 * 4096);
+	assert_int_equal(out->perf.elapsed_ns, 151000000000u);
+	assert_int_equal(out->perf.send_ns, 1000000000u);
+	assert_int_equal(out->perf.send_bytes, 6 * 4096);
+	/* The statuses in order, each with its count. */
+	assert_int_equal(out->perf.nfails, 2);
+	assert_int_equal(out->perf.fails[0].status, -ETIMEDOUT);
+	assert_int_equal(out->perf.fails[0].count, 3);
+	assert_int_equal(out->perf.fails[1].status, -ECONNRESET);
+	assert_int_equal(out->perf.fails[1].count, 2);
+	assert_int_equal(out->perf.nrails, 1);
+	assert_memory_equal(out->perf.rails, rails, sizeof(rails));
+	free_reply(out);
+}
+
 /* Every member a distinct value, so that two swapped members show. */
 static void fill_blocks(struct ul_ctl_ni_blocks *b, uint64_t seed)
 {
@@ -753,6 +798,7 @@ int main(void)
 		cmocka_unit_test(bad_version_message_names_both),
 		cmocka_unit_test(unknown_attribute_skipped),
 		cmocka_unit_test(truncated_replies_rejected),
+		cmocka_unit_test(reply_perf_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -3,7 +3,20 @@
  * perf sink (runtime/perf.h), then what moved and how each local NI
  * ("rail") took part. A ulnet extension with no lnetctl counterpart; it
  * plays the part of lnet_selftest's brw write test for the demo and for
- * measuring rails. Output is YAML in lnetctl's style (indent 4).
+ * measuring rails. Output is YAML in lnetctl's style (indent 4):
+ *
+ *	perf:
+ *	    size, seconds (first PUT to the last one's end),
+ *	    started, completed (= puts, ACKed), puts, failed,
+ *	    failures: { -ETIMEDOUT: n, ... } (when failed > 0),
+ *	    bytes (ACKed), send_seconds (the rate's window), MiB/s,
+ *	    rails: [ { nid, puts, bytes, share, MiB/s } ]
+ *
+ * Each PUT started ends once: started = completed + failed. The rate is
+ * what was ACKed within the sending time (runtime/perf.h): waiting for
+ * lost PUTs to time out never lowers it. Exit status 0 when a PUT
+ * completed, else the first failure's (the report is printed all the
+ * same).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -57,10 +70,23 @@ static double mib_per_s(uint64_t bytes, uint64_t ns)
 		  : 0.0;
 }
 
+/* "-ETIMEDOUT", or "-123" for an errno ulnet has no name for. */
+static const char *status_name(int status, char *buf, size_t size)
+{
+	const char *name = ulnet_err_name(status);
+
+	if (strcmp(name, "UNKNOWN") == 0)
+		snprintf(buf, size, "%d", status);
+	else
+		snprintf(buf, size, "-%s", name);
+	return buf;
+}
+
 static int print_perf(const struct ul_ctl_reply *r, uint32_t size)
 {
 	const uint64_t ns = r->perf.elapsed_ns;
-	char nid[ULNET_NIDSTR_SIZE];
+	const uint64_t send_ns = r->perf.send_ns;
+	char nid[ULNET_NIDSTR_SIZE], name[32];
 	struct ul_yemit y;
 	uint64_t total = 0;
 	size_t i;
@@ -74,10 +100,25 @@ static int print_perf(const struct ul_ctl_reply *r, uint32_t size)
 	ul_yemit_map_start(&y);
 	ul_yemit_kv(&y, "size", "%u", size);
 	ul_yemit_kv(&y, "seconds", "%.2f", (double)ns / 1e9);
+	ul_yemit_kv(&y, "started", "%llu", (unsigned long long)r->perf.started);
+	ul_yemit_kv(&y, "completed", "%llu", (unsigned long long)r->perf.puts);
 	ul_yemit_kv(&y, "puts", "%llu", (unsigned long long)r->perf.puts);
 	ul_yemit_kv(&y, "failed", "%llu", (unsigned long long)r->perf.failed);
+	if (r->perf.nfails) {
+		ul_yemit_str(&y, "failures");
+		ul_yemit_map_start(&y);
+		for (i = 0; i < r->perf.nfails; i++)
+			ul_yemit_kv(&y,
+				    status_name(r->perf.fails[i].status, name,
+						sizeof(name)),
+				    "%llu",
+				    (unsigned long long)r->perf.fails[i].count);
+		ul_yemit_map_end(&y);
+	}
 	ul_yemit_kv(&y, "bytes", "%llu", (unsigned long long)r->perf.bytes);
-	ul_yemit_kv(&y, "MiB/s", "%.1f", mib_per_s(r->perf.bytes, ns));
+	ul_yemit_kv(&y, "send_seconds", "%.2f", (double)send_ns / 1e9);
+	ul_yemit_kv(&y, "MiB/s", "%.1f",
+		    mib_per_s(r->perf.send_bytes, send_ns));
 	ul_yemit_str(&y, "rails");
 	ul_yemit_seq_start(&y);
 	for (i = 0; i < r->perf.nrails; i++) {
@@ -92,7 +133,9 @@ static int print_perf(const struct ul_ctl_reply *r, uint32_t size)
 		ul_yemit_kv(&y, "share", "%.1f%%",
 			    total ? 100.0 * (double)rail->bytes / (double)total
 				  : 0.0);
-		ul_yemit_kv(&y, "MiB/s", "%.1f", mib_per_s(rail->bytes, ns));
+		/* What it sent (ACKed or not) over the sending time. */
+		ul_yemit_kv(&y, "MiB/s", "%.1f",
+			    mib_per_s(rail->bytes, send_ns));
 		ul_yemit_map_end(&y);
 	}
 	ul_yemit_seq_end(&y);
@@ -161,6 +204,13 @@ static int perf_put(int argc, char **argv)
 		rc = ULNETCTL_RC_BAD_PARAM;
 	} else {
 		rc = print_perf(&reply, req.perf.size);
+		/* Nothing completed: say so, and exit as the first failure. */
+		if (rc == 0 && !reply.perf.puts && reply.perf.nfails) {
+			ul_show_yaml_err(stderr, "perf", "put",
+					 reply.perf.fails[0].status,
+					 "no PUT completed");
+			rc = ULNETCTL_RC_BAD_PARAM;
+		}
 	}
 	ul_ctl_reply_fini(&reply);
 	return rc;
