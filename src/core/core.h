@@ -57,7 +57,9 @@ struct ul_counters {
 	uint64_t recv_length;
 	uint64_t route_length;
 	uint64_t drop_length;
-	uint32_t resend_count;
+	uint32_t resend_count;	     /* resends handed back to selection */
+	uint32_t failed_resends;     /* resendable failures past retry_count */
+	uint32_t successful_resends; /* successes after at least one resend */
 	uint32_t response_timeout_count;
 	uint32_t local_interrupt_count;
 	uint32_t local_dropped_count;

@@ -1,16 +1,16 @@
 /*
- * Message life cycle: allocation, path and commit, credits (LNet's
- * lnet_post_send_locked and lnet_return_tx_credits_locked), the
- * completion funnel with health and statistics (reference/health.md §4)
- * and response tracking (§6). The receive side is msg_rx.c.
+ * Message life cycle: allocation, the state table, path and commit,
+ * credits (LNet's lnet_post_send_locked and
+ * lnet_return_tx_credits_locked), and the completion funnel
+ * (reference/health.md §4) with statistics and latency. Health is
+ * health.c, resend resend.c, response tracking rspt.c, fault rules
+ * fault_node.c; the receive side is msg_rx.c.
  *
  * Credits follow LNet: a message takes a peer NI credit, then an NI
  * credit; a count that goes negative means the message waits on that
  * queue, and each credit returned while the count is still <= 0 releases
  * the first waiter. Released messages go on ul_node.ready and are posted
  * by ul_msg_drain_ready(), so a long queue never recurses.
- *
- * Timer: rspt_timer fires at the earliest response deadline.
  */
 #include <assert.h>
 #include <errno.h>
@@ -18,8 +18,8 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/health.h"
 #include "core/msg.h"
-#include "core/ping.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
@@ -38,6 +38,46 @@ struct ul_msg *ul_msg_alloc(struct ul_node *n)
 	if (cnt->msgs_alloc > cnt->msgs_max)
 		cnt->msgs_max = cnt->msgs_alloc;
 	return m;
+}
+
+/*
+ * The life cycle (msg.h): bit t of allowed[f] says f -> t is legal.
+ * A failure may end a message from any live state.
+ */
+#define ST(x) (1u << UL_MSG_STATE_##x)
+static const uint32_t allowed[] = {
+	[UL_MSG_STATE_NEW] = ST(QUEUED_PEER) | ST(QUEUED_NI) | ST(DELAYED) |
+			     ST(LND) | ST(RX) | ST(DONE),
+	[UL_MSG_STATE_QUEUED_PEER] = ST(READY) | ST(RESEND) | ST(DONE),
+	[UL_MSG_STATE_QUEUED_NI] = ST(READY) | ST(RESEND) | ST(DONE),
+	[UL_MSG_STATE_READY] = ST(QUEUED_PEER) | ST(QUEUED_NI) | ST(DELAYED) |
+			       ST(LND) | ST(RESEND) | ST(DONE),
+	[UL_MSG_STATE_DELAYED] = ST(LND) | ST(DONE),
+	[UL_MSG_STATE_LND] = ST(RESEND) | ST(DONE),
+	[UL_MSG_STATE_RESEND] = ST(NEW) | ST(DONE),
+	/* a GET's receive turns into its REPLY's send (msg_rx.c) */
+	[UL_MSG_STATE_RX] = ST(NEW) | ST(DONE),
+	[UL_MSG_STATE_DONE] = 0,
+};
+#undef ST
+
+static const char *const state_names[] = {
+	"new", "queued_peer", "queued_ni", "ready", "delayed",
+	"lnd", "resend",      "rx",	   "done",
+};
+
+bool ul_msg_set_state(struct ul_node *n, struct ul_msg *m, enum ul_msg_state to)
+{
+	if (m->state == to || (allowed[m->state] & (1u << to)))
+		goto move;
+	ul_node_log(n, UL_D_ERROR, "%s message: %s -> %s refused",
+		    ul_wire_msg_type_name(m->type), state_names[m->state],
+		    state_names[to]);
+	assert(!"illegal message state transition");
+	return false;
+move:
+	m->state = to;
+	return true;
 }
 
 void ul_msg_free(struct ul_node *n, struct ul_msg *m)
@@ -87,6 +127,7 @@ struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
 	if (!pm)
 		return NULL;
 	ul_list_init(&pm->txq);
+	ul_list_init(&pm->rec.link);
 	pm->lpni = lpni;
 	lpni->msgs = pm;
 	ul_list_add_tail(&n->lpni_msgs, &pm->link);
@@ -106,6 +147,8 @@ void ul_msg_free_lpni_msgs(struct ul_node *n)
 void ul_peer_ni_msgs_free(struct ul_peer_ni_msgs *pm)
 {
 	ul_list_del(&pm->link);
+	if (pm->rec.is_queued)
+		ul_list_del(&pm->rec.link);
 	free(pm);
 }
 
@@ -147,6 +190,7 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 			req.rtr_nid = *rtr;
 		req.md_numa_node = numa_node;
 		req.is_reserved_portal = is_reserved;
+		req.is_recovery = m->is_recovery;
 		rc = ul_select(c, &req, &res, NULL);
 		if (rc)
 			return rc;
@@ -169,6 +213,12 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 			m->tx.target_nid = lpni->nid;
 		}
 	}
+	/* What a resend selects with again (health.md §7). */
+	m->has_self = src != NULL;
+	if (src)
+		m->self = *src;
+	m->numa_node = numa_node;
+	m->is_reserved = is_reserved;
 	m->nni = nni;
 	m->ni = nni->ni;
 	ul_ni_get(m->ni);
@@ -187,7 +237,6 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 {
 	struct ul_node_ni *nni = m->nni;
-	int rc;
 
 	if (n->state != UL_NODE_STATE_RUNNING || nni->is_stopping) {
 		ul_msg_finalize(n, m, -ESHUTDOWN, UL_HSTATUS_OK);
@@ -195,6 +244,7 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 	}
 	if (m->md && m->md->is_aborted && m->mev.ev.type == ULNET_EVENT_SEND) {
 		/* health.md §8: MD unlinked while queued. */
+		m->is_no_resend = true;
 		ul_msg_finalize(n, m, -ECANCELED, UL_HSTATUS_OK);
 		return;
 	}
@@ -216,7 +266,7 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 		if (--m->lpni->txcredits < m->lpni->mintxcredits)
 			m->lpni->mintxcredits = m->lpni->txcredits;
 		if (m->lpni->txcredits < 0) {
-			m->state = UL_MSG_STATE_QUEUED_PEER;
+			ul_msg_set_state(n, m, UL_MSG_STATE_QUEUED_PEER);
 			ul_list_add_tail(&m->lpni->msgs->txq, &m->link);
 			return;
 		}
@@ -224,24 +274,41 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 	if (m->lpni && !m->has_ni_credit) {
 		m->has_ni_credit = true;
 		if (--m->ni->tx_credits < 0) {
-			m->state = UL_MSG_STATE_QUEUED_NI;
+			ul_msg_set_state(n, m, UL_MSG_STATE_QUEUED_NI);
 			ul_list_add_tail(&nni->txq, &m->link);
 			return;
 		}
 	}
-	m->state = UL_MSG_STATE_LND;
+	/* fault.md §4.2, §6: the rules see it with its credits held. */
+	if (ul_fault_on_tx(n, m))
+		return;
+	ul_msg_lnd_send(n, m);
+}
+
+void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m)
+{
+	struct ul_node_ni *nni = m->nni;
+	int rc;
+
+	if (!ul_msg_set_state(n, m, UL_MSG_STATE_LND))
+		return;
+	if (nni->is_stopping) {
+		ul_msg_finalize(n, m, -ESHUTDOWN, UL_HSTATUS_OK);
+		return;
+	}
 	if (n->opts.log && (n->opts.log->mask & UL_D_NET)) {
 		char a[64], b[64];
 
-		ul_node_log(n, UL_D_NET, "tx %s to %s via %s len %u",
+		ul_node_log(n, UL_D_NET, "tx %s to %s via %s len %u%s",
 			    ul_wire_msg_type_name(m->type),
 			    ulnet_nid_format(&m->tx.target_nid, a, sizeof(a)),
 			    ulnet_nid_format(&m->ni->nid, b, sizeof(b)),
-			    m->tx.nob);
+			    m->tx.nob, m->retry_count ? " (resend)" : "");
 	}
 	rc = nni->lni.lnd->ops->send(&nni->lni, &m->tx);
 	if (rc) {
 		/* LNet: finalized at once, never resent, no health. */
+		m->is_no_resend = true;
 		ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
 	}
 }
@@ -282,7 +349,7 @@ static void release_first(struct ul_node *n, struct ul_list *q,
 	assert(m != done);
 	(void)done; /* only the assertion reads it */
 	ul_list_del(&m->link);
-	m->state = UL_MSG_STATE_READY;
+	ul_msg_set_state(n, m, UL_MSG_STATE_READY);
 	ul_list_add_tail(&n->ready, &m->link);
 }
 
@@ -290,7 +357,7 @@ static void release_first(struct ul_node *n, struct ul_list *q,
  * Give back m's credits. A credit m was only waiting for (it sat on that
  * queue) is returned without releasing anyone: m never held it.
  */
-static void return_credits(struct ul_node *n, struct ul_msg *m,
+void ul_msg_return_credits(struct ul_node *n, struct ul_msg *m,
 			   enum ul_msg_state was)
 {
 	if (m->has_peer_credit) {
@@ -305,173 +372,6 @@ static void return_credits(struct ul_node *n, struct ul_msg *m,
 		m->has_ni_credit = false;
 		if (++m->ni->tx_credits <= 0 && was != UL_MSG_STATE_QUEUED_NI)
 			release_first(n, &m->nni->txq, m);
-	}
-}
-
-static void ni_set_status(struct ul_node *n, struct ul_ni *ni,
-			  enum ul_ni_status st)
-{
-	char buf[64];
-
-	if (ni->status == st)
-		return;
-	ni->status = st;
-	ul_node_log(n, UL_D_INFO, "NI %s is %s (health %d)",
-		    ulnet_nid_format(&ni->nid, buf, sizeof(buf)),
-		    st == UL_NI_STATUS_UP ? "up" : "down", ni->healthv);
-	ul_ping_targets_refresh(n);
-}
-
-/* health.md §1: decrement by S, never below 0; DOWN on reaching 0. */
-static void ni_health_dec(struct ul_node *n, struct ul_ni *ni)
-{
-	uint32_t s = n->core->tun.health_sensitivity;
-
-	if (!s || ni == ul_core_lo_ni(n->core))
-		return;
-	ni->healthv = ni->healthv < (int)s ? 0 : ni->healthv - (int)s;
-	if (ni->healthv == 0)
-		ni_set_status(n, ni, UL_NI_STATUS_DOWN);
-}
-
-static void ni_health_inc(struct ul_node *n, struct ul_ni *ni)
-{
-	uint32_t s = n->core->tun.health_sensitivity;
-	int was = ni->healthv;
-
-	if (!s || ni == ul_core_lo_ni(n->core))
-		return;
-	ni->healthv = was + (int)s > UL_HEALTH_MAX ? UL_HEALTH_MAX
-						   : was + (int)s;
-	if (ni->healthv == UL_HEALTH_MAX && was < UL_HEALTH_MAX)
-		ni_set_status(n, ni, UL_NI_STATUS_UP);
-}
-
-static void lpni_health_dec(struct ul_node *n, struct ul_peer_ni *lpni)
-{
-	int s = (int)n->core->tun.health_sensitivity;
-
-	if (s)
-		ul_peer_ni_set_healthv(
-			lpni, lpni->healthv < s ? 0 : lpni->healthv - s);
-}
-
-/* health.md §4.2: one counter per failed attempt and status. */
-static void count_hstatus(struct ul_node *n, struct ul_msg *m,
-			  enum ul_hstatus hs)
-{
-	struct ul_counters *g = &n->core->counters;
-	struct ul_ni_hstats *l = &m->ni->hstats;
-	struct ul_peer_ni_msgs *r = m->lpni->msgs;
-
-	switch (hs) {
-	case UL_HSTATUS_OK:
-		break;
-	case UL_HSTATUS_LOCAL_INTERRUPT:
-		l->interrupts++;
-		g->local_interrupt_count++;
-		break;
-	case UL_HSTATUS_LOCAL_DROPPED:
-		l->dropped++;
-		g->local_dropped_count++;
-		break;
-	case UL_HSTATUS_LOCAL_ABORTED:
-		l->aborted++;
-		g->local_aborted_count++;
-		break;
-	case UL_HSTATUS_LOCAL_NO_ROUTE:
-		l->no_route++;
-		g->local_no_route_count++;
-		break;
-	case UL_HSTATUS_LOCAL_ERROR:
-		l->error++;
-		g->local_error_count++;
-		break;
-	case UL_HSTATUS_LOCAL_TIMEOUT:
-		l->timeouts++;
-		g->local_timeout_count++;
-		break;
-	case UL_HSTATUS_REMOTE_ERROR:
-		r->hs_error++;
-		g->remote_error_count++;
-		break;
-	case UL_HSTATUS_REMOTE_DROPPED:
-		r->hs_dropped++;
-		g->remote_dropped_count++;
-		break;
-	case UL_HSTATUS_REMOTE_TIMEOUT:
-		r->hs_timeout++;
-		g->remote_timeout_count++;
-		break;
-	case UL_HSTATUS_NETWORK_TIMEOUT:
-		r->hs_network_timeout++;
-		g->network_timeout_count++;
-		break;
-	}
-}
-
-/*
- * health.md §4 health_check and §4.1, without resends (a failed attempt
- * is final here) and without recovery queues.
- */
-static void health_check(struct ul_node *n, struct ul_msg *m, int status,
-			 enum ul_hstatus hs)
-{
-	struct ul_core *c = n->core;
-	struct ul_peer *peer;
-	bool is_gw_or_router, remote_health = true;
-
-	if (!m->is_committed || !m->lpni || !m->ni)
-		return;
-	/* Stopping an NI or the node fails messages; no one's health. */
-	if (n->state != UL_NODE_STATE_RUNNING || m->nni->is_stopping)
-		return;
-	if ((status == 0) != (hs == UL_HSTATUS_OK))
-		return; /* inconsistent: no health */
-	if (n->opts.timers->now_ns > m->deadline_ns) {
-		c->counters.late_count++;
-		if (hs != UL_HSTATUS_OK)
-			return;
-	}
-	count_hstatus(n, m, hs);
-	peer = ul_peer_ni_peer(m->lpni);
-	is_gw_or_router = peer->rtr_refcount > 0 || c->tun.routing;
-	if (hs != UL_HSTATUS_OK) {
-		if (peer->nnis <= 1 && !is_gw_or_router)
-			remote_health = false;
-		if (ul_ni_find(c, &m->lpni->nid))
-			remote_health = false;
-	}
-	switch (hs) {
-	case UL_HSTATUS_OK:
-		ni_health_inc(n, m->ni);
-		if (m->is_tx)
-			break;
-		if (is_gw_or_router)
-			ul_peer_ni_set_healthv(m->lpni, UL_HEALTH_MAX);
-		else if (c->tun.health_sensitivity)
-			ul_peer_ni_inc_healthv(m->lpni,
-					       (int)c->tun.health_sensitivity);
-		break;
-	case UL_HSTATUS_LOCAL_INTERRUPT:
-	case UL_HSTATUS_LOCAL_DROPPED:
-	case UL_HSTATUS_LOCAL_ABORTED:
-	case UL_HSTATUS_LOCAL_NO_ROUTE:
-	case UL_HSTATUS_LOCAL_ERROR:
-	case UL_HSTATUS_LOCAL_TIMEOUT:
-		ni_health_dec(n, m->ni);
-		break;
-	case UL_HSTATUS_REMOTE_ERROR:
-	case UL_HSTATUS_REMOTE_DROPPED:
-	case UL_HSTATUS_REMOTE_TIMEOUT:
-		if (remote_health)
-			lpni_health_dec(n, m->lpni);
-		break;
-	case UL_HSTATUS_NETWORK_TIMEOUT:
-		ni_health_dec(n, m->ni);
-		if (remote_health)
-			lpni_health_dec(n, m->lpni);
-		break;
 	}
 }
 
@@ -578,7 +478,7 @@ static void md_gone(struct ul_node *n, struct ul_md *md)
 	ul_md_put(md);
 }
 
-void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md)
+void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md, int status)
 {
 	struct ul_md_event *e = &md->unlink_ev;
 
@@ -590,6 +490,7 @@ void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md)
 		memset(e, 0, sizeof(*e));
 		e->md = md;
 		e->ev.type = ULNET_EVENT_UNLINK;
+		e->ev.status = status;
 		e->ev.unlinked = true;
 		e->ev.md_handle.cookie = md->cookie;
 		e->ev.md_start = md->start;
@@ -625,13 +526,18 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 	bool is_last;
 
 	ul_list_del(&m->link);
-	m->state = UL_MSG_STATE_DONE;
 	if (status)
 		log_failure(n, m, status, hs);
-	health_check(n, m, status, hs);
+	/* health.md §4: the funnel may send the attempt back (§7). */
+	if (ul_health_check(n, m, status, hs) == UL_HEALTH_RESEND &&
+	    ul_resend_queue(n, m, was)) {
+		ul_msg_drain_ready(n);
+		return;
+	}
+	ul_msg_set_state(n, m, UL_MSG_STATE_DONE);
 	msg_stats(n, m, status);
 	msg_latency(n, m, status);
-	return_credits(n, m, was);
+	ul_msg_return_credits(n, m, was);
 	if (is_rx_put && status == 0 && m->want_ack)
 		ul_msg_send_ack(n, m);
 	if (!md) {
@@ -690,6 +596,10 @@ void ul_msg_fail_ni_queue(struct ul_node *n, struct ul_node_ni *nni, int status)
 		if (m->nni == nni)
 			ul_msg_finalize(n, m, status, UL_HSTATUS_OK);
 	}
+	ul_list_for_each_entry_safe(m, tmp, &n->delayq, link) {
+		if (m->nni == nni)
+			ul_msg_finalize(n, m, status, UL_HSTATUS_OK);
+	}
 }
 
 void ul_msg_fail_all_queued(struct ul_node *n, int status)
@@ -698,95 +608,6 @@ void ul_msg_fail_all_queued(struct ul_node *n, int status)
 
 	ul_list_for_each_entry(nni, &n->nis, link)
 		ul_msg_fail_ni_queue(n, nni, status);
-}
-
-/* health.md §6 tracked(type, md_options). */
-static bool is_tracked(const struct ul_node *n, enum ul_msg_type type,
-		       uint32_t options)
-{
-	uint32_t mode = n->core->tun.response_tracking;
-
-	if (options & ULNET_MD_NO_TRACK_RESPONSE)
-		return false;
-	if (options & ULNET_MD_TRACK_RESPONSE)
-		return true;
-	if (mode == 3)
-		return true;
-	if (type == UL_MSG_PUT)
-		return mode == 2;
-	if (type == UL_MSG_GET)
-		return mode == 1;
-	return false;
-}
-
-static void rspt_attach(struct ul_node *n, struct ul_md *md,
-			const struct ulnet_nid *next_hop)
-{
-	struct ul_timer_heap *th = n->opts.timers;
-
-	md->rspt_deadline_ns =
-		th->now_ns +
-		(uint64_t)n->core->tun.transaction_timeout * NSEC_PER_SEC;
-	md->rspt_nid = *next_hop;
-	if (ul_list_empty(&md->rspt_link)) {
-		/* A resend keeps the first attempt's start, as LNet does. */
-		md->rspt_start_ns = ul_msg_clock_ns(n);
-		ul_list_add_tail(&n->rspt, &md->rspt_link);
-		n->core->counters.rst_alloc++;
-	}
-	if (!ul_timer_is_armed(&n->rspt_timer) ||
-	    n->rspt_timer.when_ns > md->rspt_deadline_ns) {
-		/* On ENOMEM the next arming (or shutdown) covers it. */
-		(void)ul_timer_arm(th, &n->rspt_timer, md->rspt_deadline_ns);
-	}
-}
-
-void ul_msg_rspt_detach(struct ul_node *n, struct ul_md *md)
-{
-	if (ul_list_empty(&md->rspt_link))
-		return;
-	ul_list_del(&md->rspt_link);
-	n->core->counters.rst_alloc--;
-}
-
-void ul_msg_rspt_clear(struct ul_node *n)
-{
-	while (!ul_list_empty(&n->rspt))
-		ul_msg_rspt_detach(n,
-				   ul_list_first_entry(&n->rspt, struct ul_md,
-						       rspt_link));
-	ul_timer_cancel(n->opts.timers, &n->rspt_timer);
-}
-
-void ul_msg_rspt_expire(struct ul_timer *t, uint64_t now_ns)
-{
-	struct ul_node *n = ul_container_of(t, struct ul_node, rspt_timer);
-	uint64_t next = UL_TIMER_NEVER;
-	struct ul_md *md, *tmp;
-	char buf[64];
-
-	ul_list_for_each_entry_safe(md, tmp, &n->rspt, rspt_link) {
-		struct ul_peer_ni *lpni;
-
-		if (md->rspt_deadline_ns > now_ns) {
-			if (md->rspt_deadline_ns < next)
-				next = md->rspt_deadline_ns;
-			continue;
-		}
-		ul_msg_rspt_detach(n, md);
-		n->core->counters.response_timeout_count++;
-		ul_node_log(n, UL_D_NETERROR,
-			    "no response from %s in %u s: MD unlinked",
-			    ulnet_nid_format(&md->rspt_nid, buf, sizeof(buf)),
-			    n->core->tun.transaction_timeout);
-		lpni = ul_peer_ni_find(n->core, &md->rspt_nid);
-		if (lpni)
-			lpni_health_dec(n, lpni);
-		ul_node_md_unlink_internal(n, md);
-	}
-	if (next != UL_TIMER_NEVER)
-		(void)ul_timer_arm(n->opts.timers, &n->rspt_timer, next);
-	ul_node_dispatch(n);
 }
 
 static void fill_send_event(struct ul_node *n, struct ul_msg *m,
@@ -827,6 +648,7 @@ int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 	if (!m)
 		return -ENOMEM;
 	m->type = a->type;
+	m->is_recovery = a->is_recovery;
 	hdr = &m->tx.hdr;
 	hdr->type = a->type;
 	hdr->dest_pid = a->target->pid;
@@ -867,8 +689,8 @@ int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 	m->md = md;
 	fill_send_event(n, m, md, a);
 	if ((is_ack || a->type == UL_MSG_GET) &&
-	    is_tracked(n, a->type, md->options))
-		rspt_attach(n, md, &m->tx.target_nid);
+	    ul_rspt_is_tracked(n, a->type, md->options))
+		ul_rspt_attach(n, md, &m->tx.target_nid);
 	ul_msg_post(n, m);
 	ul_msg_drain_ready(n);
 	return 0;

@@ -1,19 +1,24 @@
 /*
  * The message layer inside a node: the node's state (struct ul_node,
- * shared by node.c, msg.c, msg_rx.c and ping.c), one message's life
- * cycle, credits, the send and receive paths, health accounting and the
- * event queue.
+ * shared by node.c, msg.c, msg_rx.c, health.c, resend.c, rspt.c,
+ * fault_node.c and ping.c), one message's life cycle, credits, the send
+ * and receive paths and the event queue.
  *
- * A message (struct ul_msg) moves through one explicit state:
+ * A message (struct ul_msg) moves through one explicit state, changed
+ * only by ul_msg_set_state(), which refuses (and logs) a transition the
+ * table in msg.c does not allow:
  *
  *   NEW -> [QUEUED_PEER -> READY] -> [QUEUED_NI -> READY] -> LND -> DONE
+ *   NEW ... -> DELAYED (a delay rule holds it, credits kept) -> LND
+ *   LND (or a queue) -> RESEND (health.md §7) -> NEW (selected again)
  *   NEW -> RX -> DONE, or (a GET) -> the REPLY's send path above
  *
  * A queued message becomes READY when a credit comes back and is posted
- * again. Every message ends in ul_msg_finalize(), which accounts health and
+ * again. Every message ends in ul_msg_finalize(): the health funnel
+ * (health.c) may send it back to RESEND instead; otherwise it accounts
  * statistics, returns credits (releasing the next queued message) and
  * queues the MD's event. Events go out from ul_node_flush(), from the end
- * of an LND upcall or of a node timer, never from inside an API call.
+ * of an LND upcall or of the node tick, never from inside an API call.
  */
 #ifndef UL_CORE_MSG_H
 #define UL_CORE_MSG_H
@@ -21,6 +26,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/fault.h"
 #include "core/md.h"
 #include "core/ni.h"
 #include "core/node.h"
@@ -42,13 +48,26 @@ enum ul_node_state {
 	UL_NODE_STATE_STOPPED,	/* after shutdown */
 };
 
+/*
+ * One NI's place in a recovery queue (health.md §5): local NIs on
+ * ul_node.ni_recq, peer NIs on ul_node.lpni_recq.
+ */
+struct ul_recovery {
+	struct ul_list link; /* on its queue while is_queued */
+	bool is_queued;
+	bool is_ping_pending;  /* a recovery ping is out */
+	uint32_t ping_count;   /* pings sent since the last news */
+	uint64_t next_ping_ns; /* when the next one is due */
+};
+
 /* A started NI: the LND's view of it and its NI credit queue. */
 struct ul_node_ni {
-	struct ul_list link;  /* ul_node.nis */
-	struct ul_lnd_ni lni; /* what the LND sees */
-	struct ul_ni *ni;     /* holds a reference */
-	struct ul_list txq;   /* struct ul_msg waiting for an NI credit */
-	bool is_stopping;     /* LND shutdown in progress */
+	struct ul_list link;	/* ul_node.nis */
+	struct ul_lnd_ni lni;	/* what the LND sees */
+	struct ul_ni *ni;	/* holds a reference */
+	struct ul_list txq;	/* struct ul_msg waiting for an NI credit */
+	bool is_stopping;	/* LND shutdown in progress */
+	struct ul_recovery rec; /* local NI recovery (health.md §5.1) */
 };
 
 /* The message layer's part of a peer NI (peer.h, lpni->msgs). */
@@ -62,6 +81,8 @@ struct ul_peer_ni_msgs {
 	uint32_t hs_error;	     /* REMOTE_ERROR */
 	uint32_t hs_timeout;	     /* REMOTE_TIMEOUT */
 	uint32_t hs_network_timeout; /* NETWORK_TIMEOUT */
+	uint64_t last_alive_ns;	     /* last message from it, 0: never */
+	struct ul_recovery rec;	     /* peer NI recovery (health.md §5.2) */
 };
 
 struct ul_node {
@@ -73,12 +94,17 @@ struct ul_node {
 	struct ul_list nis;    /* struct ul_node_ni, started NIs */
 	struct ul_node_ni *lo; /* 0@lo while started */
 	struct ul_md_table mds;
-	struct ul_list msgs;	  /* every message alive */
-	struct ul_list ready;	  /* released from a credit queue */
-	struct ul_list events;	  /* struct ul_md_event, FIFO */
-	struct ul_list lpni_msgs; /* struct ul_peer_ni_msgs */
-	struct ul_list rspt;	  /* MDs with a response tracker */
-	struct ul_timer rspt_timer;
+	struct ul_list msgs;	    /* every message alive */
+	struct ul_list ready;	    /* released from a credit queue */
+	struct ul_list events;	    /* struct ul_md_event, FIFO */
+	struct ul_list lpni_msgs;   /* struct ul_peer_ni_msgs */
+	struct ul_list rspt;	    /* MDs with a response tracker */
+	struct ul_list resendq;	    /* struct ul_msg in RESEND */
+	struct ul_list delayq;	    /* struct ul_msg in DELAYED, by time */
+	struct ul_list ni_recq;	    /* struct ul_node_ni being recovered */
+	struct ul_list lpni_recq;   /* struct ul_peer_ni_msgs recovered */
+	struct ul_fault_set faults; /* drop and delay rules (fault.md) */
+	struct ul_timer tick_timer; /* runs ul_node_tick() when due */
 	int api_depth; /* inside an API call: queue, don't deliver */
 	bool is_dispatching;
 	bool is_posting;
@@ -90,7 +116,9 @@ enum ul_msg_state {
 	UL_MSG_STATE_QUEUED_PEER, /* waiting for a peer NI credit */
 	UL_MSG_STATE_QUEUED_NI,	  /* waiting for an NI credit */
 	UL_MSG_STATE_READY,	  /* released, on ul_node.ready */
+	UL_MSG_STATE_DELAYED,	  /* held by a delay rule (fault.md §6) */
 	UL_MSG_STATE_LND,	  /* with the LND until tx_done */
+	UL_MSG_STATE_RESEND,	  /* on ul_node.resendq (health.md §7) */
 	UL_MSG_STATE_RX,	  /* parsed, payload coming: until rx_done */
 	UL_MSG_STATE_DONE,	  /* finalized */
 };
@@ -106,6 +134,14 @@ struct ul_msg {
 	bool is_committed;	 /* handed to (or taken from) an NI */
 	bool want_ack;		 /* rx PUT: send an ACK when done */
 	int rx_status;		 /* rx: failed once matched (-ENOMEM) */
+	bool is_no_resend;	 /* health.md §7: never resent */
+	bool is_recovery;	 /* a recovery ping (health.md §5.1) */
+	bool is_reserved;	 /* on the reserved portal */
+	bool has_self;		 /* the caller pinned the source NI */
+	uint32_t retry_count;	 /* resends done so far */
+	int numa_node;		 /* the MD's, for selection */
+	struct ulnet_nid self;	 /* the pinned source NI (has_self) */
+	uint64_t release_ns;	 /* DELAYED: when the rule lets it go */
 	struct ul_node_ni *nni;	 /* tx or rx NI; NULL before commit */
 	struct ul_ni *ni;	 /* holds a reference once committed */
 	struct ul_peer_ni *lpni; /* next hop / sender; reference; NULL lo */
@@ -128,8 +164,12 @@ void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e);
 /* Deliver queued events unless inside an API call or a dispatch. */
 void ul_node_dispatch(struct ul_node *n);
 
-/* Unlink md as the API does (aborted; UNLINK event if idle). */
-void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md);
+/*
+ * Unlink md as the API does (aborted; an UNLINK event with status if
+ * idle: 0 for an unlink asked for, -ETIMEDOUT for a response timeout).
+ */
+void ul_node_md_unlink_internal(struct ul_node *n, struct ul_md *md,
+				int status);
 
 /*
  * Send a PUT or GET from md: the body of ul_node_put()/ul_node_get(),
@@ -144,6 +184,7 @@ struct ul_msg_send_args {
 	uint64_t match_bits;
 	uint32_t offset;
 	uint64_t hdr_data;
+	bool is_recovery; /* a recovery ping: non-MR, never resent */
 };
 int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 		   const struct ul_msg_send_args *a);
@@ -194,10 +235,60 @@ void ul_msg_fail_all_queued(struct ul_node *n, int status);
 /* Free the node's peer NI extensions (destroy). */
 void ul_msg_free_lpni_msgs(struct ul_node *n);
 
-/* The response tracker timer. */
-void ul_msg_rspt_expire(struct ul_timer *t, uint64_t now_ns);
+/*
+ * Move m to state to if the life cycle allows it (module comment); a
+ * refused transition is logged and leaves m as it was. Returns whether
+ * it moved.
+ */
+bool ul_msg_set_state(struct ul_node *n, struct ul_msg *m,
+		      enum ul_msg_state to);
+/* Give back m's credits (the state it was in says which it held). */
+void ul_msg_return_credits(struct ul_node *n, struct ul_msg *m,
+			   enum ul_msg_state was);
+/* Hand m (credits held) to its LND now; failures finalize it. */
+void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m);
+
+/* Response tracking (rspt.c, health.md §6). */
+bool ul_rspt_is_tracked(const struct ul_node *n, enum ul_msg_type type,
+			uint32_t options);
+void ul_rspt_attach(struct ul_node *n, struct ul_md *md,
+		    const struct ulnet_nid *next_hop);
+/* The next hop of a tracked request changed (a resend). */
+void ul_rspt_update(struct ul_md *md, const struct ulnet_nid *next_hop);
+/* Expire trackers due at now; the earliest deadline left, or MAX. */
+uint64_t ul_rspt_tick(struct ul_node *n, uint64_t now_ns);
 /* Drop every response tracker (shutdown). */
 void ul_msg_rspt_clear(struct ul_node *n);
+
+/*
+ * Resend (resend.c, health.md §7): queue m, whose attempt failed with a
+ * resendable status, for another selection. False (m untouched) when
+ * its budget or its kind forbids it; the caller finalizes it then.
+ */
+bool ul_resend_queue(struct ul_node *n, struct ul_msg *m,
+		     enum ul_msg_state was);
+/* Send the queued resends again (from flush and the tick). */
+void ul_resend_run(struct ul_node *n);
+/* Fail every queued resend (shutdown, NI stop). */
+void ul_resend_fail_all(struct ul_node *n, int status);
+
+/*
+ * Fault rules on the message paths (fault_node.c, fault.md §4, §6).
+ * Send side, credits held, right before the LND: true when a rule took
+ * m (dropped with a simulated status, or delayed). Receive side: true
+ * when the message must be dropped silently.
+ */
+bool ul_fault_on_tx(struct ul_node *n, struct ul_msg *m);
+bool ul_fault_on_rx(struct ul_node *n, struct ul_ni *ni,
+		    const struct ul_wire_lnet_hdr *hdr,
+		    const struct ulnet_nid *from_nid);
+/* Release delayed sends that are due; the next release time or MAX. */
+uint64_t ul_fault_tick(struct ul_node *n, uint64_t now_ns);
+/* Release (or, at shutdown, fail) every delayed send. */
+void ul_fault_release_all(struct ul_node *n, bool is_shutdown);
+
+/* Make sure the node tick runs by when_ns (node.c). */
+void ul_node_tick_arm(struct ul_node *n, uint64_t when_ns);
 
 /* Log through the node's sink (opts.log, may be NULL). */
 #define ul_node_log(n, mask, ...) ul_log((n)->opts.log, (mask), __VA_ARGS__)

@@ -245,12 +245,17 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 			       "implemented)");
 	if (n->state != UL_NODE_STATE_RUNNING || nni->is_stopping)
 		return drop_rx(n, ni, NULL, hdr, from_nid, "shutting down");
+	/* fault.md §4.1: before the sender's peer NI is looked up. */
+	if (ul_fault_on_rx(n, ni, hdr, from_nid))
+		return drop_rx(n, ni, NULL, hdr, from_nid, "fault rule");
 	initiator = hdr->src_nid;
 	if (!nid_is_lo(&ni->nid)) {
 		if (ul_peer_ni_find_or_create(n->core, from_nid, ni, &lpni) ||
 		    !ul_msg_lpni_msgs(n, lpni))
 			return drop_rx(n, ni, NULL, hdr, from_nid,
 				       "no peer for the sender");
+		/* health.md §5.2: heard from (lpni_last_alive). */
+		lpni->msgs->last_alive_ns = n->opts.timers->now_ns;
 		src_lpni = ul_peer_ni_find(n->core, &hdr->src_nid);
 		if (src_lpni)
 			initiator = ul_peer_ni_peer(src_lpni)->primary_nid;
@@ -279,7 +284,7 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 		return drop_rx(n, ni, lpni, hdr, from_nid,
 			       "no match or stale handle");
 	}
-	m->state = UL_MSG_STATE_RX;
+	ul_msg_set_state(n, m, UL_MSG_STATE_RX);
 	rx->iov = m->rx.iov;
 	rx->niov = m->rx.niov;
 	rx->mlen = m->rx.mlen;
@@ -355,6 +360,7 @@ static void start_reply(struct ul_node *n, struct ul_msg *m)
 	}
 	ul_ni_put(rx_ni);
 	m->is_tx = true;
+	ul_msg_set_state(n, m, UL_MSG_STATE_NEW);
 	if (rc) {
 		ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
 		return;

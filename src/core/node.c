@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/health.h"
 #include "core/msg.h"
 #include "core/ping.h"
 #include "lnd/lolnd.h"
@@ -22,6 +23,45 @@
 
 #define API_ENTER(n) ((n)->api_depth++)
 #define API_LEAVE(n) ((n)->api_depth--)
+
+/*
+ * The node tick (node.h): LNet's monitor thread as a function. Each
+ * part returns when it next needs to run; the timer is armed for the
+ * earliest, so an idle node has no timer armed.
+ */
+void ul_node_tick(struct ul_node *n, uint64_t now_ns)
+{
+	uint64_t next, t;
+
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return;
+	API_ENTER(n);
+	ul_resend_run(n);
+	next = ul_fault_tick(n, now_ns);
+	t = ul_rspt_tick(n, now_ns);
+	next = t < next ? t : next;
+	t = ul_health_tick(n, now_ns);
+	next = t < next ? t : next;
+	API_LEAVE(n);
+	if (next != UINT64_MAX)
+		ul_node_tick_arm(n, next);
+	ul_msg_drain_ready(n);
+	ul_node_dispatch(n);
+}
+
+static void tick_timer_fired(struct ul_timer *t, uint64_t now_ns)
+{
+	ul_node_tick(ul_container_of(t, struct ul_node, tick_timer), now_ns);
+}
+
+void ul_node_tick_arm(struct ul_node *n, uint64_t when_ns)
+{
+	if (ul_timer_is_armed(&n->tick_timer) &&
+	    n->tick_timer.when_ns <= when_ns)
+		return;
+	/* On ENOMEM the next arming (or shutdown) covers it. */
+	(void)ul_timer_arm(n->opts.timers, &n->tick_timer, when_ns);
+}
 
 int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 		   struct ul_node **out)
@@ -43,7 +83,12 @@ int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 	ul_list_init(&n->events);
 	ul_list_init(&n->lpni_msgs);
 	ul_list_init(&n->rspt);
-	ul_timer_init(&n->rspt_timer, ul_msg_rspt_expire);
+	ul_list_init(&n->resendq);
+	ul_list_init(&n->delayq);
+	ul_list_init(&n->ni_recq);
+	ul_list_init(&n->lpni_recq);
+	ul_fault_set_init(&n->faults, opts->fault_seed);
+	ul_timer_init(&n->tick_timer, tick_timer_fired);
 	/* 0@lo is always served, by lolnd. */
 	n->lnds[n->nlnds++] = lo;
 	*out = n;
@@ -57,6 +102,7 @@ void ul_node_destroy(struct ul_node *n)
 	ul_node_shutdown(n);
 	ul_ping_free(n);
 	ul_msg_free_lpni_msgs(n);
+	ul_fault_set_clear(&n->faults);
 	ul_md_table_fini(&n->mds);
 	ul_core_destroy(n->core);
 	free(n);
@@ -152,6 +198,7 @@ static void ni_stop(struct ul_node *n, struct ul_node_ni *nni)
 	char buf[64];
 
 	nni->is_stopping = true;
+	ul_health_nni_forget(n, nni);
 	ul_msg_fail_ni_queue(n, nni, -ESHUTDOWN);
 	nni->lni.lnd->ops->shutdown(&nni->lni);
 	ul_msg_fail_ni_queue(n, nni, -ESHUTDOWN);
@@ -215,6 +262,9 @@ void ul_node_shutdown(struct ul_node *n)
 		return;
 	API_ENTER(n);
 	n->state = UL_NODE_STATE_STOPPING;
+	ul_timer_cancel(n->opts.timers, &n->tick_timer);
+	ul_resend_fail_all(n, -ESHUTDOWN);
+	ul_fault_release_all(n, true);
 	ul_msg_fail_all_queued(n, -ESHUTDOWN);
 	ul_ping_shutdown(n);
 	stop_all_nis(n);
@@ -222,7 +272,7 @@ void ul_node_shutdown(struct ul_node *n)
 	/* Every MD gets its last event (UNLINK when idle). */
 	ul_list_for_each_entry_safe(md, tmp, &n->mds.all, all_link) {
 		if (!md->is_zombie)
-			ul_node_md_unlink_internal(n, md);
+			ul_node_md_unlink_internal(n, md, 0);
 	}
 	n->state = UL_NODE_STATE_STOPPED;
 	API_LEAVE(n);
@@ -381,7 +431,7 @@ int ul_node_md_unlink(struct ul_node *n, struct ulnet_handle md)
 	if (!m || m->int_handler)
 		return -ENOENT;
 	API_ENTER(n);
-	ul_node_md_unlink_internal(n, m);
+	ul_node_md_unlink_internal(n, m, 0);
 	API_LEAVE(n);
 	return 0;
 }
@@ -542,7 +592,87 @@ void ul_node_dispatch(struct ul_node *n)
 
 bool ul_node_flush(struct ul_node *n)
 {
+	if (n->state == UL_NODE_STATE_RUNNING) {
+		API_ENTER(n);
+		ul_resend_run(n);
+		API_LEAVE(n);
+	}
 	ul_msg_drain_ready(n);
 	ul_node_dispatch(n);
-	return !ul_list_empty(&n->events) || !ul_list_empty(&n->ready);
+	return !ul_list_empty(&n->events) || !ul_list_empty(&n->ready) ||
+	       !ul_list_empty(&n->resendq);
+}
+
+static int64_t node_sec(const struct ul_node *n)
+{
+	return (int64_t)(n->opts.timers->now_ns / UINT64_C(1000000000));
+}
+
+int ul_node_fault_add(struct ul_node *n, const struct ul_fault_attr *a,
+		      const char **why)
+{
+	return ul_fault_add(&n->faults, a, node_sec(n), why);
+}
+
+int ul_node_fault_del(struct ul_node *n, bool is_delay,
+		      const struct ulnet_nid *src, const struct ulnet_nid *dst)
+{
+	int rc = ul_fault_del(&n->faults, is_delay, src, dst);
+
+	/* fault.md §6: what deleted rules held goes on at once. */
+	if (rc > 0 && is_delay && n->state == UL_NODE_STATE_RUNNING) {
+		API_ENTER(n);
+		ul_fault_release_all(n, false);
+		API_LEAVE(n);
+		ul_node_dispatch(n);
+	}
+	return rc;
+}
+
+void ul_node_fault_reset(struct ul_node *n, bool is_delay)
+{
+	ul_fault_reset(&n->faults, is_delay, node_sec(n));
+}
+
+const struct ul_list *ul_node_fault_rules(const struct ul_node *n,
+					  bool is_delay)
+{
+	return is_delay ? &n->faults.delay : &n->faults.drop;
+}
+
+void ul_node_fault_clear(struct ul_node *n)
+{
+	bool had_delay = !ul_list_empty(&n->faults.delay);
+
+	ul_fault_set_clear(&n->faults);
+	if (had_delay && n->state == UL_NODE_STATE_RUNNING) {
+		API_ENTER(n);
+		ul_fault_release_all(n, false);
+		API_LEAVE(n);
+		ul_node_dispatch(n);
+	}
+}
+
+/*
+ * lnet_ni_set_healthv: exactly 0 takes the NI down and exactly full
+ * health brings it up; other values leave the status. 0@lo takes the
+ * value too, its status stays up.
+ */
+void ul_node_ni_set_healthv(struct ul_node *n, struct ul_ni *ni, int healthv)
+{
+	ni->healthv = healthv;
+	if (ni->nid.nid_type != ULNET_LND_LO) {
+		if (healthv == 0)
+			ni->status = UL_NI_STATUS_DOWN;
+		else if (healthv == UL_HEALTH_MAX && !ni->is_fatal)
+			ni->status = UL_NI_STATUS_UP;
+	}
+	ul_health_ni_queue(n, ni);
+}
+
+void ul_node_lpni_set_healthv(struct ul_node *n, struct ul_peer_ni *lpni,
+			      int healthv)
+{
+	ul_peer_ni_set_healthv(lpni, healthv);
+	ul_health_lpni_queue(n, lpni);
 }

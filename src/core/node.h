@@ -26,8 +26,12 @@
 
 struct ul_core;
 struct ul_err;
+struct ul_fault_attr;
+struct ul_list;
 struct ul_lnd;
 struct ul_log;
+struct ul_ni;
+struct ul_peer_ni;
 struct ul_net_tunables;
 struct ul_timer_heap;
 
@@ -45,6 +49,7 @@ struct ul_node_opts {
 	 * which are shorter than one loop turn. NULL: timers->now_ns.
 	 */
 	uint64_t (*clock_ns)(void);
+	uint64_t fault_seed; /* fault rules' random draws (0: fixed) */
 };
 
 /*
@@ -133,6 +138,40 @@ int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
 /* As ulnet_ni_info(). */
 int ul_node_ni_info(struct ul_node *n, struct ulnet_ni_info *out, size_t cap,
 		    size_t *count);
+
+/*
+ * LNet's monitor thread as one call (DESIGN.md "Ownership and timers"):
+ * queued resends, delayed sends that are due, response deadlines, and
+ * recovery pings. The node arms its own timer on its heap for the next
+ * time anything is due, so the driver's clock (real time in ulnetd,
+ * virtual time in tests/sim) runs it; calling it early does no harm.
+ */
+void ul_node_tick(struct ul_node *n, uint64_t now_ns);
+
+/*
+ * Fault rules (reference/fault.md), owned by the node and applied to its
+ * traffic. Add: 0, -EINVAL (*why set when why is not NULL), -ENOMEM. Del:
+ * the number deleted or -ENOENT; deleting delay rules releases every
+ * delayed send at once. Reset zeroes the counters. Rules: the list of
+ * struct ul_fault_rule of that kind, newest first, for show.
+ */
+int ul_node_fault_add(struct ul_node *n, const struct ul_fault_attr *a,
+		      const char **why);
+int ul_node_fault_del(struct ul_node *n, bool is_delay,
+		      const struct ulnet_nid *src, const struct ulnet_nid *dst);
+void ul_node_fault_reset(struct ul_node *n, bool is_delay);
+const struct ul_list *ul_node_fault_rules(const struct ul_node *n,
+					  bool is_delay);
+/* Drop every rule (lnet unconfigure). */
+void ul_node_fault_clear(struct ul_node *n);
+
+/*
+ * `net set --health` / `peer set --health`: the value as given; below
+ * full health the NI goes on its recovery queue (health.md §1, §5).
+ */
+void ul_node_ni_set_healthv(struct ul_node *n, struct ul_ni *ni, int healthv);
+void ul_node_lpni_set_healthv(struct ul_node *n, struct ul_peer_ni *lpni,
+			      int healthv);
 
 /* The upcalls every LND of a node makes (lnd/lnd.h). */
 extern const struct ul_lnd_upcalls ul_node_lnd_upcalls;

@@ -162,7 +162,7 @@ static int post_target(struct ul_node *n, struct ul_ping_state *ps)
 		return rc;
 	}
 	if (ps->target)
-		ul_node_md_unlink_internal(n, ps->target);
+		ul_node_md_unlink_internal(n, ps->target, 0);
 	ps->target = md;
 	ps->seq = seq;
 	return 0;
@@ -216,7 +216,7 @@ static void client_complete(struct ul_ping_client *pc, int status,
 		pc->cb(pc->arg, status, res);
 	}
 	if (pc->md && !pc->md->is_zombie)
-		ul_node_md_unlink_internal(n, pc->md);
+		ul_node_md_unlink_internal(n, pc->md, 0);
 }
 
 /* Decode a REPLY into res (wire.md §8.1 receiver checks). */
@@ -375,9 +375,9 @@ void ul_ping_shutdown(struct ul_node *n)
 	if (!ps)
 		return;
 	if (ps->target)
-		ul_node_md_unlink_internal(n, ps->target);
+		ul_node_md_unlink_internal(n, ps->target, 0);
 	if (ps->push)
-		ul_node_md_unlink_internal(n, ps->push);
+		ul_node_md_unlink_internal(n, ps->push, 0);
 	ps->target = NULL;
 	ps->push = NULL;
 	/* Clients end with their MD's last event (-ESHUTDOWN). */

@@ -789,14 +789,9 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 		rc = -errno;
 		goto err_unlink;
 	}
-	rc = ul_ctlsrv_faults_create(&srv->faults);
+	rc = ul_io_start(loop, &srv->io, srv->fd, EPOLLIN, srv_on_accept);
 	if (rc)
 		goto err_unlink;
-	rc = ul_io_start(loop, &srv->io, srv->fd, EPOLLIN, srv_on_accept);
-	if (rc) {
-		ul_ctlsrv_faults_destroy(srv->faults);
-		goto err_unlink;
-	}
 	*out = srv;
 	return 0;
 
@@ -822,7 +817,6 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
 	ul_timer_cancel(ul_loop_timers(srv->loop), &srv->routing_timer);
 	close(srv->fd);
 	unlink(srv->path);
-	ul_ctlsrv_faults_destroy(srv->faults);
 	free(srv->conf_path);
 	free(srv->path);
 	free(srv);

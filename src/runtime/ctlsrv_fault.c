@@ -1,52 +1,18 @@
 /*
  * `fault drop|delay add|del|show|reset` (reference/lnetctl.md §13) on the
- * instance's side: the rules live in a core/fault.h set owned by the
- * control server. They are stored, listed, deleted and reset here; making
- * the message layer drop and delay by them (ul_fault_match()) is the
- * health work's.
+ * instance's side: decode the request, call the node's operation (the
+ * node owns the rules and applies them to its traffic, core/node.h),
+ * encode the reply.
  */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "core/fault.h"
+#include "core/node.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
-#include "util/clock.h"
 #include "util/err.h"
-
-/* Whole seconds, the granularity of LNet's fault decisions. */
-static int64_t now_s(void)
-{
-	return (int64_t)(ul_clock_monotonic_ns() / 1000000000ULL);
-}
-
-int ul_ctlsrv_faults_create(struct ul_fault_set **out)
-{
-	struct ul_fault_set *set = malloc(sizeof(*set));
-
-	if (!set)
-		return -ENOMEM;
-	ul_fault_set_init(set,
-			  ul_clock_monotonic_ns() ^ ((uint64_t)getpid() << 32));
-	*out = set;
-	return 0;
-}
-
-void ul_ctlsrv_faults_destroy(struct ul_fault_set *set)
-{
-	if (!set)
-		return;
-	ul_fault_set_clear(set);
-	free(set);
-}
-
-void ul_ctlsrv_faults_clear(struct ul_fault_set *set)
-{
-	if (set)
-		ul_fault_set_clear(set);
-}
 
 static bool is_delay(const struct ul_ctl_args *a)
 {
@@ -83,7 +49,7 @@ int ul_ctlsrv_fault_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	fa.health_mask = a->health_mask;
 	fa.is_random = a->flags & UL_CTL_ARGF_RANDOM;
 	fa.is_drop_all = a->flags & UL_CTL_ARGF_DROP_ALL;
-	rc = ul_fault_add(srv->faults, &fa, now_s(), NULL);
+	rc = ul_node_fault_add(srv->node, &fa, NULL);
 	/* LNet gives no text: the client prints strerror's */
 	return rc ? ul_err_set(err, rc, "%s", "") : 0;
 }
@@ -98,15 +64,15 @@ int ul_ctlsrv_fault_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	/* --all sends neither NID: both ANY, every rule of the kind */
 	nid_or_any(a, UL_CTL_ARG_NID, &a->nid, &src);
 	nid_or_any(a, UL_CTL_ARG_NID2, &a->nid2, &dst);
-	rc = ul_fault_del(srv->faults, is_delay(a), &src, &dst);
+	rc = ul_node_fault_del(srv->node, is_delay(a), &src, &dst);
 	return rc < 0 ? ul_err_set(err, rc, "%s", "") : 0;
 }
 
 int ul_ctlsrv_fault_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			 struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	const struct ul_list *head = is_delay(a) ? &srv->faults->delay
-						 : &srv->faults->drop;
+	const struct ul_list *head =
+		ul_node_fault_rules(srv->node, is_delay(a));
 	const struct ul_fault_rule *r;
 	bool any = false;
 
@@ -151,6 +117,6 @@ int ul_ctlsrv_fault_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 {
 	(void)doc;
 	(void)err;
-	ul_fault_reset(srv->faults, is_delay(a), now_s());
+	ul_node_fault_reset(srv->node, is_delay(a));
 	return 0;
 }

@@ -101,11 +101,9 @@ int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			 struct ul_ctl_msg *doc, struct ul_err *err)
 {
 	const struct ul_counters *c = &ul_node_core(srv->node)->counters;
-	uint64_t resends_ok = 0, resends_failed = 0;
 
 	(void)a;
 	(void)err;
-	/* No resends yet (health issue): both resend outcomes stay 0. */
 	ul_ctl_doc_map(doc, "statistics");
 	ul_ctl_doc_uint(doc, "msgs_alloc", c->msgs_alloc);
 	ul_ctl_doc_uint(doc, "msgs_max", c->msgs_max);
@@ -125,8 +123,8 @@ int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	ul_ctl_doc_uint(doc, "remote_error_count", c->remote_error_count);
 	ul_ctl_doc_uint(doc, "remote_timeout_count", c->remote_timeout_count);
 	ul_ctl_doc_uint(doc, "network_timeout_count", c->network_timeout_count);
-	ul_ctl_doc_uint(doc, "failed_resends", resends_failed);
-	ul_ctl_doc_uint(doc, "successful_resends", resends_ok);
+	ul_ctl_doc_uint(doc, "failed_resends", c->failed_resends);
+	ul_ctl_doc_uint(doc, "successful_resends", c->successful_resends);
 	ul_ctl_doc_uint(doc, "recv_count", c->recv_count);
 	ul_ctl_doc_uint(doc, "route_count", c->route_count);
 	ul_ctl_doc_uint(doc, "drop_count", c->drop_count);

@@ -37,7 +37,6 @@
 
 struct ul_core;
 struct ul_err;
-struct ul_fault_set;
 struct ul_log;
 struct ul_loop;
 struct ul_ni;
@@ -82,7 +81,6 @@ struct ul_ctlsrv {
 	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
 	int lnd_timeout;     /* socklnd's "timeout" (net set --lnd-timeout);
 			  * 0: LNet's lnd_timeout, < 0: the LND default */
-	struct ul_fault_set *faults; /* fault rules, owned */
 	/* Ends routing's STARTING/STOPPING wait (core/routing.h). */
 	struct ul_timer routing_timer;
 };
@@ -255,11 +253,6 @@ int ul_ctlsrv_fault_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			 struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_fault_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  struct ul_ctl_msg *doc, struct ul_err *err);
-/* Create / free the fault rule store (srv->faults). */
-int ul_ctlsrv_faults_create(struct ul_fault_set **out);
-void ul_ctlsrv_faults_destroy(struct ul_fault_set *set);
-/* Drop every fault rule (lnet unconfigure). */
-void ul_ctlsrv_faults_clear(struct ul_fault_set *set);
 /* ctlsrv_lnet.c */
 int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			     struct ul_ctl_msg *doc, struct ul_err *err);

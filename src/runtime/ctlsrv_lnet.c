@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/health.h"
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
@@ -169,7 +170,7 @@ static void take_down(struct ul_ctlsrv *srv)
 		if (ulnet_net_type(net->net_id) != ULNET_LND_LO)
 			ul_node_net_del(srv->node, net->net_id, NULL);
 	ul_peer_del_all(core);
-	ul_ctlsrv_faults_clear(srv->faults);
+	ul_node_fault_clear(srv->node);
 	ul_ctlsrv_routing_reset(srv);
 	srv->is_down = true;
 }
@@ -251,53 +252,36 @@ int ul_ctlsrv_lnet_unconfigure(struct ul_ctlsrv *srv,
 	return 0;
 }
 
+struct rec_list {
+	struct ul_ctl_msg *doc;
+	const char *title;
+	unsigned int k;
+};
+
+static void rec_list_one(void *arg, const struct ulnet_nid *nid)
+{
+	struct rec_list *rl = arg;
+	char key[32];
+
+	if (!rl->k)
+		ul_ctl_doc_map(rl->doc, rl->title);
+	snprintf(key, sizeof(key), "nid-%u", rl->k++);
+	ul_ctl_doc_nid(rl->doc, key, nid);
+}
+
+/* The node's recovery queues as they are (health.md §5.4). */
 int ul_ctlsrv_debug_recovery(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			     struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
 	bool is_local = a->flags & UL_CTL_ARGF_LOCAL;
-	struct ul_peer_net *lpn;
-	struct ul_peer_ni *lpni;
-	struct ul_peer *p;
-	struct ul_net *net;
-	struct ul_ni *ni;
-	unsigned int k = 0;
-	char key[32];
+	struct rec_list rl = {
+		doc, is_local ? "Local NI recovery" : "Peer NI recovery", 0
+	};
 
 	if (!(a->flags & (UL_CTL_ARGF_LOCAL | UL_CTL_ARGF_PEER)))
 		return ul_err_set(err, -EINVAL, "--local or --peer needed");
-	/*
-	 * An NI below full health is what LNet's recovery queue holds;
-	 * 0@lo too, after `net set --health` lowered it.
-	 */
-	if (is_local) {
-		ul_list_for_each_entry(net, &core->nets, core_link)
-			ul_list_for_each_entry(ni, &net->nis, net_link) {
-				if (ni->healthv >= UL_HEALTH_MAX)
-					continue;
-				if (!k)
-					ul_ctl_doc_map(doc,
-						       "Local NI recovery");
-				snprintf(key, sizeof(key), "nid-%u", k++);
-				ul_ctl_doc_nid(doc, key, &ni->nid);
-			}
-	} else {
-		ul_list_for_each_entry(p, &core->peers, core_link)
-			ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
-				ul_list_for_each_entry(lpni, &lpn->peer_nis,
-						       peer_net_link) {
-					if (lpni->healthv >= UL_HEALTH_MAX)
-						continue;
-					if (!k)
-						ul_ctl_doc_map(
-							doc,
-							"Peer NI recovery");
-					snprintf(key, sizeof(key), "nid-%u",
-						 k++);
-					ul_ctl_doc_nid(doc, key, &lpni->nid);
-				}
-	}
-	if (k)
+	ul_health_recovery_list(srv->node, is_local, rec_list_one, &rl);
+	if (rl.k)
 		ul_ctl_doc_end(doc);
 	return 0;
 }

@@ -336,23 +336,6 @@ int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
-/*
- * lnet_ni_set_healthv: the value as given (a negative one never comes:
- * lnetctl does not send it); exactly 0 takes the NI down and exactly full
- * health brings it up (health.md), other values leave the status. 0@lo
- * takes the value too, and its status stays up, as LNet shows it.
- */
-static void set_health(struct ul_ni *ni, int v)
-{
-	ni->healthv = v;
-	if (ni->nid.nid_type == ULNET_LND_LO)
-		return;
-	if (v == 0)
-		ni->status = UL_NI_STATUS_DOWN;
-	else if (v == UL_HEALTH_MAX && !ni->is_fatal)
-		ni->status = UL_NI_STATUS_UP;
-}
-
 void ul_ctlsrv_lnd_timeout_apply(struct ul_ctlsrv *srv)
 {
 	uint32_t sec;
@@ -407,7 +390,8 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			if (only && !ulnet_nid_same(&ni->nid, &a->nid))
 				continue;
 			if (a->has & UL_CTL_ARG_HEALTH)
-				set_health(ni, a->health);
+				ul_node_ni_set_healthv(srv->node, ni,
+						       a->health);
 			/*
 			 * LNet applies the LND tunables only to the NIs of a
 			 * request without a NID (--all, or no selector: the

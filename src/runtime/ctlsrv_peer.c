@@ -238,7 +238,7 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	if (a->has & UL_CTL_ARG_NID) {
 		lpni = ul_peer_ni_find(core, &a->nid);
 		if (lpni)
-			ul_peer_ni_set_healthv(lpni, a->health);
+			ul_node_lpni_set_healthv(srv->node, lpni, a->health);
 		return 0;
 	}
 	if (!(a->flags & UL_CTL_ARGF_ALL))
@@ -247,7 +247,8 @@ int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
 			ul_list_for_each_entry(lpni, &lpn->peer_nis,
 					       peer_net_link)
-				ul_peer_ni_set_healthv(lpni, a->health);
+				ul_node_lpni_set_healthv(srv->node, lpni,
+							 a->health);
 	return 0;
 }
 

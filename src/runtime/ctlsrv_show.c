@@ -9,11 +9,27 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/health.h"
 #include "core/msg.h"
 #include "runtime/ctlsrv_int.h"
 
 /* socklnd's own timeout, shown as "lnd tunables: timeout" (§6.1). */
 #define SOCKLND_TIMEOUT_SEC 50
+
+/* ping_count and next_ping of an NI on its recovery queue (§5). */
+static void ping_state(struct ul_ctl_health *h, const struct ul_ni *ni,
+		       const struct ul_peer_ni *lpni)
+{
+	uint32_t count;
+	int64_t next;
+
+	if (ni)
+		ul_health_ni_ping_state(ni, &count, &next);
+	else
+		ul_health_lpni_ping_state(lpni, &count, &next);
+	h->ping_count = count;
+	h->next_ping = next;
+}
 
 static int32_t prio(uint32_t p)
 {
@@ -131,6 +147,7 @@ static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
 		out->b.health.no_route = ni->hstats.no_route;
 		out->b.health.timeouts = ni->hstats.timeouts;
 		out->b.health.error = ni->hstats.error;
+		ping_state(&out->b.health, ni, NULL);
 	}
 	if (level < 1)
 		return;
@@ -312,6 +329,7 @@ static int fill_peer_ni(struct ul_ctl_peer_ni *out,
 			out->b.health.timeouts = pm->hs_timeout;
 			out->b.health.network_timeout = pm->hs_network_timeout;
 		}
+		ping_state(&out->b.health, NULL, lpni);
 	}
 	return 0;
 }

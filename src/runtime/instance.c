@@ -357,6 +357,8 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 	nopts.pid = ULNET_PID_LUSTRE;
 	nopts.interface_cookie = new_interface_cookie();
 	nopts.clock_ns = ul_clock_monotonic_ns;
+	/* Fault rules draw differently in each run, as LNet's do. */
+	nopts.fault_seed = ul_clock_monotonic_ns() ^ ((uint64_t)getpid() << 32);
 	rc = ul_node_create(c, &nopts, &u->node); /* owns c, even on failure */
 	if (rc < 0) {
 		ul_udsp_detach(u->udsp);

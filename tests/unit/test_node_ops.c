@@ -142,6 +142,7 @@ struct hs_row {
 	size_t ni_counter;   /* offsetof in ul_ni_hstats, or -1 */
 	size_t peer_counter; /* offsetof in ul_peer_ni_msgs, or -1 */
 	size_t global;	     /* offsetof in ul_counters */
+	uint32_t attempts;   /* 1 + resends (health.md §4.1, §7) */
 };
 
 #define NI_C(f) offsetof(struct ul_ni_hstats, f)
@@ -151,34 +152,34 @@ struct hs_row {
 
 static const struct hs_row hs_rows[] = {
 	/* 0 */ { UL_HSTATUS_LOCAL_INTERRUPT, 900, 0, NI_C(interrupts), NONE_C,
-		  G_C(local_interrupt_count) },
+		  G_C(local_interrupt_count), 1 },
 	/* 1 */
 	{ UL_HSTATUS_LOCAL_DROPPED, 900, 0, NI_C(dropped), NONE_C,
-	  G_C(local_dropped_count) },
+	  G_C(local_dropped_count), 1 },
 	/* 2 */
 	{ UL_HSTATUS_LOCAL_ABORTED, 900, 0, NI_C(aborted), NONE_C,
-	  G_C(local_aborted_count) },
+	  G_C(local_aborted_count), 1 },
 	/* 3 */
 	{ UL_HSTATUS_LOCAL_NO_ROUTE, 900, 0, NI_C(no_route), NONE_C,
-	  G_C(local_no_route_count) },
+	  G_C(local_no_route_count), 1 },
 	/* 4 */
 	{ UL_HSTATUS_LOCAL_ERROR, 900, 0, NI_C(error), NONE_C,
-	  G_C(local_error_count) },
+	  G_C(local_error_count), 1 },
 	/* 5 */
 	{ UL_HSTATUS_LOCAL_TIMEOUT, 900, 0, NI_C(timeouts), NONE_C,
-	  G_C(local_timeout_count) },
+	  G_C(local_timeout_count), 1 },
 	/* 6 */
 	{ UL_HSTATUS_REMOTE_ERROR, 1000, 100, NONE_C, PEER_C(hs_error),
-	  G_C(remote_error_count) },
+	  G_C(remote_error_count), 1 },
 	/* 7 */
-	{ UL_HSTATUS_REMOTE_DROPPED, 1000, 100, NONE_C, PEER_C(hs_dropped),
-	  G_C(remote_dropped_count) },
+	{ UL_HSTATUS_REMOTE_DROPPED, 1000, 300, NONE_C, PEER_C(hs_dropped),
+	  G_C(remote_dropped_count), 3 },
 	/* 8 */
 	{ UL_HSTATUS_REMOTE_TIMEOUT, 1000, 100, NONE_C, PEER_C(hs_timeout),
-	  G_C(remote_timeout_count) },
+	  G_C(remote_timeout_count), 1 },
 	/* 9 */
 	{ UL_HSTATUS_NETWORK_TIMEOUT, 900, 100, NONE_C,
-	  PEER_C(hs_network_timeout), G_C(network_timeout_count) },
+	  PEER_C(hs_network_timeout), G_C(network_timeout_count), 1 },
 };
 
 static uint32_t u32_at(const void *base, size_t off)
@@ -248,10 +249,21 @@ static void each_hstatus_moves_the_right_health(void **state)
 			assert_int_equal(u32_at(&ni->hstats, r->ni_counter), 1);
 		}
 		if (r->peer_counter != NONE_C)
-			assert_int_equal(u32_at(used->msgs, r->peer_counter),
-					 1);
+			assert_int_equal(
+				(l2->msgs ? u32_at(l2->msgs, r->peer_counter)
+					  : 0) +
+					(l3->msgs ? u32_at(l3->msgs,
+							   r->peer_counter)
+						  : 0),
+				r->attempts);
 		assert_int_equal(u32_at(&core->counters, r->global),
-				 u32_at(&before, r->global) + 1);
+				 u32_at(&before, r->global) + r->attempts);
+		/* A 2-NI peer: remote_dropped is resent, then given up. */
+		assert_int_equal(core->counters.resend_count,
+				 before.resend_count + r->attempts - 1);
+		assert_int_equal(core->counters.failed_resends,
+				 before.failed_resends +
+					 (r->attempts > 1 ? 1 : 0));
 		mock_fabric_fini(&x->f);
 		free(x);
 	}
@@ -301,7 +313,8 @@ static void unanswered_put_unlinks_after_transaction_timeout(void **state)
 	mock_run(&x->f, 2 * SEC);
 	assert_int_equal(x->r[0].n, 2);
 	assert_int_equal(x->r[0].ev[1].type, ULNET_EVENT_UNLINK);
-	assert_int_equal(x->r[0].ev[1].status, 0);
+	/* ulnet.h: a response timeout is never status 0. */
+	assert_int_equal(x->r[0].ev[1].status, -ETIMEDOUT);
 	assert_true(x->r[0].ev[1].unlinked);
 	assert_int_equal(core->counters.response_timeout_count, 1);
 	assert_int_equal(core->counters.rst_alloc, 0);
