@@ -27,20 +27,39 @@
 # Goodput is application bytes per second at the receiver (TCP, MPTCP) or
 # ACKed PUT payload per second at the sender (ulnet), in Gbit/s (10^9).
 #
-# Usage: scripts/bench_rails.sh [--shaped-only|--unshaped-only] [BUILD]
+# Failover (after the passes; docs/failure-lab.md): 4 shaped rails, one
+# stream of FAILOVER_SECONDS (20) from A to B, rail 1 cut at CUT_AT (5 s)
+# and repaired at RESTORE_AT (12 s): its link down (then up), or a black
+# hole (every packet arriving on it dropped by iptables at both ends, link
+# up). For ulnet (perf put, transaction_timeout 10, retry_count 2) and for
+# one MPTCP connection, with the same cut: a per-rail timeline of what A
+# sends (every SAMPLE_MS, 200), the time from the cut to 90 % of the
+# surviving capacity, PUTs failed, and the time from the repair until the
+# rail carries its share again.
+#
+# Usage: scripts/bench_rails.sh [--shaped-only|--unshaped-only]
+#        [--failover-only|--no-failover] [BUILD]
 #   BUILD: a build tree with bench/tcp_stream, tools/ulnetd/ulnetd and
 #   tools/ulnetctl/ulnetctl (default build/bench, as `make bench` makes).
 #   Environment: SECONDS_ULNET (default 10), SECONDS_TCP (default 4),
 #   INFLIGHT (default 16), RATE (default 1gbit), RAILS (default "1 2 4").
-#   Needs iproute2 (ip, tc, nstat) and a kernel with MPTCP; about 3
-#   minutes for both passes on 2 CPUs.
+#   Needs iproute2 (ip, tc, nstat) and a kernel with MPTCP, iptables for
+#   the black hole; about 3 minutes for both passes on 2 CPUs, and 2 more
+#   for the failover section.
 set -euo pipefail
 
 passes="shaped unshaped"
-case "${1:-}" in
---shaped-only) passes=shaped; shift ;;
---unshaped-only) passes=unshaped; shift ;;
-esac
+do_failover=true
+while [ $# -gt 0 ]; do
+	case $1 in
+	--shaped-only) passes=shaped ;;
+	--unshaped-only) passes=unshaped ;;
+	--failover-only) passes= ;;
+	--no-failover) do_failover=false ;;
+	*) break ;;
+	esac
+	shift
+done
 if [ "$(id -u)" != 0 ]; then
 	echo "bench_rails: skipped: needs root (network namespaces, tc)"
 	exit 0
@@ -195,8 +214,8 @@ mptcp_once() {
 	awk '/gbit_s/ { print $6 }' "$out"
 }
 
-# ulnet_once N: ulnetd on both sides, N NIs each; prints Gbit/s.
-ulnet_once() {
+# ulnet_daemons N: ulnetd on both sides, N NIs each, Multi-Rail peers.
+ulnet_daemons() {
 	local n=$1 side me peer k
 	for side in A B; do
 		if [ $side = A ]; then me=1 peer=2; else me=2 peer=1; fi
@@ -226,6 +245,11 @@ ulnet_once() {
 	pids+=($!)
 	wait_sock "$tmp/A.ctl"
 	wait_sock "$tmp/B.ctl"
+}
+
+# ulnet_once N: ulnetd on both sides, N NIs each; prints Gbit/s.
+ulnet_once() {
+	ulnet_daemons "$1"
 	"$ctl" --ctl "$tmp/A.ctl" perf put 198.18.0.2@tcp --size 1048576 \
 		--seconds "$sec_ulnet" --inflight "$inflight" >"$tmp/perf.yaml" ||
 		die "ulnetctl perf put failed"
@@ -238,6 +262,268 @@ ulnet_once() {
 	# The first MiB/s line is the whole stream's.
 	awk '/MiB\/s:/ { printf "%.4f\n", $2 * 1048576 * 8 / 1e9; exit }' \
 		"$tmp/perf.yaml"
+}
+
+# Failover: one rail of four cut in the middle of a stream and restored,
+# for ulnet and for MPTCP, on the shaped lab (docs/failure-lab.md).
+# fo_rail is the rail cut; times are seconds from the stream's start.
+fo_rail=1
+fo_secs=${FAILOVER_SECONDS:-20}
+fo_cut=${CUT_AT:-5}
+fo_restore=${RESTORE_AT:-12}
+fo_sample=${SAMPLE_MS:-200}
+
+# rate_bps RATE: tc's rate words (kbit, mbit, gbit) in bit/s.
+rate_bps() {
+	awk -v r="$1" 'BEGIN {
+		n = r + 0; u = tolower(r); sub(/^[0-9.]+/, "", u)
+		m = 0
+		if (u == "bit" || u == "") m = 1
+		if (u == "kbit") m = 1e3
+		if (u == "mbit") m = 1e6
+		if (u == "gbit") m = 1e9
+		print n * m }'
+}
+
+# sampler_start FILE: every SAMPLE_MS, one line "time raK=tx_bytes..."
+# with the sender's per-rail transmit counters (from its namespace's
+# /proc/net/dev: what left A on each rail, retransmissions included).
+sampler_start() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	ip netns exec "$nsa" bash -c '
+		iv=$1
+		while :; do
+			out=$EPOCHREALTIME
+			while read -r line; do
+				case $line in
+				ra[0-9]:*)
+					read -ra f <<<"${line#*:}"
+					out+=" ${line%%:*}=${f[8]}"
+					;;
+				esac
+			done </proc/net/dev
+			echo "$out"
+			sleep "$iv"
+		done' sampler "$(awk -v m="$fo_sample" 'BEGIN { print m / 1000 }')" \
+		>"$1" &
+	pids+=($!)
+}
+
+# sleep_until T0 S: sleep until S seconds after EPOCHREALTIME T0.
+sleep_until() {
+	local d
+	d=$(awk -v t0="$1" -v s="$2" -v now="$EPOCHREALTIME" \
+		'BEGIN { d = t0 + s - now; print (d > 0) ? d : 0 }')
+	sleep "$d"
+}
+
+# cut WHAT on|off: rail fo_rail's link down, or a black hole (every
+# packet arriving on it dropped at both ends, link up: no local error).
+cut() {
+	local k=$fo_rail
+	case $1-$2 in
+	link-on) ip -n "$nsa" link set "ra$k" down ;;
+	link-off)
+		ip -n "$nsa" link set "ra$k" up
+		# Link down flushed the source route MPTCP's subflow uses.
+		ip -n "$nsa" route replace 198.18.0.0/16 dev "ra$k" \
+			src "198.18.$k.1" table $((100 + k))
+		;;
+	hole-on | hole-off)
+		local op=-I
+		[ "$2" = off ] && op=-D
+		ip netns exec "$nsa" iptables -t raw $op PREROUTING \
+			-i "ra$k" -j DROP
+		ip netns exec "$nsb" iptables -t raw $op PREROUTING \
+			-i "rb$k" -j DROP
+		;;
+	esac
+}
+
+# fault_timeline WHAT T0: the cut at fo_cut, the repair at fo_restore.
+fault_timeline() {
+	sleep_until "$2" "$fo_cut"
+	fo_t_cut=$EPOCHREALTIME
+	cut "$1" on
+	sleep_until "$2" "$fo_restore"
+	fo_t_restore=$EPOCHREALTIME
+	cut "$1" off
+}
+
+# analyse SAMPLES T0: prints the per-rail timeline (Mbit/s sent by A on
+# each rail, per sample) and ends with "FIG cap t90 back", where cap is
+# the surviving capacity (the pre-cut total over the last 2 s before the
+# cut times (N-1)/N, at most (N-1) x RATE), t90 the seconds from the cut
+# to the first sample whose surviving rails reach 90 % of it (before the
+# repair), and back the seconds from the repair to the first sample in
+# which the cut rail carries at least 75 % of its share (cap / (N-1)).
+analyse() {
+	awk -v t0="$2" -v cut="$fo_t_cut" -v rst="$fo_t_restore" \
+		-v k="$fo_rail" -v n=4 -v rate="$(rate_bps "$rate")" '
+	function fig(v) { return v == "" ? "never" : sprintf("%.2f", v) }
+	{
+		for (i = 2; i <= NF; i++) {
+			split($i, a, "=")
+			sub(/^ra/, "", a[1])
+			b[a[1]] = a[2]
+		}
+		t = $1
+		if (have && t > pt) {
+			dt = t - pt
+			sum = 0
+			line = sprintf("    %6.2f", t - t0)
+			for (j = 0; j < n; j++) {
+				r[j] = (b[j] - pb[j]) * 8 / dt / 1e6
+				line = line sprintf(" %6.0f", r[j])
+				sum += r[j]
+			}
+			surv = sum - r[k]
+			mark = ""
+			if (pt < cut && t >= cut)
+				mark = "  <- cut"
+			if (pt < rst && t >= rst)
+				mark = "  <- restored"
+			print line sprintf(" %7.0f", sum) mark
+			if (t <= cut && t >= cut - 2) {
+				pre += sum * dt
+				pre_dt += dt
+			}
+			if (pt >= cut && t <= rst && t90 == "") {
+				if (cap == "") {
+					cap = pre_dt ? pre / pre_dt * (n - 1) / n : 0
+					if (cap > (n - 1) * rate / 1e6)
+						cap = (n - 1) * rate / 1e6
+				}
+				if (cap > 0 && surv >= 0.9 * cap)
+					t90 = t - cut
+			}
+			if (pt >= rst && back == "" && cap > 0 &&
+			    r[k] >= 0.75 * cap / (n - 1))
+				back = t - rst
+		}
+		for (j in b)
+			pb[j] = b[j]
+		pt = t
+		have = 1
+	}
+	END { printf "FIG %.0f %s %s\n", cap, fig(t90), fig(back) }' "$1"
+}
+
+# fo_report LABEL SAMPLES T0 FAILED: the timeline, then one figures line
+# kept for the summary table.
+fo_report() {
+	local figs cap t90 back
+	echo "    time(s)   rail0  rail1  rail2  rail3   total  (Mbit/s sent by A;" \
+		"rail $fo_rail cut)"
+	analyse "$2" "$3" >"$tmp/analyse.out"
+	grep -v '^FIG' "$tmp/analyse.out"
+	figs=$(awk '/^FIG/ { print $2, $3, $4 }' "$tmp/analyse.out")
+	read -r cap t90 back <<<"$figs"
+	echo "    $1: to 90 % of $cap Mbit/s: ${t90/%[0-9]/& s};" \
+		"PUTs failed: $4; rail $fo_rail back to its share:" \
+		"${back/%[0-9]/& s} after repair"
+	fo_results+=("$1|$cap|$t90|$4|$back")
+}
+
+# ulnet_failover WHAT: a perf put stream with the cut in its middle.
+ulnet_failover() {
+	local what=$1 t0 perf started completed failed rc
+	ulnet_daemons 4
+	for side in A B; do
+		"$ctl" --ctl "$tmp/$side.ctl" set transaction_timeout 10 >/dev/null
+		"$ctl" --ctl "$tmp/$side.ctl" set retry_count 2 >/dev/null
+	done
+	sampler_start "$tmp/samples"
+	t0=$EPOCHREALTIME
+	# A stream that cannot drain within a minute is reported, not waited.
+	timeout -k 5 $((fo_secs + 60)) "$ctl" --ctl "$tmp/A.ctl" perf put \
+		198.18.0.2@tcp --size 1048576 --seconds "$fo_secs" \
+		--inflight "$inflight" >"$tmp/perf.yaml" 2>"$tmp/perf.log" &
+	perf=$!
+	fault_timeline "$what" "$t0"
+	# perf put exits non-zero when a PUT failed, and still reports.
+	rc=0
+	wait "$perf" || rc=$?
+	if [ "$rc" = 124 ] || [ "$rc" = 137 ]; then
+		echo "    ulnet: perf put still draining a minute after its" \
+			"stream: cut off"
+	fi
+	stop_pids
+	# perf put's totals come before its rails: take each key's first.
+	started=$(awk '$1 == "started:" { print $2; exit }' "$tmp/perf.yaml")
+	completed=$(awk '$1 == "completed:" { print $2; exit }' "$tmp/perf.yaml")
+	failed=$(awk '$1 == "failed:" { print $2; exit }' "$tmp/perf.yaml")
+	echo "    ulnet: started ${started:-?} completed ${completed:-?}" \
+		"failed ${failed:-?}, stream ended after $(awk '
+		$1 == "seconds:" { print $2; exit }' "$tmp/perf.yaml") s"
+	# Failures by final status, the lines under "failures:".
+	awk '$1 == "failures:" { d = index($0, "f"); f = 1; next }
+	     f && index($0, $1) <= d { f = 0 }
+	     f { out = out " " $1 " " $2 }
+	     END { if (out != "") print "    ulnet: failures:" out }' \
+		"$tmp/perf.yaml"
+	fo_report "$what ulnet" "$tmp/samples" "$t0" "${failed:-?}"
+}
+
+# mptcp_failover WHAT: one MPTCP connection over the 4 rails, same cut.
+mptcp_failover() {
+	local what=$1 k t0 snd
+	for ns in "$nsa" "$nsb"; do
+		ip -n "$ns" mptcp endpoint flush
+		ip -n "$ns" mptcp limits set subflows 8 add_addr_accepted 8
+	done
+	for ((k = 1; k < 4; k++)); do
+		ip -n "$nsa" mptcp endpoint add "198.18.$k.1" dev "ra$k" subflow
+	done
+	ip netns exec "$nsb" "$stream" recv 198.18.0.2 "$port" --mptcp \
+		>"$tmp/mptcp.out" &
+	pids+=($!)
+	wait_line "$tmp/mptcp.out" listening
+	sampler_start "$tmp/samples"
+	t0=$EPOCHREALTIME
+	ip netns exec "$nsa" "$stream" send 198.18.0.2 "$port" "$fo_secs" \
+		--mptcp --from 198.18.0.1 &
+	snd=$!
+	fault_timeline "$what" "$t0"
+	wait "$snd" || echo "    mptcp: sender ended with $?"
+	stop_pids
+	fo_report "$what mptcp" "$tmp/samples" "$t0" -
+}
+
+failover() {
+	local what
+	fo_results=()
+	if ! command -v iptables >/dev/null; then
+		echo "== failover: black hole skipped (no iptables)"
+	fi
+	echo "== failover: 4 shaped rails at $rate, rail $fo_rail cut at" \
+		"${fo_cut} s and restored at ${fo_restore} s of a ${fo_secs} s" \
+		"stream; transaction_timeout 10, retry_count 2; sampled every" \
+		"$fo_sample ms"
+	for what in link hole; do
+		[ $what = hole ] && ! command -v iptables >/dev/null && continue
+		echo "== failover, $what: ulnet (1 MiB PUTs, $inflight in flight)"
+		topology 4 shaped
+		ulnet_failover $what
+		teardown
+		echo "== failover, $what: mptcp"
+		topology 4 shaped
+		mptcp_failover $what
+		teardown
+	done
+	echo
+	echo "Failover (link: rail $fo_rail's link down; hole: every packet on it"
+	echo "dropped, link up). t90: seconds from the cut until the surviving"
+	echo "rails carry 90 % of the capacity; back: seconds from the repair"
+	echo "until the rail carries >= 75 % of its pre-cut share (goals: link down"
+	echo "t90 <= 1 s, hole t90 <= 5 s, 0 PUTs failed)"
+	printf '%-12s %14s %8s %12s %8s\n' case "capacity(Mb/s)" t90 \
+		"PUTs failed" back
+	for r in "${fo_results[@]}"; do
+		IFS='|' read -r what cap t90 failed back <<<"$r"
+		printf '%-12s %14s %8s %12s %8s\n' "$what" "$cap" "$t90" \
+			"$failed" "$back"
+	done
 }
 
 wait_line() { # file, text
@@ -257,8 +543,13 @@ wait_sock() {
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
 
-echo "bench_rails: $(nproc) CPUs, $(uname -sr); ulnet ${sec_ulnet} s of" \
-	"1 MiB PUTs ($inflight in flight), TCP/MPTCP ${sec_tcp} s per stream"
+if [ -n "$passes" ]; then
+	echo "bench_rails: $(nproc) CPUs, $(uname -sr); ulnet ${sec_ulnet} s" \
+		"of 1 MiB PUTs ($inflight in flight), TCP/MPTCP ${sec_tcp} s" \
+		"per stream"
+else
+	echo "bench_rails: $(nproc) CPUs, $(uname -sr); failover only"
+fi
 results=()
 for pass in $passes; do
 	for n in ${RAILS:-1 2 4}; do
@@ -285,14 +576,19 @@ for pass in $passes; do
 	done
 done
 
-echo
-echo "Goodput, Gbit/s (goals: ulnet >= 0.99 x sum of single-rail TCP, and"
-echo ">= MPTCP; per-rail figures above)"
-printf '%-9s %5s %9s %9s %7s %7s %10s %10s %12s\n' pass rails \
-	"sum(tcp)" "tcp(all)" mptcp ulnet "ulnet/sum" "ulnet/all" "ulnet/mptcp"
-for r in "${results[@]}"; do
-	read -r pass n sum all mp ul <<<"$r"
-	printf '%-9s %5s %9.3f %9.3f %7.3f %7.3f %10s %10s %12s\n' \
-		"$pass" "$n" "$sum" "$all" "$mp" "$ul" "$(ratio "$ul" "$sum")" \
-		"$(ratio "$ul" "$all")" "$(ratio "$ul" "$mp")"
-done
+if [ ${#results[@]} -gt 0 ]; then
+	echo
+	echo "Goodput, Gbit/s (goals: ulnet >= 0.99 x sum of single-rail TCP, and"
+	echo ">= MPTCP; per-rail figures above)"
+	printf '%-9s %5s %9s %9s %7s %7s %10s %10s %12s\n' pass rails \
+		"sum(tcp)" "tcp(all)" mptcp ulnet "ulnet/sum" "ulnet/all" "ulnet/mptcp"
+	for r in "${results[@]}"; do
+		read -r pass n sum all mp ul <<<"$r"
+		printf '%-9s %5s %9.3f %9.3f %7.3f %7.3f %10s %10s %12s\n' \
+			"$pass" "$n" "$sum" "$all" "$mp" "$ul" "$(ratio "$ul" "$sum")" \
+			"$(ratio "$ul" "$all")" "$(ratio "$ul" "$mp")"
+	done
+fi
+if $do_failover; then
+	failover
+fi
