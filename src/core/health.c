@@ -25,6 +25,7 @@
 
 struct rec_ping {
 	struct ul_node *node;
+	struct ul_md *md;     /* unlinked once the ping has its outcome */
 	struct ulnet_nid nid; /* the NI being recovered */
 	bool is_local;
 	bool has_failed;
@@ -334,6 +335,9 @@ static void rec_ping_event(struct ul_node *n, const struct ulnet_event *ev)
 
 	if (ev->status)
 		rp->has_failed = true;
+	/* A failed SEND is final, no REPLY follows: the MD goes now. */
+	if (!ev->unlinked && (ev->status || ev->type == ULNET_EVENT_REPLY))
+		ul_node_md_unlink_internal(n, rp->md, 0);
 	if (ev->type == ULNET_EVENT_REPLY && !ev->status && !rp->has_failed) {
 		if (rp->is_local) {
 			ni = ul_ni_find(n->core, &rp->nid);
@@ -398,6 +402,7 @@ static int send_rec_ping(struct ul_node *n, const struct ulnet_nid *nid,
 		return rc;
 	}
 	md->int_handler = rec_ping_event;
+	rp->md = md;
 	n->api_depth++;
 	rc = ul_msg_send_md(n, md, &a);
 	if (rc)

@@ -272,7 +272,7 @@ void ul_node_shutdown(struct ul_node *n)
 	/* Every MD gets its last event (UNLINK when idle). */
 	ul_list_for_each_entry_safe(md, tmp, &n->mds.all, all_link) {
 		if (!md->is_zombie)
-			ul_node_md_unlink_internal(n, md, 0);
+			ul_node_md_unlink_internal(n, md, -ESHUTDOWN);
 	}
 	n->state = UL_NODE_STATE_STOPPED;
 	API_LEAVE(n);

@@ -43,6 +43,23 @@ bool ul_resend_queue(struct ul_node *n, struct ul_msg *m, enum ul_msg_state was)
 	return true;
 }
 
+/*
+ * The source a resend keeps. LNet pins an ACK's or REPLY's source to the
+ * NI the request came in on and its destination to the NID it came from,
+ * so when that rail is gone every resend fails the same way and the
+ * requester's operation ends in a response timeout. ulnet lets a resent
+ * response go over any pathway to the requester (its wire handle names
+ * an MD of the node, not of one NI): the first attempt follows LNet, the
+ * resends reach a Multi-Rail requester over a rail that works
+ * (docs/design-notes.md, "Health").
+ */
+static const struct ulnet_nid *resend_self(const struct ul_msg *m)
+{
+	if (m->type == UL_MSG_ACK || m->type == UL_MSG_REPLY)
+		return NULL;
+	return m->has_self ? &m->self : NULL;
+}
+
 void ul_resend_run(struct ul_node *n)
 {
 	struct ul_list batch;
@@ -64,8 +81,8 @@ void ul_resend_run(struct ul_node *n)
 
 		ul_list_del(&m->link);
 		ul_msg_set_state(n, m, UL_MSG_STATE_NEW);
-		rc = ul_msg_route(n, m, m->has_self ? &m->self : NULL, &dst,
-				  NULL, m->numa_node, m->is_reserved);
+		rc = ul_msg_route(n, m, resend_self(m), &dst, NULL,
+				  m->numa_node, m->is_reserved);
 		if (rc) {
 			ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
 			continue;

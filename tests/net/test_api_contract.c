@@ -8,7 +8,8 @@
  * - a PUT with ACK or a GET from an MD with no threshold left for its
  *   answer is refused at call time (-EINVAL), not left without an end;
  * - ulnet_stop() with PUTs in flight ends each of them with exactly one
- *   final event;
+ *   final event; one still waiting for its ACK or REPLY ends with
+ *   -ESHUTDOWN;
  * - ulnet_stop() from an event callback is refused (-EDEADLK) and the
  *   instance runs on;
  * - NIs added and removed at run time by NID carry traffic, then stop;
@@ -266,7 +267,11 @@ static void stop_ends_puts_in_flight_once_each(void **state)
 	assert_int_equal(nfinal, NOPS);
 	for (i = 0; i < NOPS; i++) {
 		assert_int_equal(ops[i].finals, 1);
-		assert_true(ops[i].status == 0 || ops[i].status < 0);
+		/* Its ACK came first, or the stop ended it. */
+		if (ops[i].final_type == ULNET_EVENT_ACK)
+			assert_int_equal(ops[i].status, 0);
+		else
+			assert_int_equal(ops[i].status, -ESHUTDOWN);
 	}
 	pthread_mutex_unlock(&lock);
 	/* After stop nothing is accepted. */
@@ -323,6 +328,45 @@ static void md_without_room_for_answer_is_refused(void **state)
 	/* The refused calls left no event: the SEND was the only one. */
 	assert_int_equal(op.events, 1);
 	assert_true(op.is_sent);
+}
+
+static void stop_ends_ops_waiting_for_answer_with_eshutdown(void **state)
+{
+	struct pair *p = *state;
+	/* Nothing is attached there on B: no ACK or REPLY will come. */
+	struct ulnet_process_id target = { nid("127.0.5.2@tcp"),
+					   ULNET_PID_LUSTRE };
+	static uint8_t src[4096], sink[4096];
+	pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+	pthread_cond_t cond = PTHREAD_COND_INITIALIZER;
+	unsigned nfinal = 0;
+	struct op put = { &lock, &cond, &nfinal, 0, 0, false, 0, 0 };
+	struct op get = { &lock, &cond, &nfinal, 0, 0, false, 0, 0 };
+	struct ulnet_handle hp = bind_op(p->a, src, sizeof(src), 2, &put);
+	struct ulnet_handle hg = bind_op(p->a, sink, sizeof(sink), 2, &get);
+
+	assert_int_equal(ulnet_put(p->a, NULL, hp, ULNET_ACK_REQ, &target,
+				   PORTAL + 1, MBITS, 0, 0),
+			 0);
+	assert_int_equal(
+		ulnet_get(p->a, NULL, hg, &target, PORTAL + 1, MBITS, 0), 0);
+	/* Both left this node; now they wait for answers. */
+	pthread_mutex_lock(&lock);
+	while (!put.is_sent || !get.is_sent)
+		pthread_cond_wait(&cond, &lock);
+	assert_int_equal(nfinal, 0);
+	pthread_mutex_unlock(&lock);
+	assert_int_equal(ulnet_stop(p->a), 0);
+	assert_int_equal(nfinal, 2);
+	assert_int_equal(put.finals, 1);
+	assert_int_equal(put.final_type, ULNET_EVENT_UNLINK);
+	assert_int_equal(put.status, -ESHUTDOWN);
+	assert_int_equal(get.finals, 1);
+	assert_int_equal(get.final_type, ULNET_EVENT_UNLINK);
+	assert_int_equal(get.status, -ESHUTDOWN);
+	/* SEND, then UNLINK: nothing more. */
+	assert_int_equal(put.events, 2);
+	assert_int_equal(get.events, 2);
 }
 
 /* Calls ulnet_stop() from its ACK's callback, on the loop thread. */
@@ -503,6 +547,9 @@ int main(void)
 			stop_ends_puts_in_flight_once_each, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			md_without_room_for_answer_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			stop_ends_ops_waiting_for_answer_with_eshutdown, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(stop_from_callback_is_refused,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
