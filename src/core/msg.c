@@ -242,12 +242,6 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 		ul_msg_finalize(n, m, -ESHUTDOWN, UL_HSTATUS_OK);
 		return;
 	}
-	if (m->md && m->md->is_aborted && m->mev.ev.type == ULNET_EVENT_SEND) {
-		/* health.md §8: MD unlinked while queued. */
-		m->is_no_resend = true;
-		ul_msg_finalize(n, m, -ECANCELED, UL_HSTATUS_OK);
-		return;
-	}
 	if (n->opts.timers->now_ns > m->deadline_ns) {
 		/*
 		 * lnet_post_send_locked's drop: the deadline passed before
@@ -258,6 +252,16 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 			ul_msg_count_drop(n, m->ni, m->lpni, m->type,
 					  m->tx.nob);
 		ul_msg_finalize(n, m, -ETIMEDOUT, UL_HSTATUS_NETWORK_TIMEOUT);
+		return;
+	}
+	/*
+	 * health.md §8: MD unlinked while queued. After the deadline check,
+	 * so a request whose tracker expired while it waited for a credit
+	 * past its deadline ends as timed out (§14.16).
+	 */
+	if (m->md && m->md->is_aborted && m->mev.ev.type == ULNET_EVENT_SEND) {
+		m->is_no_resend = true;
+		ul_msg_finalize(n, m, -ECANCELED, UL_HSTATUS_OK);
 		return;
 	}
 	if (m->lpni && !m->has_peer_credit) {

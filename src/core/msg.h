@@ -99,6 +99,7 @@ struct ul_node {
 	struct ul_list events;	    /* struct ul_md_event, FIFO */
 	struct ul_list lpni_msgs;   /* struct ul_peer_ni_msgs */
 	struct ul_list rspt;	    /* MDs with a response tracker */
+	uint64_t rspt_check_ns;	    /* next expiry pass, 0: none due */
 	struct ul_list resendq;	    /* struct ul_msg in RESEND */
 	struct ul_list delayq;	    /* struct ul_msg in DELAYED, by time */
 	struct ul_list ni_recq;	    /* struct ul_node_ni being recovered */

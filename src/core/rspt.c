@@ -3,10 +3,13 @@
  * asking for an ACK, or a GET, carries a deadline by which the answer
  * must come, and the next hop of its last attempt.
  *
- * Timers: none of its own; ul_rspt_tick() runs from the node tick and
- * returns the earliest deadline still pending. An expired tracker
- * unlinks its MD with -ETIMEDOUT (ulnet.h: a timeout is never status 0)
- * and takes a remote failure on the next hop's peer NI.
+ * Timers: none of its own; ul_rspt_tick() runs from the node tick. As
+ * LNet's monitor, it looks for expired trackers every
+ * transaction_timeout / 2 seconds (rspt_check_ns), so a response is
+ * declared lost between 1x and about 1.5x transaction_timeout after the
+ * request. An expired tracker unlinks its MD with -ETIMEDOUT (ulnet.h: a
+ * timeout is never status 0) and takes a remote failure on the next
+ * hop's peer NI.
  */
 #include <errno.h>
 
@@ -35,6 +38,14 @@ bool ul_rspt_is_tracked(const struct ul_node *n, enum ul_msg_type type,
 	return false;
 }
 
+/* transaction_timeout / 2, at least a second. */
+static uint64_t check_interval(const struct ul_node *n)
+{
+	uint32_t half = n->core->tun.transaction_timeout / 2;
+
+	return (uint64_t)(half ? half : 1) * NSEC_PER_SEC;
+}
+
 void ul_rspt_attach(struct ul_node *n, struct ul_md *md,
 		    const struct ulnet_nid *next_hop)
 {
@@ -47,7 +58,10 @@ void ul_rspt_attach(struct ul_node *n, struct ul_md *md,
 		ul_list_add_tail(&n->rspt, &md->rspt_link);
 		n->core->counters.rst_alloc++;
 	}
-	ul_node_tick_arm(n, md->rspt_deadline_ns);
+	if (!n->rspt_check_ns) {
+		n->rspt_check_ns = n->opts.timers->now_ns + check_interval(n);
+		ul_node_tick_arm(n, n->rspt_check_ns);
+	}
 }
 
 void ul_rspt_update(struct ul_md *md, const struct ulnet_nid *next_hop)
@@ -71,22 +85,25 @@ void ul_msg_rspt_clear(struct ul_node *n)
 		ul_msg_rspt_detach(n,
 				   ul_list_first_entry(&n->rspt, struct ul_md,
 						       rspt_link));
+	n->rspt_check_ns = 0;
 }
 
 uint64_t ul_rspt_tick(struct ul_node *n, uint64_t now_ns)
 {
-	uint64_t next = UINT64_MAX;
 	struct ul_md *md, *tmp;
 	char buf[64];
 
+	if (ul_list_empty(&n->rspt)) {
+		n->rspt_check_ns = 0;
+		return UINT64_MAX;
+	}
+	if (now_ns < n->rspt_check_ns)
+		return n->rspt_check_ns;
 	ul_list_for_each_entry_safe(md, tmp, &n->rspt, rspt_link) {
 		struct ul_peer_ni *lpni;
 
-		if (md->rspt_deadline_ns > now_ns) {
-			if (md->rspt_deadline_ns < next)
-				next = md->rspt_deadline_ns;
+		if (md->rspt_deadline_ns >= now_ns)
 			continue;
-		}
 		ul_msg_rspt_detach(n, md);
 		n->core->counters.response_timeout_count++;
 		ul_node_log(n, UL_D_NETERROR,
@@ -99,5 +116,10 @@ uint64_t ul_rspt_tick(struct ul_node *n, uint64_t now_ns)
 			ul_health_lpni_fail(n, lpni);
 		ul_node_md_unlink_internal(n, md, -ETIMEDOUT);
 	}
-	return next;
+	if (ul_list_empty(&n->rspt)) {
+		n->rspt_check_ns = 0;
+		return UINT64_MAX;
+	}
+	n->rspt_check_ns = now_ns + check_interval(n);
+	return n->rspt_check_ns;
 }

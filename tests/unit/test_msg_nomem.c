@@ -132,7 +132,7 @@ static void put_without_memory_fails_its_event_and_unlinks(void **state)
 	assert_int_equal(t->rt.n, 1);
 	assert_int_equal(cnt->drop_count, 1);
 	/* Each of A's PUTs ends once: UNLINK when its tracker expires. */
-	mock_run(&t->f, 200 * UINT64_C(1000000000));
+	mock_run(&t->f, 300 * UINT64_C(1000000000));
 	assert_int_equal(t->ri.n, 4);
 	assert_int_equal(mock_rec_count(&t->ri, ULNET_EVENT_SEND), 2);
 	assert_int_equal(t->ri.nfinal[ULNET_EVENT_UNLINK], 2);

@@ -305,7 +305,9 @@ static void unanswered_put_unlinks_after_transaction_timeout(void **state)
 	assert_int_equal(
 		ul_node_put(a, NULL, h, ULNET_ACK_REQ, &to, 1, 0, 0, 0), 0);
 	assert_int_equal(core->counters.rst_alloc, 1);
-	mock_run(&x->f, 149 * SEC);
+	/* expiry passes every transaction_timeout / 2 (75 s): the one at
+	 * 150 s finds the deadline not yet past, the one at 225 s acts */
+	mock_run(&x->f, 224 * SEC);
 	assert_int_equal(x->r[0].n, 1);
 	assert_int_equal(x->r[0].ev[0].type, ULNET_EVENT_SEND);
 	assert_int_equal(x->r[0].ev[0].status, 0);
@@ -358,7 +360,8 @@ static void timeout_with_send_in_flight_fails_the_send(void **state)
 	h = mock_bind(a, x->buf[0], 10, 0, 2, ULNET_UNLINK, &x->r[0]);
 	x->f.is_hold = true;
 	assert_int_equal(ul_node_get(a, NULL, h, &to, 1, 0, 0), 0);
-	mock_run(&x->f, 151 * SEC);
+	/* past the expiry pass that finds the deadline gone (225 s) */
+	mock_run(&x->f, 226 * SEC);
 	assert_int_equal(x->r[0].n, 0); /* the SEND is still out */
 	x->f.is_drop = true;
 	mock_release(&x->f);
