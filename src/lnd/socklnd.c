@@ -11,8 +11,10 @@
  *   - peer->reconnect: the next connection attempt after a refusal or a
  *     failure (backoff min_reconnect_ms doubling to max_reconnect_ms);
  *   - conn->hs_timer (socklnd_conn.c): the handshake deadline.
- * The before-sleep hook flushes queued output, frees closed connections
- * and delivers completions.
+ *   - s->ack_timer, every SOCK_ACK_POLL_NS while payload txs wait for
+ *     TCP to acknowledge their last byte (socklnd_tx.c).
+ * The before-sleep hook flushes queued output, completes the txs TCP
+ * acknowledged, frees closed connections and delivers completions.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -149,7 +151,18 @@ static void on_before_sleep(void *arg)
 	struct ul_socklnd *s = arg;
 
 	sock_flush_all(s);
+	sock_ack_poll(s);
 	free_zombies(s);
+	sock_deliver(s);
+}
+
+/* Txs wait for TCP's acknowledgement and nothing else wakes the loop. */
+static void on_ack_timer(struct ul_timer *t, uint64_t now_ns)
+{
+	struct ul_socklnd *s = ul_container_of(t, struct ul_socklnd, ack_timer);
+
+	(void)now_ns;
+	sock_ack_poll(s);
 	sock_deliver(s);
 }
 
@@ -179,6 +192,8 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
 	ul_list_init(&s->done);
 	ul_list_init(&s->zombies);
 	ul_list_init(&s->listeners);
+	ul_list_init(&s->ack_wait);
+	ul_timer_init(&s->ack_timer, on_ack_timer);
 	s->timeout_sec = opts->sock_timeout_sec;
 	rc = ul_loop_hook_add(loop, on_before_sleep, s);
 	if (rc < 0) {
@@ -194,6 +209,7 @@ void ul_socklnd_destroy(struct ul_socklnd *s)
 	if (!s)
 		return;
 	ul_loop_hook_del(s->loop, on_before_sleep, s);
+	ul_timer_cancel(ul_loop_timers(s->loop), &s->ack_timer);
 	free_zombies(s);
 	sock_deliver(s);
 	free(s);

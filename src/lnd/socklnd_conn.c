@@ -137,6 +137,8 @@ struct sock_conn *sock_conn_alloc(struct sock_ni *ni, int fd, bool is_passive,
 	ul_list_init(&conn->link);
 	ul_list_init(&conn->flush_link);
 	ul_list_init(&conn->txq);
+	ul_list_init(&conn->tx_unacked);
+	ul_list_init(&conn->ack_link);
 	ul_timer_init(&conn->hs_timer, on_hs_timeout);
 	if (ul_timer_arm(ul_loop_timers(ni->s->loop), &conn->hs_timer,
 			 sock_now(ni) + timeout_ns) < 0) {
@@ -223,6 +225,9 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 		return;
 	conn->close_status = status;
 	ul_timer_cancel(ul_loop_timers(s->loop), &conn->hs_timer);
+	/* What TCP acknowledged was delivered: it completes OK. */
+	if (was_up)
+		(void)sock_conn_tx_unacked(conn, sock_now(ni));
 	if (conn->fd >= 0) {
 		ul_io_stop(&conn->io);
 		close(conn->fd);

@@ -38,6 +38,16 @@
 #define SOCK_IOV_MAX 64
 /* Keepalive NOOPs are retried this long after the last one (§9.3). */
 #define SOCK_KEEPALIVE_RETRY_NS 10000000000ull
+/*
+ * Payloads of at least this many bytes complete only once TCP has
+ * acknowledged them: the kernel's zc_min_payload, above which its own
+ * zero-copy sends wait for the peer's ZC-ACK (wire.md §9.2). Smaller
+ * ones complete when written, or TCP's delayed ACKs would hold their
+ * credits (docs/design-notes.md).
+ */
+#define SOCK_ACK_WAIT_MIN 16384u
+/* While txs wait for TCP's acknowledgement, look at least this often. */
+#define SOCK_ACK_POLL_NS 1000000ull
 /* Consecutive refusals before we stop asking for more conns (§4.5). */
 #define SOCK_MAX_REFUSALS 3
 
@@ -67,11 +77,13 @@ struct sock_listener {
 struct ul_socklnd {
 	struct ul_loop *loop;
 	struct ul_socklnd_opts opts;
-	struct ul_list nis;	  /* struct sock_ni.link */
-	struct ul_list flush;	  /* conns with output to try: flush_link */
-	struct ul_list done;	  /* struct sock_tx to complete: link */
-	struct ul_list zombies;	  /* closed conns to free: link */
-	struct ul_list listeners; /* struct sock_listener.link */
+	struct ul_list nis;	   /* struct sock_ni.link */
+	struct ul_list flush;	   /* conns with output to try: flush_link */
+	struct ul_list done;	   /* struct sock_tx to complete: link */
+	struct ul_list zombies;	   /* closed conns to free: link */
+	struct ul_list listeners;  /* struct sock_listener.link */
+	struct ul_list ack_wait;   /* conns with tx_unacked: ack_link */
+	struct ul_timer ack_timer; /* armed while ack_wait is not empty */
 	/* Stall timeout of established conns (net set --lnd-timeout). */
 	unsigned int timeout_sec;
 	uint8_t skip_buf[65536]; /* sink for skipped payload bytes */
@@ -177,11 +189,14 @@ struct sock_conn {
 	 * (stats.tx_bytes minus SIOCOUTQ) growing, read by the NI tick, or
 	 * output starting with nothing outstanding.
 	 */
-	struct ul_list txq;	 /* struct sock_tx.link, in write order */
-	uint64_t txq_nob;	 /* bytes queued, not yet written */
-	uint64_t tx_acked_bytes; /* of stats.tx_bytes, at the last look */
-	uint64_t tx_progress_ns; /* last acknowledgement progress */
-	bool is_pollout;	 /* EPOLLOUT armed after EAGAIN */
+	struct ul_list txq;	   /* struct sock_tx.link, in write order */
+	struct ul_list tx_unacked; /* payload txs written whole, awaiting
+				    * TCP's acknowledgement: sock_tx.link */
+	struct ul_list ack_link;   /* on s->ack_wait while tx_unacked */
+	uint64_t txq_nob;	   /* bytes queued, not yet written */
+	uint64_t tx_acked_bytes;   /* of stats.tx_bytes, at the last look */
+	uint64_t tx_progress_ns;   /* last acknowledgement progress */
+	bool is_pollout;	   /* EPOLLOUT armed after EAGAIN */
 
 	/* Receive. */
 	enum sock_rx_state rx_state;
@@ -212,9 +227,10 @@ struct sock_tx {
 	struct sock_ni *ni;
 	uint8_t hdr[SOCK_HDR_MAX];
 	uint32_t hdr_len;
-	uint64_t nob;	  /* header + payload */
-	uint64_t written; /* bytes of it on the wire */
-	int status;	  /* s->done: tx_done's status and hstatus */
+	uint64_t nob;	    /* header + payload */
+	uint64_t written;   /* bytes of it on the wire */
+	uint64_t end_bytes; /* conn's stats.tx_bytes at its last byte */
+	int status;	    /* s->done: tx_done's status and hstatus */
 	enum ul_hstatus hstatus;
 };
 
@@ -272,8 +288,13 @@ void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st);
 void sock_peer_dispatch(struct sock_peer *peer);
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget);
 void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
-/* Bytes written, not yet acknowledged; refreshes tx_progress_ns. */
+/*
+ * Bytes written, not yet acknowledged; refreshes tx_progress_ns and
+ * completes the txs of tx_unacked that TCP acknowledged.
+ */
 uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns);
+/* sock_conn_tx_unacked() on every conn of s->ack_wait; arms ack_timer. */
+void sock_ack_poll(struct ul_socklnd *s);
 void sock_flush_all(struct ul_socklnd *s);
 
 /* socklnd_rx.c */

@@ -7,7 +7,12 @@
  * fragments straight from the application's memory (no copy). Queues are
  * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
  * and disarmed once the queue drains. A tx completes (tx_done OK) when
- * its last byte has been written.
+ * its last byte has been written, except that one with a payload of
+ * SOCK_ACK_WAIT_MIN bytes or more waits on conn->tx_unacked until TCP
+ * has acknowledged its last byte (our cumulative bytes written minus
+ * SIOCOUTQ), looked at after each flush and every SOCK_ACK_POLL_NS while
+ * one waits. Written is not delivered: a tx whose bytes die with the
+ * connection must not look sent, or the core would never resend it.
  *
  * Stall detection (the NI tick, socklnd.c) watches TCP's acknowledgements
  * rather than our own writes, as the kernel socklnd watches
@@ -150,24 +155,30 @@ void sock_peer_dispatch(struct sock_peer *peer)
 
 /*
  * The health status of a tx that conn held when it closed for status
- * (health.md §10): the close's own class, except that after a timeout a
- * tx that never started onto the wire is LOCAL_TIMEOUT, as o2iblnd
- * classes a tx it never posted. No byte of it left this node, so the
- * core may resend it on another rail; one partly written may have
- * reached the peer's LNet and keeps the close's class.
+ * (health.md §10): the close's own class, except after a timeout. Then
+ * a tx that never started onto the wire is LOCAL_TIMEOUT, as o2iblnd
+ * classes a tx it never posted, and so is one written whole that TCP
+ * never acknowledged: the peer's LNet cannot have all of it, and the
+ * core may resend it on another rail. One partly written keeps the
+ * close's class (NETWORK_TIMEOUT).
  */
 static enum ul_hstatus tx_close_hstatus(const struct sock_tx *st, int status,
 					enum ul_hstatus hs)
 {
-	if (status == -ETIMEDOUT && st->written == 0)
+	if (status == -ETIMEDOUT &&
+	    (st->written == 0 || st->written == st->nob))
 		return UL_HSTATUS_LOCAL_TIMEOUT;
 	return hs;
 }
 
+/* At close, after a last look at what TCP acknowledged (fd still open). */
 void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
 {
 	struct sock_tx *st, *tmp;
 
+	ul_list_for_each_entry_safe(st, tmp, &conn->tx_unacked, link)
+		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
+	ul_list_del(&conn->ack_link);
 	ul_list_for_each_entry_safe(st, tmp, &conn->txq, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
 	conn->txq_nob = 0;
@@ -189,14 +200,36 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 	/* Nothing queued, all acknowledged at the last look: no ioctl. */
 	if (ul_list_empty(&conn->txq) && conn->tx_acked_bytes == written)
 		return 0;
-	if (ioctl(conn->fd, SIOCOUTQ, &outq) < 0 || outq < 0)
+	if (conn->fd < 0 || ioctl(conn->fd, SIOCOUTQ, &outq) < 0 || outq < 0)
 		outq = 0;
 	unacked = (uint64_t)outq < written ? (uint64_t)outq : written;
 	if (written - unacked > conn->tx_acked_bytes) {
 		conn->tx_acked_bytes = written - unacked;
 		conn->tx_progress_ns = now_ns;
 	}
+	while (!ul_list_empty(&conn->tx_unacked)) {
+		struct sock_tx *st = ul_list_first_entry(&conn->tx_unacked,
+							 struct sock_tx, link);
+
+		if (st->end_bytes > conn->tx_acked_bytes)
+			break;
+		sock_tx_complete(st, 0, UL_HSTATUS_OK);
+	}
+	if (ul_list_empty(&conn->tx_unacked))
+		ul_list_del(&conn->ack_link);
 	return unacked;
+}
+
+void sock_ack_poll(struct ul_socklnd *s)
+{
+	struct ul_timer_heap *timers = ul_loop_timers(s->loop);
+	struct sock_conn *conn, *tmp;
+
+	ul_list_for_each_entry_safe(conn, tmp, &s->ack_wait, ack_link)
+		(void)sock_conn_tx_unacked(conn, timers->now_ns);
+	if (!ul_list_empty(&s->ack_wait) && !ul_timer_is_armed(&s->ack_timer))
+		(void)ul_timer_arm(timers, &s->ack_timer,
+				   timers->now_ns + SOCK_ACK_POLL_NS);
 }
 
 /*
@@ -243,9 +276,16 @@ static int tx_iov_fill(const struct sock_tx *st, struct iovec *iov, int n,
 	return n;
 }
 
-/* Account n written bytes to the queue head; completes finished txs. */
+/*
+ * Account n bytes just written (already in stats.tx_bytes) to the queue
+ * head: a finished tx completes, or waits for TCP's acknowledgement if
+ * it carries a payload.
+ */
 static void tx_advance(struct sock_conn *conn, uint64_t n)
 {
+	struct ul_socklnd *s = conn->ni->s;
+	uint64_t pos = conn->stats.tx_bytes - n;
+
 	while (n && !ul_list_empty(&conn->txq)) {
 		struct sock_tx *st =
 			ul_list_first_entry(&conn->txq, struct sock_tx, link);
@@ -255,6 +295,7 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 			take = n;
 		st->written += take;
 		conn->txq_nob -= take;
+		pos += take;
 		n -= take;
 		if (st->written < st->nob)
 			break;
@@ -263,7 +304,15 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 			conn->stats.tx_msgs++;
 		else
 			conn->stats.tx_noops++;
-		sock_tx_complete(st, 0, UL_HSTATUS_OK);
+		if (!st->tx || st->tx->nob < SOCK_ACK_WAIT_MIN) {
+			sock_tx_complete(st, 0, UL_HSTATUS_OK);
+			continue;
+		}
+		st->end_bytes = pos;
+		ul_list_del(&st->link);
+		ul_list_add_tail(&conn->tx_unacked, &st->link);
+		if (ul_list_empty(&conn->ack_link))
+			ul_list_add_tail(&s->ack_wait, &conn->ack_link);
 	}
 }
 

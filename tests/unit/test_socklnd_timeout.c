@@ -3,7 +3,8 @@
  * a peer that stops reading is noticed by TCP acknowledgement progress
  * within sock_timeout even when every byte already left our queue, and
  * the txs a closing connection held complete once each, with a status
- * that tells the core whether it may resend them.
+ * that tells the core whether it may resend them. A payload tx counts as
+ * sent only once TCP acknowledged its last byte.
  *
  * The raw peer accepts one untyped (ANY) connection and never reads, or
  * reads slowly, so the sender's unacknowledged byte count (SIOCOUTQ)
@@ -16,6 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -66,6 +68,24 @@ static bool pred_no_conns(struct sw_world *w, void *arg)
 	return ul_socklnd_nconns(w->s) == 0;
 }
 
+struct written {
+	const struct ulnet_nid *peer;
+	uint64_t bytes;
+};
+
+/* NI 0's conns to the peer wrote at least bytes into their sockets. */
+static bool pred_written(struct sw_world *w, void *arg)
+{
+	struct written *wr = arg;
+	struct ul_socklnd_conn_info ci[4];
+	uint64_t sum = 0;
+	int n = ul_socklnd_conns(w->s, &w->nis[0].ni.nid, wr->peer, ci, 4);
+
+	for (int i = 0; i < n && i < 4; i++)
+		sum += ci[i].tx_bytes;
+	return sum >= wr->bytes;
+}
+
 /* Shut NI 0 down: no tx completes a second time. */
 static void check_exactly_once(struct sw_world *w)
 {
@@ -74,11 +94,15 @@ static void check_exactly_once(struct sw_world *w)
 		assert_int_equal(w->tx_ndone[i], w->tx_sent[i] ? 1 : 0);
 }
 
-/* Every byte written into the socket, none acknowledged: still a stall. */
+/*
+ * Every byte written into the socket, most never acknowledged: still a
+ * stall, and the txs that TCP did not acknowledge whole are resendable.
+ */
 static void socklnd_unacked_output_times_out(void **state)
 {
 	struct sw_world *w = *state;
 	struct ulnet_nid peer;
+	struct written wr = { &peer, 4 * (256 * KIB + 96) };
 	char nidstr[ULNET_NIDSTR_SIZE], line[128];
 	uint64_t t0;
 	int lfd, n = 4;
@@ -89,11 +113,16 @@ static void socklnd_unacked_output_times_out(void **state)
 		assert_int_equal(sw_send_put(w, 0, &peer, i, 256 * KIB), 0);
 	assert_true(sw_raw_accept_peer(w, lfd, 3) >= 0);
 	/* 1 MiB fits in the socket: our own queue empties. */
-	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
-	for (int i = 0; i < n; i++)
-		assert_int_equal(w->tx_status[i], 0);
+	assert_true(sw_run_until(w, pred_written, &wr));
 
 	assert_true(sw_run_until(w, pred_no_conns, NULL));
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	/* The peer's 64 KiB window cannot hold a whole one. */
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(w->tx_status[i], -ETIMEDOUT);
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_LOCAL_TIMEOUT);
+		assert_true(w->tx_done_ns[i] >= t0 + NS_PER_SEC);
+	}
 	ulnet_nid_format(&peer, nidstr, sizeof(nidstr));
 	snprintf(line, sizeof(line), "conn to %s: no send progress for 1s",
 		 nidstr);
@@ -105,39 +134,41 @@ static void socklnd_unacked_output_times_out(void **state)
 }
 
 /*
- * Order of the txs on the one connection after it closed for status
- * with hs_started for the partly written one: a prefix written whole
- * (OK), at most one started, then the rest never started (hs_unstarted).
- * Returns how many never started.
+ * The txs of the one connection after it closed for status: a prefix
+ * that TCP acknowledged whole (OK), then failures with status, the one
+ * partly written (at most one) with hs_partial, the others, written
+ * whole but unacknowledged or never started, with hs_other. Returns
+ * how many are hs_other.
  */
 static int check_close_order(const struct sw_world *w, int n, int status,
-			     enum ul_hstatus hs_started,
-			     enum ul_hstatus hs_unstarted, uint64_t not_before)
+			     enum ul_hstatus hs_partial,
+			     enum ul_hstatus hs_other, uint64_t not_before)
 {
-	int i = 0, nunstarted = 0;
+	int i = 0, nother = 0, npartial = 0;
 
 	while (i < n && w->tx_status[i] == 0) {
 		assert_int_equal(w->tx_hs[i], UL_HSTATUS_OK);
 		i++;
 	}
-	if (i < n && w->tx_hs[i] == hs_started && hs_started != hs_unstarted) {
-		assert_int_equal(w->tx_status[i], status);
-		assert_true(w->tx_done_ns[i] >= not_before);
-		i++;
-	}
 	for (; i < n; i++) {
 		assert_int_equal(w->tx_status[i], status);
-		assert_int_equal(w->tx_hs[i], hs_unstarted);
 		assert_true(w->tx_done_ns[i] >= not_before);
-		nunstarted++;
+		if (w->tx_hs[i] == hs_other) {
+			nother++;
+			continue;
+		}
+		assert_int_equal(w->tx_hs[i], hs_partial);
+		npartial++;
 	}
-	return nunstarted;
+	assert_true(npartial <= 1);
+	return nother;
 }
 
 /*
  * A stall with more queued than the socket holds: the txs that never
- * started are LOCAL_TIMEOUT (the core resends them), the one partly
- * written NETWORK_TIMEOUT, all with -ETIMEDOUT, after sock_timeout.
+ * started or were written but never acknowledged are LOCAL_TIMEOUT (the
+ * core resends them), the one partly written NETWORK_TIMEOUT, all with
+ * -ETIMEDOUT, after sock_timeout.
  */
 static void socklnd_timeout_classifies_held_txs(void **state)
 {
@@ -178,7 +209,8 @@ static void socklnd_reset_classifies_held_txs(void **state)
 {
 	struct sw_world *w = *state;
 	struct ulnet_nid peer;
-	int lfd, fd, one = 1, n = 16;
+	struct written wr = { &peer, 2 * MIB };
+	int lfd, fd, n = 16;
 
 	lfd = start_one(w, &peer);
 	/* A long timeout: only the reset may close the connection. */
@@ -187,7 +219,7 @@ static void socklnd_reset_classifies_held_txs(void **state)
 		assert_int_equal(sw_send_put(w, 0, &peer, i, MIB), 0);
 	fd = sw_raw_accept_peer(w, lfd, 3);
 	assert_true(fd >= 0);
-	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_true(sw_run_until(w, pred_written, &wr));
 	sw_run_for(w, 200); /* let the socket fill; any state will do */
 	raw_reset(w, fd);
 	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
@@ -251,6 +283,47 @@ static void socklnd_ack_progress_keeps_conn(void **state)
 	check_exactly_once(w);
 }
 
+/*
+ * A large payload tx written into the socket is not sent until TCP has
+ * the peer's acknowledgement of its last byte: it completes OK when the
+ * peer reads, not before. A small one completes when written.
+ */
+static void socklnd_payload_tx_waits_for_ack(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	uint32_t len = 512 * KIB;
+	struct written wr = { &peer, len + 96 };
+	uint8_t *buf = malloc(len + 96);
+	uint64_t t_read;
+	int lfd, fd, one = 1, two = 2;
+
+	assert_non_null(buf);
+	lfd = start_one(w, &peer);
+	ul_socklnd_ops.set_timeout(w->s, 600);
+	assert_int_equal(sw_send_put(w, 0, &peer, 0, len), 0);
+	fd = sw_raw_accept_peer(w, lfd, 3);
+	assert_true(fd >= 0);
+	assert_true(sw_run_until(w, pred_written, &wr));
+	/* A small one behind it completes once written, unacknowledged. */
+	assert_int_equal(sw_send_put(w, 0, &peer, 1, 4 * KIB), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_ndone[1], 1);
+	assert_int_equal(w->tx_status[1], 0);
+	sw_run_for(w, 100); /* the ACK poll runs many times meanwhile */
+	assert_int_equal(w->tx_ndone[0], 0);
+
+	t_read = ul_loop_update_time(w->loop);
+	assert_true(sw_raw_read(w, fd, buf, len + 96));
+	assert_true(sw_run_until(w, sw_pred_tx_done, &two));
+	assert_int_equal(w->tx_status[0], 0);
+	assert_int_equal(w->tx_hs[0], UL_HSTATUS_OK);
+	assert_true(w->tx_done_ns[0] >= t_read);
+	assert_int_equal(ul_socklnd_nconns(w->s), 1);
+	check_exactly_once(w);
+	free(buf);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -262,6 +335,8 @@ int main(void)
 			socklnd_reset_classifies_held_txs, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_ack_progress_keeps_conn,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_payload_tx_waits_for_ack, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
