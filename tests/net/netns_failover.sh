@@ -16,9 +16,11 @@
 # lnd_timeout is about 3.3 s. Each case is one `ulnetctl perf put` stream
 # from A to B (1 MiB PUTs, 8 in flight) with the fault in its middle:
 #  (a) ua1 link down at 3 s, up again at 7 s, of a 12 s stream;
-#  (b) rail 2 a black hole from 3 s to 8 s of 12 s: link up, every packet
+#  (b) rail 2 a black hole from 3 s to 9 s of 12 s: link up, every packet
 #      arriving on ua2 or ub2 dropped (iptables, raw PREROUTING, in each
-#      namespace), so neither end gets a local error;
+#      namespace), so neither end gets a local error; within 5 s (one
+#      lnd_timeout and a margin) A's NI or peer NI on rail 2 must have
+#      lost health;
 #  (c) 8 s with every rail's outgoing packets, both ways, through nfqloss
 #      (NFQUEUE, one queue per rail): 1 % dropped, 1 % held back behind
 #      the next 3 packets (or 20 ms);
@@ -219,17 +221,49 @@ fi
 stream a_after 3 && rail_sends a_after 198.18.1.1@tcp
 
 # (b) A black hole on rail 2: link up, every packet dropped on arrival.
+healthv() { # show output, nid -> that NI's "health value"
+	awk -v n="$2" '/nid:/ { cur = ($NF == n) }
+		cur && /health value:/ { print $NF; exit }' "$1"
+}
 hole() { # -I to open it, -D to close it
 	ip netns exec "$nsa" iptables -t raw "$1" PREROUTING -i ua2 -j DROP
 	ip netns exec "$nsb" iptables -t raw "$1" PREROUTING -i ub2 -j DROP
 }
 if $has_iptables; then
-	echo "== (b) rail 2 a black hole from 3 s to 8 s"
+	echo "== (b) rail 2 a black hole from 3 s to 9 s"
 	stream_start b 12
 	sleep 3
 	hole -I
-	sleep 5
+	# Within one lnd_timeout (3.3 s) and a check interval, A must notice:
+	# the NI or the peer NI on rail 2 loses health. Polled every 0.5 s
+	# for the 6 s of the hole; health cannot come back while it lasts.
+	t_hole=${EPOCHREALTIME/./}
+	noticed=
+	while :; do
+		sleep 0.5
+		ms=$(((${EPOCHREALTIME/./} - t_hole) / 1000))
+		[ "$ms" -ge 6000 ] && break
+		[ -n "$noticed" ] && continue
+		ctl net show -v 2 >"$tmp/b-net.yaml" 2>&1 || true
+		ctl peer show --nid 198.18.0.2@tcp -v 2 >"$tmp/b-peer.yaml" \
+			2>&1 || true
+		ni_h=$(healthv "$tmp/b-net.yaml" 198.18.2.1@tcp)
+		peer_h=$(healthv "$tmp/b-peer.yaml" 198.18.2.2@tcp)
+		if [ "${ni_h:-1000}" -lt 1000 ] || [ "${peer_h:-1000}" -lt 1000 ]
+		then
+			noticed=$ms
+		fi
+	done
 	hole -D
+	if [ -z "$noticed" ]; then
+		bad "b: after 6 s of hole, health still NI ${ni_h:-?}," \
+			"peer NI ${peer_h:-?}: the hole went unnoticed"
+	elif [ "$noticed" -le 5000 ]; then
+		ok "b: hole noticed within $noticed ms (health: NI ${ni_h:-?}," \
+			"peer NI ${peer_h:-?})"
+	else
+		bad "b: hole noticed only after $noticed ms (more than 5 s)"
+	fi
 	if stream_wait b; then
 		one_event_each b
 		none_failed b
