@@ -106,6 +106,7 @@ struct ul_node {
 	struct ul_list lpni_recq;   /* struct ul_peer_ni_msgs recovered */
 	struct ul_fault_set faults; /* drop and delay rules (fault.md) */
 	struct ul_timer tick_timer; /* runs ul_node_tick() when due */
+	uint32_t lnd_timeout_param; /* socklnd "timeout": 0 follows LNet */
 	int api_depth; /* inside an API call: queue, don't deliver */
 	bool is_dispatching;
 	bool is_posting;

@@ -151,6 +151,45 @@ int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type)
 	return (int)lnd->ops->get_timeout(lnd->ctx);
 }
 
+uint32_t ul_node_sock_timeout(const struct ul_node *n)
+{
+	return n->lnd_timeout_param ? n->lnd_timeout_param
+				    : ul_tunables_lnd_timeout(&n->core->tun);
+}
+
+static void lnd_timeout_apply(struct ul_node *n)
+{
+	(void)ul_node_lnd_set_timeout(n, ULNET_LND_SOCK,
+				      ul_node_sock_timeout(n));
+}
+
+void ul_node_lnd_timeout_param_set(struct ul_node *n, uint32_t sec)
+{
+	n->lnd_timeout_param = sec;
+	lnd_timeout_apply(n);
+}
+
+uint32_t ul_node_lnd_timeout_param(const struct ul_node *n)
+{
+	return n->lnd_timeout_param;
+}
+
+int ul_node_tunable_set(struct ul_node *n, int id, int64_t value,
+			struct ul_err *err)
+{
+	int rc =
+		ul_tunables_set(&n->core->tun, (enum ul_tunable)id, value, err);
+
+	if (rc)
+		return rc;
+	/* The ping info publishes discovery (discovery.md §10). */
+	if (id == UL_TUNABLE_DISCOVERY && n->state == UL_NODE_STATE_RUNNING)
+		ul_ping_targets_refresh(n);
+	/* lnd_timeout follows transaction_timeout and retry_count. */
+	lnd_timeout_apply(n);
+	return 0;
+}
+
 /* Start one NI with its LND. */
 static int ni_start(struct ul_node *n, struct ul_ni *ni, struct ul_err *err)
 {
@@ -229,6 +268,7 @@ int ul_node_startup(struct ul_node *n, struct ul_err *err)
 		return ul_err_set(err, -EALREADY, "node already started");
 	API_ENTER(n);
 	n->state = UL_NODE_STATE_RUNNING;
+	lnd_timeout_apply(n);
 	ul_list_for_each_entry(net, &n->core->nets, core_link) {
 		ul_list_for_each_entry(ni, &net->nis, net_link) {
 			rc = ni_start(n, ni, err);

@@ -79,6 +79,24 @@ int ul_node_lnd_set_timeout(struct ul_node *n, uint32_t lnd_type, uint32_t sec);
 int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type);
 
 /*
+ * socklnd's timeout parameter (`net set --lnd-timeout`, the module's
+ * "timeout"): 0 (the default) follows LNet's lnd_timeout, which is
+ * transaction_timeout / (retry_count + 1) (health.md §2, §3) and is
+ * given to the LND again whenever those change; above 0 it is fixed.
+ */
+void ul_node_lnd_timeout_param_set(struct ul_node *n, uint32_t sec);
+uint32_t ul_node_lnd_timeout_param(const struct ul_node *n);
+/* What socklnd's timeout is (or will be once started), in seconds. */
+uint32_t ul_node_sock_timeout(const struct ul_node *n);
+/*
+ * `lnetctl set NAME VALUE` as a node operation: LNet's checks
+ * (ul_tunables_set), then what follows from the change (the LND timeout,
+ * the ping info for discovery). 0 or -EINVAL with err filled.
+ */
+int ul_node_tunable_set(struct ul_node *n, int id, int64_t value,
+			struct ul_err *err);
+
+/*
  * Start every NI already in core (configuration), post the ping target
  * and push target on the reserved portal. An NI whose LND is missing or
  * fails to start fails the call: everything started is stopped again.

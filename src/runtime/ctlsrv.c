@@ -764,7 +764,6 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 	srv->max_clients = client_slots();
 	srv->ncpt = 1;
 	srv->nnodes = host_numa_nodes();
-	srv->lnd_timeout = -1;
 	ul_timer_init(&srv->routing_timer, ul_ctlsrv_routing_on_timer);
 	ul_list_init(&srv->clients);
 	rc = -ENOMEM;

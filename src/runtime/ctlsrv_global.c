@@ -38,9 +38,8 @@ static bool is_routing_name(const char *name)
 int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		  struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
 	size_t i;
-	int id, rc;
+	int id;
 
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NAME) || !(a->has & UL_CTL_ARG_VALUE))
@@ -57,14 +56,7 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	/* numa_range goes by an ioctl, which needs LNet up (see below). */
 	if (srv->is_down && id == UL_TUNABLE_NUMA_RANGE)
 		return ul_err_set(err, -ENETDOWN, "Network is down");
-	rc = ul_tunables_set(&core->tun, (enum ul_tunable)id, a->value, err);
-	/* The ping info publishes discovery (discovery.md §10). */
-	if (!rc && id == UL_TUNABLE_DISCOVERY)
-		ul_ping_targets_refresh(srv->node);
-	/* A socklnd timeout of 0 follows LNet's lnd_timeout. */
-	if (!rc && srv->lnd_timeout == 0)
-		ul_ctlsrv_lnd_timeout_apply(srv);
-	return rc;
+	return ul_node_tunable_set(srv->node, id, a->value, err);
 }
 
 /*

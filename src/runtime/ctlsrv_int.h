@@ -79,8 +79,6 @@ struct ul_ctlsrv {
 	bool is_default_net;
 	unsigned int ncpt;   /* CPTs reported (ulnetd --cpts) */
 	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
-	int lnd_timeout;     /* socklnd's "timeout" (net set --lnd-timeout);
-			  * 0: LNet's lnd_timeout, < 0: the LND default */
 	/* Ends routing's STARTING/STOPPING wait (core/routing.h). */
 	struct ul_timer routing_timer;
 };
@@ -191,12 +189,6 @@ int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err);
-/*
- * Give socklnd the timeout srv->lnd_timeout stands for (0: LNet's
- * lnd_timeout now, which follows transaction_timeout and retry_count);
- * nothing while it is the LND's default.
- */
-void ul_ctlsrv_lnd_timeout_apply(struct ul_ctlsrv *srv);
 int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_peer.c */

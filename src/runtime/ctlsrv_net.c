@@ -336,18 +336,6 @@ int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	return 0;
 }
 
-void ul_ctlsrv_lnd_timeout_apply(struct ul_ctlsrv *srv)
-{
-	uint32_t sec;
-
-	if (srv->lnd_timeout < 0)
-		return;
-	sec = srv->lnd_timeout > 0
-		      ? (uint32_t)srv->lnd_timeout
-		      : ul_tunables_lnd_timeout(&ul_node_core(srv->node)->tun);
-	(void)ul_node_lnd_set_timeout(srv->node, ULNET_LND_SOCK, sec);
-}
-
 int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		      struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -371,8 +359,8 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 				"\"Failed to set LND timeout for "
 				"net %s\"",
 				ulnet_lnd_name(ulnet_net_type(net_id)));
-		srv->lnd_timeout = a->lnd_timeout;
-		ul_ctlsrv_lnd_timeout_apply(srv);
+		ul_node_lnd_timeout_param_set(srv->node,
+					      (uint32_t)a->lnd_timeout);
 		return 0;
 	}
 	/*

@@ -13,9 +13,6 @@
 #include "core/msg.h"
 #include "runtime/ctlsrv_int.h"
 
-/* socklnd's own timeout, shown as "lnd tunables: timeout" (§6.1). */
-#define SOCKLND_TIMEOUT_SEC 50
-
 /* ping_count and next_ping of an NI on its recovery queue (§5). */
 static void ping_state(struct ul_ctl_health *h, const struct ul_ni *ni,
 		       const struct ul_peer_ni *lpni)
@@ -166,11 +163,7 @@ static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
 			ul_node_lnd_timeout(srv->node, ni->nid.nid_type);
 		if (out->lnd_timeout < 0)
 			out->lnd_timeout =
-				srv->lnd_timeout > 0 ? srv->lnd_timeout
-				: srv->lnd_timeout == 0
-					? (int32_t)ul_tunables_lnd_timeout(
-						  &ul_node_core(srv->node)->tun)
-					: SOCKLND_TIMEOUT_SEC;
+				(int32_t)ul_node_sock_timeout(srv->node);
 		out->tos = ni->tos;
 	}
 	out->has_cpt = true;
