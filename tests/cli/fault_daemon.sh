@@ -7,7 +7,7 @@
 # 255; bad NIDs 234), the delay add without -i, the unknown-option quirk,
 # LNet's refusal on stdout, del's exact comparison and -2 when nothing
 # matches, -a, reset, help, and `fault reset` being no command. The rules
-# do not act on traffic yet. NIDs: 127.1.4.0/24.
+# acting on traffic are tests/cli/health_daemon.sh's. NIDs: 127.1.4.0/24.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
 
