@@ -107,6 +107,7 @@ struct ul_node {
 	struct ul_fault_set faults; /* drop and delay rules (fault.md) */
 	struct ul_timer tick_timer; /* runs ul_node_tick() when due */
 	uint32_t lnd_timeout_param; /* socklnd "timeout": 0 follows LNet */
+	bool is_unconfigured;	    /* `lnet unconfigure` was run */
 	int api_depth; /* inside an API call: queue, don't deliver */
 	bool is_dispatching;
 	bool is_posting;

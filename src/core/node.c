@@ -24,6 +24,67 @@
 #define API_ENTER(n) ((n)->api_depth++)
 #define API_LEAVE(n) ((n)->api_depth--)
 
+void ul_node_lnet_unconfigure(struct ul_node *n)
+{
+	struct ul_core *c = n->core;
+	struct ul_net *net, *tmp;
+
+	ul_route_del_all(c);
+	ul_list_for_each_entry_safe(net, tmp, &c->nets, core_link)
+		if (ulnet_net_type(net->net_id) != ULNET_LND_LO)
+			ul_node_net_del(n, net->net_id, NULL);
+	ul_peer_del_all(c);
+	ul_node_fault_clear(n);
+	ul_node_routing_reset(n);
+	n->is_unconfigured = true;
+}
+
+void ul_node_lnet_configure(struct ul_node *n)
+{
+	n->is_unconfigured = false;
+}
+
+bool ul_node_lnet_is_configured(const struct ul_node *n)
+{
+	return !n->is_unconfigured;
+}
+
+void ul_node_routing_changed(struct ul_node *n)
+{
+	struct ul_core *c = n->core;
+	uint64_t when = ul_routing_deadline(&c->routing);
+
+	c->tun.routing = ul_routing_is_on(&c->routing);
+	ul_ping_targets_refresh(n);
+	if (when)
+		ul_node_tick_arm(n, when);
+}
+
+void ul_node_routing_reset(struct ul_node *n)
+{
+	ul_routing_reset(&n->core->routing);
+	n->core->tun.routing = 0;
+	ul_ping_targets_refresh(n);
+}
+
+/* The end of a STARTING or STOPPING wait (routing.md §7.1). */
+static uint64_t routing_tick(struct ul_node *n, uint64_t now_ns)
+{
+	struct ul_routing *r = &n->core->routing;
+	uint64_t when = ul_routing_deadline(r);
+
+	if (!when)
+		return UINT64_MAX;
+	if (!ul_routing_tick(r, now_ns))
+		return ul_routing_deadline(r) ? ul_routing_deadline(r)
+					      : UINT64_MAX;
+	ul_node_log(n, UL_D_CONSOLE, "Message forwarding %s",
+		    r->state == UL_ROUTING_ENABLED ? "enabled" : "disabled");
+	ul_node_routing_changed(n);
+	when = ul_routing_deadline(r);
+	return when ? when : UINT64_MAX;
+}
+
 /*
  * The node tick (node.h): LNet's monitor thread as a function. Each
  * part returns when it next needs to run; the timer is armed for the
@@ -41,6 +102,8 @@ void ul_node_tick(struct ul_node *n, uint64_t now_ns)
 	t = ul_rspt_tick(n, now_ns);
 	next = t < next ? t : next;
 	t = ul_health_tick(n, now_ns);
+	next = t < next ? t : next;
+	t = routing_tick(n, now_ns);
 	next = t < next ? t : next;
 	API_LEAVE(n);
 	if (next != UINT64_MAX)

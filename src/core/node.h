@@ -191,6 +191,27 @@ void ul_node_ni_set_healthv(struct ul_node *n, struct ul_ni *ni, int healthv);
 void ul_node_lpni_set_healthv(struct ul_node *n, struct ul_peer_ni *lpni,
 			      int healthv);
 
+/*
+ * `lnet unconfigure`: every route, every net but lo, every peer, every
+ * fault rule and routing's state go, and the node is unconfigured: the
+ * commands that need LNet fail with -ENETDOWN until `lnet configure`
+ * (which only sets the flag back; what to bring up is the caller's).
+ * UDSP rules are not the node's: the caller deletes them first.
+ */
+void ul_node_lnet_unconfigure(struct ul_node *n);
+void ul_node_lnet_configure(struct ul_node *n);
+bool ul_node_lnet_is_configured(const struct ul_node *n);
+
+/*
+ * Routing's state changed (core/routing.h, routing.md §7.1): the routing
+ * tunable and the ping info follow it, and the node tick ends a
+ * STARTING or STOPPING wait when it is due, logging LNet's "Message
+ * forwarding enabled/disabled". Reset: routing off, no wait (lnet
+ * unconfigure).
+ */
+void ul_node_routing_changed(struct ul_node *n);
+void ul_node_routing_reset(struct ul_node *n);
+
 /* The upcalls every LND of a node makes (lnd/lnd.h). */
 extern const struct ul_lnd_upcalls ul_node_lnd_upcalls;
 

@@ -43,6 +43,7 @@
 
 #include <sys/epoll.h>
 
+#include "core/node.h"
 #include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
 #include "runtime/perf.h"
@@ -327,7 +328,7 @@ static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
 		ul_ctlsrv_client_send(c, &r, false);
 		return;
 	}
-	if (c->srv->is_down && g->down_rc) {
+	if (!ul_node_lnet_is_configured(c->srv->node) && g->down_rc) {
 		ul_ctl_reply_error(&r, req->op, g->down_rc, g->down_msg);
 		ul_ctlsrv_client_send(c, &r, false);
 		return;
@@ -397,7 +398,7 @@ static void client_dispatch(struct ctl_client *c)
 		ul_ctlsrv_do_perf(c, &req.perf);
 		return;
 	case UL_CTL_OP_NET_SHOW:
-		if (c->srv->is_down)
+		if (!ul_node_lnet_is_configured(c->srv->node))
 			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
 					   "LNet stack down");
 		else
@@ -405,7 +406,7 @@ static void client_dispatch(struct ctl_client *c)
 						      &r);
 		break;
 	case UL_CTL_OP_PEER_SHOW:
-		if (c->srv->is_down)
+		if (!ul_node_lnet_is_configured(c->srv->node))
 			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
 					   "Network is down");
 		else
@@ -764,7 +765,6 @@ int ul_ctlsrv_create(struct ul_loop *loop, struct ul_node *node,
 	srv->max_clients = client_slots();
 	srv->ncpt = 1;
 	srv->nnodes = host_numa_nodes();
-	ul_timer_init(&srv->routing_timer, ul_ctlsrv_routing_on_timer);
 	ul_list_init(&srv->clients);
 	rc = -ENOMEM;
 	srv->path = strdup(path);
@@ -813,7 +813,6 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv)
 	ul_list_for_each_entry_safe(c, tmp, &srv->clients, link)
 		client_close(c);
 	ul_io_stop(&srv->io);
-	ul_timer_cancel(ul_loop_timers(srv->loop), &srv->routing_timer);
 	close(srv->fd);
 	unlink(srv->path);
 	free(srv->conf_path);

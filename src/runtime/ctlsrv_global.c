@@ -54,7 +54,8 @@ int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return ul_err_set(err, -ENOENT, "no such parameter '%s'",
 				  a->name);
 	/* numa_range goes by an ioctl, which needs LNet up (see below). */
-	if (srv->is_down && id == UL_TUNABLE_NUMA_RANGE)
+	if (!ul_node_lnet_is_configured(srv->node) &&
+	    id == UL_TUNABLE_NUMA_RANGE)
 		return ul_err_set(err, -ENETDOWN, "Network is down");
 	return ul_node_tunable_set(srv->node, id, a->value, err);
 }
@@ -77,7 +78,8 @@ int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	ul_ctl_doc_map(doc, "global");
 	/* lnetctl.md §9: lnd_timeout comes between these two. */
 	for (i = 0; i < NSETTABLE; i++) {
-		if (srv->is_down && settable[i] == UL_TUNABLE_NUMA_RANGE)
+		if (!ul_node_lnet_is_configured(srv->node) &&
+		    settable[i] == UL_TUNABLE_NUMA_RANGE)
 			continue;
 		if (settable[i] == UL_TUNABLE_RESPONSE_TRACKING)
 			ul_ctl_doc_uint(doc, "lnd_timeout",

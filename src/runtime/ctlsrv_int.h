@@ -68,19 +68,11 @@ struct ul_ctlsrv {
 	uint64_t timeout_ns;
 	gid_t group; /* --ctl-group: members are served too */
 	bool has_group;
-	/*
-	 * `lnet unconfigure` was run: every NI but 0@lo, every peer,
-	 * route, UDSP and fault rule is gone and the commands that need
-	 * LNet fail with -ENETDOWN until `lnet configure`.
-	 */
-	bool is_down;
 	char *conf_path; /* what `lnet configure --all` applies */
 	/* no conf_path: `lnet configure --all` brings up tcp (ulnetd) */
 	bool is_default_net;
 	unsigned int ncpt;   /* CPTs reported (ulnetd --cpts) */
 	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
-	/* Ends routing's STARTING/STOPPING wait (core/routing.h). */
-	struct ul_timer routing_timer;
 };
 
 /*
@@ -216,10 +208,6 @@ int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
  */
 int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
 			  int64_t value, struct ul_err *err);
-/* Routing's timer callback, armed by the two above (ctlsrv_route.c). */
-void ul_ctlsrv_routing_on_timer(struct ul_timer *t, uint64_t now_ns);
-/* lnet unconfigure: routing DISABLED and its pools gone (§5). */
-void ul_ctlsrv_routing_reset(struct ul_ctlsrv *srv);
 /* ctlsrv_global.c */
 int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		  struct ul_ctl_msg *doc, struct ul_err *err);

@@ -158,21 +158,11 @@ int ul_ctlsrv_apply_conf(struct ul_ctlsrv *srv, struct ul_err *err)
  */
 static void take_down(struct ul_ctlsrv *srv)
 {
-	struct ul_core *core = ul_node_core(srv->node);
-	struct ul_net *net, *tmp;
-
 	if (srv->udsp)
 		ul_udsp_del(srv->udsp, -1, NULL);
-	ul_route_del_all(core);
+	ul_node_lnet_unconfigure(srv->node);
 	if (srv->udsp)
 		ul_udsp_on_route_del(srv->udsp);
-	ul_list_for_each_entry_safe(net, tmp, &core->nets, core_link)
-		if (ulnet_net_type(net->net_id) != ULNET_LND_LO)
-			ul_node_net_del(srv->node, net->net_id, NULL);
-	ul_peer_del_all(core);
-	ul_node_fault_clear(srv->node);
-	ul_ctlsrv_routing_reset(srv);
-	srv->is_down = true;
 }
 
 void ul_ctlsrv_set_default_net(struct ul_ctlsrv *srv, bool is_default_net)
@@ -223,9 +213,9 @@ int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	int rc;
 
 	(void)doc;
-	if (!srv->is_down)
+	if (ul_node_lnet_is_configured(srv->node))
 		return 0; /* already up: nothing changes (§5) */
-	srv->is_down = false;
+	ul_node_lnet_configure(srv->node);
 	if (!(a->flags & UL_CTL_ARGF_ALL))
 		return 0;
 	/*

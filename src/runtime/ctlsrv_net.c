@@ -232,7 +232,7 @@ int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	rc = lnd_load(net, err);
 	if (rc)
 		return rc;
-	if (srv->is_down)
+	if (!ul_node_lnet_is_configured(srv->node))
 		return ul_err_set(err, -ESHUTDOWN, "cannot add LNet NI");
 	if (((a->has & UL_CTL_ARG_CONNS_PER_PEER) &&
 	     (a->conns_per_peer < 0 || a->conns_per_peer > 127)) ||
@@ -302,7 +302,7 @@ int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			return rc;
 	}
 	if (a->nnids == 0 && a->nifs == 0) {
-		if (srv->is_down)
+		if (!ul_node_lnet_is_configured(srv->node))
 			return ul_err_set(err, -ESHUTDOWN,
 					  "cannot del network");
 		if (net == ULNET_NET_ANY || !ul_net_find(core, net) ||
@@ -311,7 +311,7 @@ int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return 0;
 	}
 	for (i = 0; i < a->nnids; i++) {
-		if (srv->is_down)
+		if (!ul_node_lnet_is_configured(srv->node))
 			return ul_err_set(err, -ESHUTDOWN,
 					  "cannot del LNet NI");
 		if (!ul_ni_find(core, &a->nids[i]) ||
@@ -319,7 +319,8 @@ int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			return ul_err_set(err, -ENOENT, "cannot del LNet NI");
 	}
 	for (i = 0; i < a->nifs; i++) {
-		lnet = srv->is_down || net == ULNET_NET_ANY
+		lnet = !ul_node_lnet_is_configured(srv->node) ||
+				       net == ULNET_NET_ANY
 			       ? NULL
 			       : ul_net_find(core, net);
 		if (!lnet)
@@ -371,7 +372,7 @@ int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		return ul_err_set(err, -ENODEV, "setting @lo not allowed");
 	if (only && lnd_load(ulnet_nid_net(&a->nid), err))
 		return -EINVAL;
-	if (srv->is_down)
+	if (!ul_node_lnet_is_configured(srv->node))
 		return 0;
 	ul_list_for_each_entry(net, &core->nets, core_link)
 		ul_list_for_each_entry(ni, &net->nis, net_link) {

@@ -149,7 +149,7 @@ void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
 	 * the message is not "failed to ping <nid>" (ulnetctl tells them
 	 * apart by that).
 	 */
-	if (c->srv->is_down) {
+	if (!ul_node_lnet_is_configured(c->srv->node)) {
 		ul_ctl_reply_error(&r, UL_CTL_OP_PING, -ENETDOWN,
 				   "Network is down");
 		ul_ctlsrv_client_send(c, &r, false);
@@ -255,7 +255,7 @@ void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
 		ul_ctlsrv_client_send(c, &r, false);
 		return;
 	}
-	if (c->srv->is_down) {
+	if (!ul_node_lnet_is_configured(c->srv->node)) {
 		discover_failed(c, &a->nid, -ENETDOWN);
 		return;
 	}

@@ -1,9 +1,9 @@
 /*
  * `routing show`, `set routing` and `set tiny|small|large_buffers`
  * (reference/lnetctl.md §8.4, routing.md §7.1, §7.2) on the instance's
- * side, over core/routing.h. This file owns the timer that ends the
- * STARTING and STOPPING waits, and logs LNet's console lines for them.
- * Nothing is forwarded yet: the pools are counts (see routing.h).
+ * side, over core/routing.h: decode, the node's routing state, reply. The
+ * node tick ends the STARTING and STOPPING waits (ul_node_tick). Nothing
+ * is forwarded yet: the pools are counts (see routing.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,7 +12,6 @@
 
 #include "core/core.h"
 #include "core/node.h"
-#include "core/ping.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
@@ -35,58 +34,6 @@ static int wait_sec(const struct ul_core *core)
 static uint64_t now_ns(struct ul_ctlsrv *srv)
 {
 	return ul_loop_timers(srv->loop)->now_ns;
-}
-
-/* Arm the timer for the routing's next deadline, or cancel it. */
-static void routing_arm(struct ul_ctlsrv *srv)
-{
-	struct ul_timer_heap *h = ul_loop_timers(srv->loop);
-	uint64_t when = ul_routing_deadline(&ul_node_core(srv->node)->routing);
-
-	if (!when)
-		ul_timer_cancel(h, &srv->routing_timer);
-	else if (ul_timer_arm(h, &srv->routing_timer, when))
-		ul_log(srv->log, UL_D_ERROR,
-		       "routing: no memory to arm its timer; it stays %d",
-		       ul_node_core(srv->node)->routing.state);
-}
-
-/*
- * The state changed: the tunable LNet's checks read ("routing enabled"
- * is any state but DISABLED), and RTE_DISABLED in the ping info.
- */
-static void routing_changed(struct ul_ctlsrv *srv)
-{
-	struct ul_core *core = ul_node_core(srv->node);
-
-	core->tun.routing = ul_routing_is_on(&core->routing);
-	ul_ping_targets_refresh(srv->node);
-	routing_arm(srv);
-}
-
-void ul_ctlsrv_routing_on_timer(struct ul_timer *t, uint64_t now)
-{
-	struct ul_ctlsrv *srv =
-		ul_container_of(t, struct ul_ctlsrv, routing_timer);
-	struct ul_routing *r = &ul_node_core(srv->node)->routing;
-
-	if (!ul_routing_tick(r, now)) {
-		routing_arm(srv);
-		return;
-	}
-	ul_log(srv->log, UL_D_CONSOLE, "Message forwarding %s",
-	       r->state == UL_ROUTING_ENABLED ? "enabled" : "disabled");
-	routing_changed(srv);
-}
-
-void ul_ctlsrv_routing_reset(struct ul_ctlsrv *srv)
-{
-	struct ul_core *core = ul_node_core(srv->node);
-
-	ul_timer_cancel(ul_loop_timers(srv->loop), &srv->routing_timer);
-	ul_routing_reset(&core->routing);
-	core->tun.routing = 0;
-	ul_ping_targets_refresh(srv->node);
 }
 
 /* LNet's warning for each pool sized from a small configured total. */
@@ -121,7 +68,7 @@ static int set_routing(struct ul_ctlsrv *srv, int64_t value, struct ul_err *err)
 			ul_log(srv->log, UL_D_CONSOLE,
 			       "Message forwarding will stop in %ds to %ds",
 			       wait_sec(core), 3 * wait_sec(core));
-			routing_changed(srv);
+			ul_node_routing_changed(srv->node);
 		}
 		return 0;
 	}
@@ -140,7 +87,7 @@ static int set_routing(struct ul_ctlsrv *srv, int64_t value, struct ul_err *err)
 		ul_log(srv->log, UL_D_WARNING,
 		       "Consider turning discovery on to enable full "
 		       "Multi-Rail routing functionality");
-	routing_changed(srv);
+	ul_node_routing_changed(srv->node);
 	return 0;
 }
 
@@ -152,7 +99,7 @@ int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
 	int kind, rc;
 
 	/* The ioctls LNet answers -ENETDOWN while it is down (§5). */
-	if (srv->is_down)
+	if (!ul_node_lnet_is_configured(srv->node))
 		return ul_err_set(err, -ENETDOWN, "%s", "");
 	if (strcmp(name, "routing") == 0)
 		return set_routing(srv, value, err);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "core/node.h"
 #include "core/udsp.h"
 #include "core/udsp_block.h"
 #include "ctl/proto_doc.h"
@@ -79,7 +80,7 @@ int ul_ctlsrv_udsp_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	 * LNet's GET_UDSP_SIZE ioctl fails while LNet is down, and only
 	 * ENOENT (no rule) is silent (lustre_lnet_show_udsp).
 	 */
-	if (srv->is_down)
+	if (!ul_node_lnet_is_configured(srv->node))
 		return ul_err_set(err, -ENETDOWN, "Network is down");
 	if (!srv->udsp)
 		return 0;

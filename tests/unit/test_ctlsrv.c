@@ -341,39 +341,41 @@ static uint32_t lo_features(struct fx *f)
 }
 
 /*
- * set routing 1 starts a 110 s wait on the server's timer; when it
- * fires routing is ENABLED and the ping info drops RTE_DISABLED; set
- * routing 0 publishes it at once and the timer ends STOPPING. The timer
- * is fired by hand at its deadline (no waiting).
+ * set routing 1 starts a 110 s wait; the node tick at its deadline makes
+ * routing ENABLED and the ping info drops RTE_DISABLED; set routing 0
+ * publishes it at once and the tick ends STOPPING. The tick is run by
+ * hand at the deadline (no waiting).
  */
-static void routing_timer_ends_the_waits(void **state)
+static void routing_tick_ends_the_waits(void **state)
 {
 	struct fx *f = *state;
 	struct ul_core *core = ul_node_core(f->node);
-	struct ul_timer *t = &f->srv->routing_timer;
 	struct ul_err err = { 0 };
 	uint64_t now = ul_loop_timers(f->loop)->now_ns;
+	uint64_t when;
 
 	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
 	assert_int_equal(ul_ctlsrv_routing_set(f->srv, "routing", 1, &err), 0);
 	assert_int_equal(core->routing.state, UL_ROUTING_STARTING);
 	assert_int_equal(core->tun.routing, 1);
-	assert_true(ul_timer_is_armed(t));
-	assert_true(t->when_ns >= now + UINT64_C(110000000000));
+	when = ul_routing_deadline(&core->routing);
+	assert_true(when >= now + UINT64_C(110000000000));
 	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
-	t->cb(t, t->when_ns);
+	ul_node_tick(f->node, when - 1);
+	assert_int_equal(core->routing.state, UL_ROUTING_STARTING);
+	ul_node_tick(f->node, when);
 	assert_int_equal(core->routing.state, UL_ROUTING_ENABLED);
-	assert_false(ul_timer_is_armed(t));
+	assert_int_equal(ul_routing_deadline(&core->routing), 0);
 	assert_false(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
 
 	assert_int_equal(ul_ctlsrv_routing_set(f->srv, "routing", 0, &err), 0);
 	assert_int_equal(core->routing.state, UL_ROUTING_STOPPING);
 	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
-	assert_true(ul_timer_is_armed(t));
-	t->cb(t, t->when_ns);
+	when = ul_routing_deadline(&core->routing);
+	assert_true(when > 0);
+	ul_node_tick(f->node, when);
 	assert_int_equal(core->routing.state, UL_ROUTING_DISABLED);
 	assert_int_equal(core->tun.routing, 0);
-	assert_false(ul_timer_is_armed(t));
 }
 
 static void ping_unreachable_fails(void **state)
@@ -474,7 +476,7 @@ int main(void)
 						teardown),
 		cmocka_unit_test_setup_teardown(ping_unreachable_fails,
 						setup_ping, teardown),
-		cmocka_unit_test_setup_teardown(routing_timer_ends_the_waits,
+		cmocka_unit_test_setup_teardown(routing_tick_ends_the_waits,
 						setup_ping, teardown),
 	};
 
