@@ -1,16 +1,9 @@
 /*
  * Message life cycle: allocation, the state table, path and commit,
- * credits (LNet's lnet_post_send_locked and
- * lnet_return_tx_credits_locked), and the completion funnel
- * (reference/health.md §4) with statistics and latency. Health is
- * health.c, resend resend.c, response tracking rspt.c, fault rules
- * fault_node.c; the receive side is msg_rx.c.
- *
- * Credits follow LNet: a message takes a peer NI credit, then an NI
- * credit; a count that goes negative means the message waits on that
- * queue, and each credit returned while the count is still <= 0 releases
- * the first waiter. Released messages go on ul_node.ready and are posted
- * by ul_msg_drain_ready(), so a long queue never recurses.
+ * posting, and the completion funnel (reference/health.md §4). Credits
+ * are credits.c, statistics and latency msg_stats.c, health health.c,
+ * resend resend.c, response tracking rspt.c, fault rules fault_node.c;
+ * the receive side is msg_rx.c.
  */
 #include <assert.h>
 #include <errno.h>
@@ -264,25 +257,8 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 		ul_msg_finalize(n, m, -ECANCELED, UL_HSTATUS_OK);
 		return;
 	}
-	if (m->lpni && !m->has_peer_credit) {
-		m->has_peer_credit = true;
-		m->lpni->txqnob += m->tx.nob;
-		if (--m->lpni->txcredits < m->lpni->mintxcredits)
-			m->lpni->mintxcredits = m->lpni->txcredits;
-		if (m->lpni->txcredits < 0) {
-			ul_msg_set_state(n, m, UL_MSG_STATE_QUEUED_PEER);
-			ul_list_add_tail(&m->lpni->msgs->txq, &m->link);
-			return;
-		}
-	}
-	if (m->lpni && !m->has_ni_credit) {
-		m->has_ni_credit = true;
-		if (--m->ni->tx_credits < 0) {
-			ul_msg_set_state(n, m, UL_MSG_STATE_QUEUED_NI);
-			ul_list_add_tail(&nni->txq, &m->link);
-			return;
-		}
-	}
+	if (!ul_msg_take_credits(n, m))
+		return;
 	/* fault.md §4.2, §6: the rules see it with its credits held. */
 	if (ul_fault_on_tx(n, m))
 		return;
@@ -315,157 +291,6 @@ void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m)
 		m->is_no_resend = true;
 		ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
 	}
-}
-
-void ul_msg_drain_ready(struct ul_node *n)
-{
-	if (n->is_posting)
-		return;
-	n->is_posting = true;
-	while (!ul_list_empty(&n->ready)) {
-		struct ul_list batch;
-
-		/* What posting releases waits for the next batch. */
-		ul_list_init(&batch);
-		ul_list_link(&batch, n->ready.prev, n->ready.next);
-		ul_list_init(&n->ready);
-		while (!ul_list_empty(&batch)) {
-			struct ul_msg *m = ul_list_first_entry(
-				&batch, struct ul_msg, link);
-
-			ul_list_del(&m->link);
-			ul_msg_post(n, m);
-		}
-	}
-	n->is_posting = false;
-}
-
-/* Release the first waiter of q; done is the message giving it back. */
-static void release_first(struct ul_node *n, struct ul_list *q,
-			  const struct ul_msg *done)
-{
-	struct ul_msg *m;
-
-	if (ul_list_empty(q))
-		return;
-	m = ul_list_first_entry(q, struct ul_msg, link);
-	/* finalize took done off every queue before its credits came back */
-	assert(m != done);
-	(void)done; /* only the assertion reads it */
-	ul_list_del(&m->link);
-	ul_msg_set_state(n, m, UL_MSG_STATE_READY);
-	ul_list_add_tail(&n->ready, &m->link);
-}
-
-/*
- * Give back m's credits. A credit m was only waiting for (it sat on that
- * queue) is returned without releasing anyone: m never held it.
- */
-void ul_msg_return_credits(struct ul_node *n, struct ul_msg *m,
-			   enum ul_msg_state was)
-{
-	if (m->has_peer_credit) {
-		assert(m->lpni); /* a peer credit is only taken toward one */
-		m->has_peer_credit = false;
-		m->lpni->txqnob -= m->tx.nob;
-		if (++m->lpni->txcredits <= 0 &&
-		    was != UL_MSG_STATE_QUEUED_PEER)
-			release_first(n, &m->lpni->msgs->txq, m);
-	}
-	if (m->has_ni_credit) {
-		m->has_ni_credit = false;
-		if (++m->ni->tx_credits <= 0 && was != UL_MSG_STATE_QUEUED_NI)
-			release_first(n, &m->nni->txq, m);
-	}
-}
-
-static void stats_add(struct ulnet_msg_stats *s, bool is_tx, bool is_ok,
-		      uint32_t type, uint32_t bytes)
-{
-	if (!is_ok) {
-		s->drop_count[type]++;
-		s->drop_bytes[type] += bytes;
-	} else if (is_tx) {
-		s->send_count[type]++;
-		s->send_bytes[type] += bytes;
-	} else {
-		s->recv_count[type]++;
-		s->recv_bytes[type] += bytes;
-	}
-}
-
-void ul_msg_count_drop(struct ul_node *n, struct ul_ni *ni,
-		       struct ul_peer_ni *lpni, uint32_t type, uint32_t bytes)
-{
-	struct ul_counters *g = &n->core->counters;
-
-	if (type > UL_MSG_REPLY)
-		return;
-	if (ni)
-		stats_add(&ni->stats, false, false, type, bytes);
-	if (lpni && lpni->msgs)
-		stats_add(&lpni->msgs->stats, false, false, type, bytes);
-	g->drop_count++;
-	g->drop_length += bytes;
-}
-
-/*
- * lnet_msg_decommit_tx/rx: only a message that succeeded is counted. A
- * failed one is not a drop either (its health counters say what went
- * wrong); drops are counted where LNet drops on purpose, through
- * ul_msg_count_drop() (health.md §3, fault.md §4.1).
- */
-static void msg_stats(struct ul_node *n, struct ul_msg *m, int status)
-{
-	struct ul_counters *g = &n->core->counters;
-	uint32_t bytes = m->is_tx ? m->tx.nob : m->rx_hdr.payload_length;
-
-	if (status)
-		return;
-	if (m->ni)
-		stats_add(&m->ni->stats, m->is_tx, true, m->type, bytes);
-	if (m->lpni && m->lpni->msgs)
-		stats_add(&m->lpni->msgs->stats, m->is_tx, true, m->type,
-			  bytes);
-	if (m->is_tx) {
-		g->send_count++;
-		g->send_length += bytes;
-	} else {
-		g->recv_count++;
-		g->recv_length += bytes;
-	}
-}
-
-/*
- * lnetctl.md §18 "Statistics": a PUT's egress is timed from its commit to
- * its send completion; a GET's and an acked PUT's round trip from the
- * moment the request's response tracker was attached to the end of the
- * REPLY or ACK, on the NI and peer NI that received it. Only successes
- * count, and only responses to tracked requests (response_tracking).
- */
-static void msg_latency(struct ul_node *n, struct ul_msg *m, int status)
-{
-	enum ul_lat_op op;
-	uint64_t start, now;
-
-	if (status || !m->ni)
-		return;
-	if (m->is_tx && m->type == UL_MSG_PUT) {
-		op = UL_LAT_PUT_EGRESS;
-		start = m->t_start_ns;
-	} else if (!m->is_tx && m->is_rtt_timed &&
-		   (m->type == UL_MSG_REPLY || m->type == UL_MSG_ACK)) {
-		op = m->type == UL_MSG_REPLY ? UL_LAT_GET_RTT : UL_LAT_PUT_ACK;
-		start = m->rtt_start_ns;
-	} else {
-		return;
-	}
-	now = ul_msg_clock_ns(n);
-	if (now <= start)
-		return;
-	ul_lat_record(&m->ni->lat[op], now - start);
-	if (m->lpni && m->lpni->msgs)
-		ul_lat_record(&m->lpni->msgs->lat[op], now - start);
 }
 
 void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e)
@@ -539,8 +364,7 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 		return;
 	}
 	ul_msg_set_state(n, m, UL_MSG_STATE_DONE);
-	msg_stats(n, m, status);
-	msg_latency(n, m, status);
+	ul_msg_stats(n, m, status);
 	ul_msg_return_credits(n, m, was);
 	if (is_rx_put && status == 0 && m->want_ack)
 		ul_msg_send_ack(n, m);

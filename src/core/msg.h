@@ -245,6 +245,13 @@ void ul_msg_free_lpni_msgs(struct ul_node *n);
  */
 bool ul_msg_set_state(struct ul_node *n, struct ul_msg *m,
 		      enum ul_msg_state to);
+/*
+ * Take m's peer NI and NI credits (credits.c); false when m now waits on
+ * a credit queue.
+ */
+bool ul_msg_take_credits(struct ul_node *n, struct ul_msg *m);
+/* Count m in the statistics and latency samples (msg_stats.c). */
+void ul_msg_stats(struct ul_node *n, struct ul_msg *m, int status);
 /* Give back m's credits (the state it was in says which it held). */
 void ul_msg_return_credits(struct ul_node *n, struct ul_msg *m,
 			   enum ul_msg_state was);
