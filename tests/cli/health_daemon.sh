@@ -21,10 +21,16 @@ eio_ping() { # nid
 	printf "  descr: ! 'failed to ping %s: Input/output error'" "$1"
 }
 
-# stat NAME: the value `stats show` prints for NAME (from $TMP/out).
-stat_is() { # test-name counter value
-	check "$1" "^    $2: $3\$"
+# stat_is TEST COUNTER VALUE: `stats show` (in $TMP/out) prints VALUE, an
+# extended regex, for COUNTER.
+stat_is() {
+	check "$1" "^    $2: ($3)\$"
 }
+# The NI a failure lowers goes on the recovery queue and is pinged from
+# 1 s on, on real time; the pings are GETs the same rules fail, so the
+# counts they can add to are read as "at least".
+AT_LEAST_1='[1-9][0-9]*'
+AT_LEAST_3='[3-9]|[1-9][0-9]+'
 
 expect ping_ok 0 "*" "" -- $u ping 127.1.41.2@tcp
 
@@ -34,15 +40,16 @@ expect add_local_error 0 "" "" -- $u fault drop add -s '*' -d '*' -m GET \
 expect ping_local_error 255 "$(eio_ping 127.1.41.2@tcp)" "" -- \
 	$u ping 127.1.41.2@tcp
 expect stats_local_error 0 "*" "" -- $u stats show
-stat_is le_count local_error_count 1
+stat_is le_count local_error_count "$AT_LEAST_1"
 stat_is le_resends resend_count 0
 stat_is le_failed failed_resends 0
 expect show_rule 0 "*" "" -- $u fault drop show
-check rule_dropped '^      ds_dropped: 1$'
-check rule_get '^      fs_get: 1$'
-# one of the NIs lost 100 and is on the local recovery queue
+check rule_dropped '^      ds_dropped: [1-9][0-9]*$'
+check rule_get '^      fs_get: [1-9][0-9]*$'
+# one of the NIs lost 100 (or more, pinged since) and is on the local
+# recovery queue
 expect net_health 0 "*" "" -- $u net show -v 2
-check net_health_900 '^                  health value: 900$'
+check net_health_900 '^                  health value: ([1-9]00|0)$'
 expect recovery_local 0 "*" "" -- $u debug recovery --local
 check recovery_listed '^      nid-0: 127\.1\.41\.[12]@tcp$'
 expect del_rules 0 "" "" -- $u fault drop del -a
@@ -56,7 +63,7 @@ expect add_local_timeout 0 "" "" -- $u fault drop add -s '*' -d '*' \
 expect ping_local_timeout 255 "$(eio_ping 127.1.41.2@tcp)" "" -- \
 	$u ping 127.1.41.2@tcp
 expect stats_local_timeout 0 "*" "" -- $u stats show
-stat_is lt_count local_timeout_count 3
+stat_is lt_count local_timeout_count "$AT_LEAST_3"
 stat_is lt_resends resend_count 2
 stat_is lt_failed failed_resends 1
 stat_is lt_ok successful_resends 0
