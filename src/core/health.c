@@ -317,6 +317,15 @@ enum ul_health_verdict ul_health_check(struct ul_node *n, struct ul_msg *m,
 		ul_health_ni_dec(n, m->ni);
 		if (remote_health)
 			ul_health_lpni_fail(n, m->lpni);
+		/*
+		 * Never resent in LNet, as the peer may have taken it. When
+		 * the LND knows it cannot have (its connection timed out
+		 * with the bytes unacknowledged), ulnet resends it over
+		 * another pathway, now that both ends' health dropped.
+		 */
+		if (m->is_tx && m->tx.is_undelivered &&
+		    (may_resend_local || may_resend_remote))
+			return UL_HEALTH_RESEND;
 		return UL_HEALTH_FINALIZE;
 	}
 	return UL_HEALTH_FINALIZE;

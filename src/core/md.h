@@ -45,6 +45,8 @@ struct ul_md_event {
 	struct ulnet_event ev;
 };
 
+struct ul_msg;
+
 struct ul_md {
 	struct ul_hnode hnode;	 /* handle table, while live */
 	struct ul_list me_link;	 /* on its portal, while attached and live */
@@ -81,6 +83,12 @@ struct ul_md {
 	uint64_t rspt_start_ns;	      /* tracker attached (latency clock) */
 	struct ulnet_nid rspt_nid;    /* next hop of the last attempt */
 	struct ul_md_event unlink_ev; /* its UNLINK event, if any */
+	/*
+	 * The one request in flight from it (NULL when none, or when several
+	 * share it): an answer that arrives while that request's send is
+	 * still held by its LND proves the send was delivered (msg.c).
+	 */
+	struct ul_msg *req_msg;
 };
 
 /* The node's MD state: handle table, portals, every MD. */

@@ -285,6 +285,7 @@ void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m)
 			    ulnet_nid_format(&m->ni->nid, b, sizeof(b)),
 			    m->tx.nob, m->retry_count ? " (resend)" : "");
 	}
+	m->tx.is_undelivered = false;
 	rc = nni->lni.lnd->ops->send(&nni->lni, &m->tx);
 	if (rc) {
 		/* LNet: finalized at once, never resent, no health. */
@@ -355,6 +356,16 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 	bool is_last;
 
 	ul_list_del(&m->link);
+	/*
+	 * The peer answered this request while its LND still held the send
+	 * for TCP's acknowledgement: whatever happened to the connection
+	 * since, the request was delivered (and a resend would deliver it
+	 * twice).
+	 */
+	if (status && m->is_answered) {
+		status = 0;
+		hs = UL_HSTATUS_OK;
+	}
 	if (status)
 		log_failure(n, m, status, hs);
 	/* health.md §4: the funnel may send the attempt back (§7). */
@@ -374,6 +385,8 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 		return;
 	}
 	m->md = NULL;
+	if (md->req_msg == m)
+		md->req_msg = NULL;
 	/*
 	 * A failed SEND is the operation's final event (ulnet.h): no answer
 	 * will come, so its tracker goes now rather than unlinking the MD
@@ -515,6 +528,7 @@ int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 		goto err_free;
 	ul_md_attach_msg(md);
 	m->md = md;
+	md->req_msg = md->nmsgs == 1 ? m : NULL;
 	fill_send_event(n, m, md, a);
 	if ((is_ack || a->type == UL_MSG_GET) &&
 	    ul_rspt_is_tracked(n, a->type, md->options))

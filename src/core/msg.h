@@ -138,6 +138,7 @@ struct ul_msg {
 	bool want_ack;		 /* rx PUT: send an ACK when done */
 	int rx_status;		 /* rx: failed once matched (-ENOMEM) */
 	bool is_no_resend;	 /* health.md §7: never resent */
+	bool is_answered;	 /* its ACK/REPLY came while it was held */
 	bool is_recovery;	 /* a recovery ping (health.md §5.1) */
 	bool is_reserved;	 /* on the reserved portal */
 	bool has_self;		 /* the caller pinned the source NI */

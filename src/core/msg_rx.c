@@ -156,6 +156,9 @@ static bool match_response(struct ul_node *n, struct ul_msg *m)
 	}
 	if (!is_ack && set_rx_iov(m, md, 0, mlen))
 		return false;
+	/* its request's send, if still held by the LND, was delivered */
+	if (md->req_msg && md->req_msg->state == UL_MSG_STATE_LND)
+		md->req_msg->is_answered = true;
 	ul_md_attach_msg(md);
 	m->md = md;
 	if (!ul_list_empty(&md->rspt_link)) {
@@ -420,8 +423,23 @@ static void up_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
 	ul_node_dispatch(n);
 }
 
+/*
+ * The LND holds tx until the peer has it: its credits come back now, so
+ * waiting for TCP's acknowledgement costs no throughput. Released
+ * messages wait on ul_node.ready for the next drain (the LND is in its
+ * flush and must not be called back into).
+ */
+static void up_tx_sent(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
+{
+	struct ul_msg *m = ul_container_of(tx, struct ul_msg, tx);
+
+	if (m->state == UL_MSG_STATE_LND)
+		ul_msg_return_credits(lni->node, m, UL_MSG_STATE_LND);
+}
+
 const struct ul_lnd_upcalls ul_node_lnd_upcalls = {
 	.parse = up_parse,
 	.rx_done = up_rx_done,
 	.tx_done = up_tx_done,
+	.tx_sent = up_tx_sent,
 };

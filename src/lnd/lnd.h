@@ -131,6 +131,14 @@ struct ul_lnd_upcalls {
 	 */
 	void (*tx_done)(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
 			enum ul_hstatus hstatus);
+	/*
+	 * Optional (NULL: not called): every byte of tx is in the transport,
+	 * which holds its tx_done until the peer is known to have them (or
+	 * fails it resendably if they die with the connection). The node
+	 * gives tx's credits back now. At most once per tx, before its
+	 * tx_done; it must not call into the LND.
+	 */
+	void (*tx_sent)(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx);
 };
 
 /* One NI as its LND sees it; the node owns it. */
@@ -157,6 +165,13 @@ struct ul_lnd_tx {
 	uint32_t niov;
 	uint32_t nob;	      /* payload bytes, hdr.payload_length */
 	uint64_t deadline_ns; /* message deadline (health.md §3) */
+	/*
+	 * Set by the LND before it fails tx with NETWORK_TIMEOUT when the
+	 * peer cannot have taken the message (its connection timed out with
+	 * the bytes unacknowledged): the node may then resend it, which
+	 * LNet never does for a network timeout. The node clears it.
+	 */
+	bool is_undelivered;
 };
 
 /*

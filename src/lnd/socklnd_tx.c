@@ -8,11 +8,13 @@
  * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
  * and disarmed once the queue drains. A tx completes (tx_done OK) when
  * its last byte has been written, except that one with a payload of
- * SOCK_ACK_WAIT_MIN bytes or more waits on conn->tx_unacked until TCP
- * has acknowledged its last byte (our cumulative bytes written minus
- * SIOCOUTQ), looked at after each flush and every SOCK_ACK_POLL_NS while
- * one waits. Written is not delivered: a tx whose bytes die with the
- * connection must not look sent, or the core would never resend it.
+ * SOCK_ACK_WAIT_MIN bytes or more, and every ACK and REPLY (is_held),
+ * waits on conn->tx_unacked until TCP has acknowledged its last byte
+ * (our cumulative bytes written minus SIOCOUTQ), looked at after each
+ * flush and every SOCK_ACK_POLL_NS while one waits; its credits go back
+ * through up->tx_sent as soon as it is written. Written is not
+ * delivered: a tx whose bytes die with the connection must not look
+ * sent, or the core would never resend it.
  *
  * Stall detection (the NI tick, socklnd.c) watches TCP's acknowledgements
  * rather than our own writes, as the kernel socklnd watches
@@ -155,20 +157,24 @@ void sock_peer_dispatch(struct sock_peer *peer)
 
 /*
  * The health status of a tx that conn held when it closed for status
- * (health.md §10): the close's own class, except after a timeout. Then
- * a tx that never started onto the wire is LOCAL_TIMEOUT, as o2iblnd
- * classes a tx it never posted, and so is one written whole that TCP
- * never acknowledged: the peer's LNet cannot have all of it, and the
- * core may resend it on another rail. One partly written keeps the
- * close's class (NETWORK_TIMEOUT).
+ * (health.md §10): the close's own class, except after a timeout. Then a
+ * tx that never started onto the wire is LOCAL_TIMEOUT, as o2iblnd
+ * classes a tx it never posted: it never left this node. One written,
+ * whole or in part, that TCP never acknowledged is NETWORK_TIMEOUT, the
+ * path's fault, so both ends' health drop; but the peer's LNet cannot
+ * have all of it, so it is marked undelivered and the core may resend it
+ * on another rail.
  */
-static enum ul_hstatus tx_close_hstatus(const struct sock_tx *st, int status,
+static enum ul_hstatus tx_close_hstatus(struct sock_tx *st, int status,
 					enum ul_hstatus hs)
 {
-	if (status == -ETIMEDOUT &&
-	    (st->written == 0 || st->written == st->nob))
+	if (status != -ETIMEDOUT)
+		return hs;
+	if (st->written == 0)
 		return UL_HSTATUS_LOCAL_TIMEOUT;
-	return hs;
+	if (st->tx)
+		st->tx->is_undelivered = true;
+	return UL_HSTATUS_NETWORK_TIMEOUT;
 }
 
 /* At close, after a last look at what TCP acknowledged (fd still open). */
@@ -277,6 +283,25 @@ static int tx_iov_fill(const struct sock_tx *st, struct iovec *iov, int n,
 }
 
 /*
+ * Whether a tx written whole waits for TCP's acknowledgement before it
+ * completes: a large payload (SOCK_ACK_WAIT_MIN), and every ACK and
+ * REPLY. A response lost with its connection would otherwise end the
+ * requester's operation in a response timeout; held, it fails
+ * resendably and the node sends it over another rail. A small PUT or GET
+ * is not held: its SEND event would wait for the peer's delayed TCP
+ * acknowledgement, and a lost request is the requester's own to time
+ * out.
+ */
+static bool is_held(const struct sock_tx *st)
+{
+	if (!st->tx)
+		return false;
+	return st->tx->nob >= SOCK_ACK_WAIT_MIN ||
+	       st->tx->hdr.type == UL_WIRE_MSG_ACK ||
+	       st->tx->hdr.type == UL_WIRE_MSG_REPLY;
+}
+
+/*
  * Account n bytes just written (already in stats.tx_bytes) to the queue
  * head: a finished tx completes, or waits for TCP's acknowledgement if
  * it carries a payload.
@@ -304,7 +329,7 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 			conn->stats.tx_msgs++;
 		else
 			conn->stats.tx_noops++;
-		if (!st->tx || st->tx->nob < SOCK_ACK_WAIT_MIN) {
+		if (!is_held(st)) {
 			sock_tx_complete(st, 0, UL_HSTATUS_OK);
 			continue;
 		}
@@ -313,6 +338,9 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 		ul_list_add_tail(&conn->tx_unacked, &st->link);
 		if (ul_list_empty(&conn->ack_link))
 			ul_list_add_tail(&s->ack_wait, &conn->ack_link);
+		/* its credits go back now; only its completion waits */
+		if (conn->ni->lni->up->tx_sent)
+			conn->ni->lni->up->tx_sent(conn->ni->lni, st->tx);
 	}
 }
 

@@ -72,6 +72,7 @@ static void deliver(struct ul_timer *t, uint64_t now_ns)
 
 	(void)now_ns;
 	if (f->fail_status) {
+		tx->is_undelivered = f->fail_undelivered;
 		tx_finish(mt, f->fail_status, f->fail_hstatus);
 		return;
 	}

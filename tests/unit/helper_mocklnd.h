@@ -32,6 +32,7 @@ struct mock_fabric {
 	uint64_t delay_ns;	      /* send to arrival */
 	int fail_status;	      /* != 0: every send fails with it ... */
 	enum ul_hstatus fail_hstatus; /* ... and this health status */
+	bool fail_undelivered;	      /* ... and tx->is_undelivered set */
 	bool is_drop;		      /* sends complete OK, nothing arrives */
 	bool is_hold;		      /* sends wait for mock_release() */
 	uint32_t timeout_sec;	      /* the LND's timeout (set/get ops) */

@@ -78,6 +78,7 @@ static void sw_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
 	w->tx_ndone[idx]++;
 	w->tx_status[idx] = status;
 	w->tx_hs[idx] = hstatus;
+	w->tx_undelivered[idx] = tx->is_undelivered;
 	w->tx_done_ns[idx] = lni->timers->now_ns;
 	w->ntx_done++;
 }

@@ -71,6 +71,7 @@ struct sw_world {
 	int tx_ndone[SW_MAX_TX];
 	int tx_status[SW_MAX_TX];
 	enum ul_hstatus tx_hs[SW_MAX_TX];
+	bool tx_undelivered[SW_MAX_TX]; /* tx->is_undelivered at tx_done */
 	uint64_t tx_done_ns[SW_MAX_TX]; /* loop clock at tx_done */
 	bool tx_sent[SW_MAX_TX];
 	int ntx_done;

@@ -269,6 +269,51 @@ static void each_hstatus_moves_the_right_health(void **state)
 	}
 }
 
+/*
+ * A network timeout is never resent (health.md §4.1), unless the LND
+ * says the peer cannot have taken the message: then it is resent like a
+ * resendable failure, both ends' health dropping at each try.
+ */
+static void undelivered_network_timeout_is_resent(void **state)
+{
+	for (int undelivered = 0; undelivered <= 1; undelivered++) {
+		struct fx *x = calloc(1, sizeof(*x));
+		struct ul_node *a;
+		struct ul_core *core;
+		struct ul_peer *peer;
+		struct ulnet_nid n2 = mock_nid(b_nids[0]);
+		struct ulnet_nid n3 = mock_nid(b_nids[1]);
+		struct ulnet_process_id to = { n2, ULNET_PID_LUSTRE };
+		struct ulnet_handle h;
+
+		(void)state;
+		mock_fabric_init(&x->f);
+		a = mock_node(&x->f, a_nids, 2, 0, 0);
+		assert_non_null(mock_node(&x->f, b_nids, 2, 0, 0));
+		core = ul_node_core(a);
+		assert_int_equal(
+			ul_peer_add(core, &n2, true, false, &peer, NULL), 0);
+		assert_int_equal(ul_peer_ni_add(core, peer, &n3, NULL, NULL),
+				 0);
+		h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
+		x->f.fail_status = -ETIMEDOUT;
+		x->f.fail_hstatus = UL_HSTATUS_NETWORK_TIMEOUT;
+		x->f.fail_undelivered = undelivered;
+		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,
+					     1, 0, 0, 0),
+				 0);
+		mock_run(&x->f, 1000);
+		assert_int_equal(x->r[0].n, 1);
+		assert_int_equal(x->r[0].ev[0].status, -ETIMEDOUT);
+		assert_int_equal(core->counters.resend_count,
+				 undelivered ? 2 : 0);
+		assert_int_equal(core->counters.network_timeout_count,
+				 undelivered ? 3 : 1);
+		mock_fabric_fini(&x->f);
+		free(x);
+	}
+}
+
 static void single_ni_peer_keeps_its_health(void **state)
 {
 	struct fx *x = *state;
@@ -871,6 +916,7 @@ int main(void)
 			ni_credits_bound_what_is_in_flight, fx_setup,
 			fx_teardown),
 		cmocka_unit_test(each_hstatus_moves_the_right_health),
+		cmocka_unit_test(undelivered_network_timeout_is_resent),
 		cmocka_unit_test_setup_teardown(single_ni_peer_keeps_its_health,
 						fx_setup, fx_teardown),
 		cmocka_unit_test_setup_teardown(

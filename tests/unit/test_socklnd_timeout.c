@@ -96,7 +96,8 @@ static void check_exactly_once(struct sw_world *w)
 
 /*
  * Every byte written into the socket, most never acknowledged: still a
- * stall, and the txs that TCP did not acknowledge whole are resendable.
+ * stall; the txs that TCP did not acknowledge whole are network
+ * timeouts the peer cannot have taken (undelivered: the core resends).
  */
 static void socklnd_unacked_output_times_out(void **state)
 {
@@ -120,7 +121,8 @@ static void socklnd_unacked_output_times_out(void **state)
 	/* The peer's 64 KiB window cannot hold a whole one. */
 	for (int i = 0; i < n; i++) {
 		assert_int_equal(w->tx_status[i], -ETIMEDOUT);
-		assert_int_equal(w->tx_hs[i], UL_HSTATUS_LOCAL_TIMEOUT);
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_NETWORK_TIMEOUT);
+		assert_true(w->tx_undelivered[i]);
 		assert_true(w->tx_done_ns[i] >= t0 + NS_PER_SEC);
 	}
 	ulnet_nid_format(&peer, nidstr, sizeof(nidstr));
@@ -135,16 +137,15 @@ static void socklnd_unacked_output_times_out(void **state)
 
 /*
  * The txs of the one connection after it closed for status: a prefix
- * that TCP acknowledged whole (OK), then failures with status, the one
- * partly written (at most one) with hs_partial, the others, written
- * whole but unacknowledged or never started, with hs_other. Returns
- * how many are hs_other.
+ * that TCP acknowledged whole (OK), then failures with status: those
+ * written (whole or in part) but not acknowledged with hs_written, then
+ * those never started with hs_other. Returns how many are hs_other.
  */
 static int check_close_order(const struct sw_world *w, int n, int status,
-			     enum ul_hstatus hs_partial,
+			     enum ul_hstatus hs_written,
 			     enum ul_hstatus hs_other, uint64_t not_before)
 {
-	int i = 0, nother = 0, npartial = 0;
+	int i = 0, nother = 0;
 
 	while (i < n && w->tx_status[i] == 0) {
 		assert_int_equal(w->tx_hs[i], UL_HSTATUS_OK);
@@ -157,17 +158,17 @@ static int check_close_order(const struct sw_world *w, int n, int status,
 			nother++;
 			continue;
 		}
-		assert_int_equal(w->tx_hs[i], hs_partial);
-		npartial++;
+		/* never started comes after every written one */
+		assert_int_equal(nother, 0);
+		assert_int_equal(w->tx_hs[i], hs_written);
 	}
-	assert_true(npartial <= 1);
 	return nother;
 }
 
 /*
  * A stall with more queued than the socket holds: the txs that never
- * started or were written but never acknowledged are LOCAL_TIMEOUT (the
- * core resends them), the one partly written NETWORK_TIMEOUT, all with
+ * started are LOCAL_TIMEOUT, those written but never acknowledged
+ * NETWORK_TIMEOUT and undelivered (the core resends both), all with
  * -ETIMEDOUT, after sock_timeout.
  */
 static void socklnd_timeout_classifies_held_txs(void **state)
@@ -186,6 +187,9 @@ static void socklnd_timeout_classifies_held_txs(void **state)
 	assert_true(check_close_order(
 			    w, n, -ETIMEDOUT, UL_HSTATUS_NETWORK_TIMEOUT,
 			    UL_HSTATUS_LOCAL_TIMEOUT, t0 + NS_PER_SEC) > 0);
+	for (int i = 0; i < n; i++)
+		assert_true(w->tx_hs[i] != UL_HSTATUS_NETWORK_TIMEOUT ||
+			    w->tx_undelivered[i]);
 	assert_true(w->closing_ns >= t0 + NS_PER_SEC);
 	assert_true(sw_log_has(w, "no send progress for 1s"));
 	check_exactly_once(w);
