@@ -151,7 +151,7 @@ static void on_before_sleep(void *arg)
 	struct ul_socklnd *s = arg;
 
 	sock_flush_all(s);
-	sock_ack_poll(s);
+	sock_ack_poll(s, false);
 	free_zombies(s);
 	sock_deliver(s);
 }
@@ -162,7 +162,7 @@ static void on_ack_timer(struct ul_timer *t, uint64_t now_ns)
 	struct ul_socklnd *s = ul_container_of(t, struct ul_socklnd, ack_timer);
 
 	(void)now_ns;
-	sock_ack_poll(s);
+	sock_ack_poll(s, true);
 	sock_deliver(s);
 }
 

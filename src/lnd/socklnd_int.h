@@ -42,12 +42,19 @@
  * Payloads of at least this many bytes complete only once TCP has
  * acknowledged them: the kernel's zc_min_payload, above which its own
  * zero-copy sends wait for the peer's ZC-ACK (wire.md §9.2). Smaller
- * ones complete when written, or TCP's delayed ACKs would hold their
- * credits (docs/design-notes.md).
+ * requests complete when written: their SEND events would wait for TCP's
+ * delayed ACKs (docs/design-notes.md). ACKs and REPLYs are held whatever
+ * their size; every held tx gives its credits back once written.
  */
 #define SOCK_ACK_WAIT_MIN 16384u
-/* While txs wait for TCP's acknowledgement, look at least this often. */
+/*
+ * While large payloads wait for TCP's acknowledgement (their SEND events
+ * wait), look at least this often; while only ACKs and REPLYs do (no one
+ * waits for them), this often: a 1 ms timer cost a loop thread that
+ * serves round trips 2 us each (bench_lnet).
+ */
 #define SOCK_ACK_POLL_NS 1000000ull
+#define SOCK_ACK_POLL_IDLE_NS 5000000ull
 /* Consecutive refusals before we stop asking for more conns (§4.5). */
 #define SOCK_MAX_REFUSALS 3
 
@@ -195,6 +202,8 @@ struct sock_conn {
 	struct ul_list ack_link;   /* on s->ack_wait while tx_unacked */
 	uint64_t txq_nob;	   /* bytes queued, not yet written */
 	uint64_t tx_acked_bytes;   /* of stats.tx_bytes, at the last look */
+	uint32_t nheld_payload;	   /* txs of tx_unacked with a payload of
+				    * SOCK_ACK_WAIT_MIN or more */
 	uint64_t tx_progress_ns;   /* last acknowledgement progress */
 	bool is_pollout;	   /* EPOLLOUT armed after EAGAIN */
 
@@ -293,8 +302,14 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
  * completes the txs of tx_unacked that TCP acknowledged.
  */
 uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns);
-/* sock_conn_tx_unacked() on every conn of s->ack_wait; arms ack_timer. */
-void sock_ack_poll(struct ul_socklnd *s);
+/*
+ * sock_conn_tx_unacked() on the conns of s->ack_wait and arm ack_timer.
+ * is_all false (after a flush): only the conns holding a large payload,
+ * whose SEND event waits; held ACKs and REPLYs have no one waiting and
+ * are looked at by the timer alone, which keeps the ioctl off the round
+ * trip.
+ */
+void sock_ack_poll(struct ul_socklnd *s, bool is_all);
 void sock_flush_all(struct ul_socklnd *s);
 
 /* socklnd_rx.c */

@@ -32,6 +32,12 @@
 
 #include "lnd/socklnd_int.h"
 
+/* A large payload: held for TCP's acknowledgement, its SEND waits. */
+static bool is_payload(const struct sock_tx *st)
+{
+	return st->tx && st->tx->nob >= SOCK_ACK_WAIT_MIN;
+}
+
 struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx)
 {
 	struct ul_wire_ksock_hdr ksh = { .type = UL_WIRE_KSOCK_LNET };
@@ -184,6 +190,7 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
 
 	ul_list_for_each_entry_safe(st, tmp, &conn->tx_unacked, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
+	conn->nheld_payload = 0;
 	ul_list_del(&conn->ack_link);
 	ul_list_for_each_entry_safe(st, tmp, &conn->txq, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
@@ -219,6 +226,8 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 
 		if (st->end_bytes > conn->tx_acked_bytes)
 			break;
+		if (is_payload(st))
+			conn->nheld_payload--;
 		sock_tx_complete(st, 0, UL_HSTATUS_OK);
 	}
 	if (ul_list_empty(&conn->tx_unacked))
@@ -226,16 +235,23 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 	return unacked;
 }
 
-void sock_ack_poll(struct ul_socklnd *s)
+void sock_ack_poll(struct ul_socklnd *s, bool is_all)
 {
 	struct ul_timer_heap *timers = ul_loop_timers(s->loop);
 	struct sock_conn *conn, *tmp;
+	uint64_t when = SOCK_ACK_POLL_IDLE_NS;
 
-	ul_list_for_each_entry_safe(conn, tmp, &s->ack_wait, ack_link)
-		(void)sock_conn_tx_unacked(conn, timers->now_ns);
-	if (!ul_list_empty(&s->ack_wait) && !ul_timer_is_armed(&s->ack_timer))
-		(void)ul_timer_arm(timers, &s->ack_timer,
-				   timers->now_ns + SOCK_ACK_POLL_NS);
+	ul_list_for_each_entry_safe(conn, tmp, &s->ack_wait, ack_link) {
+		if (is_all || conn->nheld_payload)
+			(void)sock_conn_tx_unacked(conn, timers->now_ns);
+		if (conn->nheld_payload)
+			when = SOCK_ACK_POLL_NS;
+	}
+	if (ul_list_empty(&s->ack_wait))
+		return;
+	when += timers->now_ns;
+	if (!ul_timer_is_armed(&s->ack_timer) || s->ack_timer.when_ns > when)
+		(void)ul_timer_arm(timers, &s->ack_timer, when);
 }
 
 /*
@@ -296,8 +312,7 @@ static bool is_held(const struct sock_tx *st)
 {
 	if (!st->tx)
 		return false;
-	return st->tx->nob >= SOCK_ACK_WAIT_MIN ||
-	       st->tx->hdr.type == UL_WIRE_MSG_ACK ||
+	return is_payload(st) || st->tx->hdr.type == UL_WIRE_MSG_ACK ||
 	       st->tx->hdr.type == UL_WIRE_MSG_REPLY;
 }
 
@@ -334,6 +349,8 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 			continue;
 		}
 		st->end_bytes = pos;
+		if (is_payload(st))
+			conn->nheld_payload++;
 		ul_list_del(&st->link);
 		ul_list_add_tail(&conn->tx_unacked, &st->link);
 		if (ul_list_empty(&conn->ack_link))
