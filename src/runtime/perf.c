@@ -165,10 +165,11 @@ static void finish_rate(struct ul_perf_stream *st)
 
 	if (!r->puts)
 		return;
-	if (st->last_ack_ns <= st->send_end_ns) {
-		r->send_ns = st->last_ack_ns - st->start_ns;
-		r->send_bytes = r->bytes;
-	} else if (st->bytes_running) {
+	/*
+	 * The window ends at the end of sending when ACKs came after it and
+	 * the bytes ACKed by then are known; else at the last ACK.
+	 */
+	if (st->last_ack_ns > st->send_end_ns && st->bytes_running) {
 		r->send_ns = st->send_end_ns - st->start_ns;
 		r->send_bytes = st->bytes_running;
 	} else {

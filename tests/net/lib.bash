@@ -162,3 +162,44 @@ for f in sorted(sys.argv[1:]):
 	rm -rf "$tmp/yaml"
 	ul_yaml_n=0
 }
+
+# ul_rails_lab NSA NSB: two network namespaces joined by 4 veth rails,
+# uaK in NSA (198.18.K.1/24) facing ubK in NSB (198.18.K.2/24), all up.
+# The caller's ul_cleanup_extra deletes the namespaces.
+ul_rails_lab() {
+	local a=$1 b=$2 k
+	ip netns add "$a"
+	ip netns add "$b"
+	for k in 0 1 2 3; do
+		ip link add "ua$k-$$" netns "$a" type veth peer name "ub$k-$$" \
+			netns "$b"
+		ip -n "$a" link set "ua$k-$$" name "ua$k"
+		ip -n "$b" link set "ub$k-$$" name "ub$k"
+		ip -n "$a" addr add "198.18.$k.1/24" dev "ua$k"
+		ip -n "$b" addr add "198.18.$k.2/24" dev "ub$k"
+		ip -n "$a" link set "ua$k" up
+		ip -n "$b" link set "ub$k" up
+	done
+	ip -n "$a" link set lo up
+	ip -n "$b" link set lo up
+}
+
+# ul_rails_conf PREFIX OCTET: the lnet.conf of one end of ul_rails_lab:
+# a tcp NI on each of PREFIX0..3, and the other end (198.18.K.OCTET) as a
+# Multi-Rail peer.
+ul_rails_conf() {
+	local k
+	echo "net:"
+	echo "  - net type: tcp"
+	echo "    local NI(s):"
+	for k in 0 1 2 3; do
+		printf '      - interfaces:\n          0: %s%d\n' "$1" "$k"
+	done
+	echo "peer:"
+	echo "  - primary nid: 198.18.0.$2@tcp"
+	echo "    Multi-Rail: True"
+	echo "    peer ni:"
+	for k in 0 1 2 3; do
+		echo "      - nid: 198.18.$k.$2@tcp"
+	done
+}

@@ -51,37 +51,9 @@ ul_cleanup_extra() {
 }
 ul_setup netns_failover
 
-ip netns add "$nsa"
-ip netns add "$nsb"
-for k in 0 1 2 3; do
-	ip link add "ua$k-$$" netns "$nsa" type veth peer name "ub$k-$$" netns "$nsb"
-	ip -n "$nsa" link set "ua$k-$$" name "ua$k"
-	ip -n "$nsb" link set "ub$k-$$" name "ub$k"
-	ip -n "$nsa" addr add "198.18.$k.1/24" dev "ua$k"
-	ip -n "$nsb" addr add "198.18.$k.2/24" dev "ub$k"
-	ip -n "$nsa" link set "ua$k" up
-	ip -n "$nsb" link set "ub$k" up
-done
-ip -n "$nsa" link set lo up
-ip -n "$nsb" link set lo up
-
-conf() { # my interface prefix (ua/ub), peer's last octet
-	echo "net:"
-	echo "  - net type: tcp"
-	echo "    local NI(s):"
-	for k in 0 1 2 3; do
-		printf '      - interfaces:\n          0: %s%d\n' "$1" "$k"
-	done
-	echo "peer:"
-	echo "  - primary nid: 198.18.0.$2@tcp"
-	echo "    Multi-Rail: True"
-	echo "    peer ni:"
-	for k in 0 1 2 3; do
-		echo "      - nid: 198.18.$k.$2@tcp"
-	done
-}
-conf ua 2 >"$tmp/a.yaml"
-conf ub 1 >"$tmp/b.yaml"
+ul_rails_lab "$nsa" "$nsb"
+ul_rails_conf ua 2 >"$tmp/a.yaml"
+ul_rails_conf ub 1 >"$tmp/b.yaml"
 ctl() { "$ULNETCTL" --ctl "$tmp/a.ctl" "$@"; }
 ctlb() { "$ULNETCTL" --ctl "$tmp/b.ctl" "$@"; }
 tunables() { # ctl function

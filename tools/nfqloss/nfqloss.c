@@ -379,9 +379,8 @@ static int parse_queues(const char *s, unsigned int *first, unsigned int *last)
 	unsigned long a, b;
 	char buf[32], *dash;
 
-	if (strlen(s) >= sizeof(buf))
+	if (snprintf(buf, sizeof(buf), "%s", s) >= (int)sizeof(buf))
 		return -EINVAL;
-	strcpy(buf, s);
 	dash = strchr(buf, '-');
 	if (dash)
 		*dash = '\0';
