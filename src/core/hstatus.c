@@ -4,7 +4,7 @@
  */
 #include <stddef.h>
 
-#include "lnd/lnd.h"
+#include "core/hstatus.h"
 
 const char *ul_hstatus_name(enum ul_hstatus hs)
 {

@@ -35,6 +35,7 @@
 #include <stdint.h>
 #include <sys/uio.h>
 
+#include "core/hstatus.h"
 #include "ulnet/nid.h"
 #include "util/list.h"
 #include "wire/wire.h"
@@ -43,24 +44,6 @@ struct ul_err;
 struct ul_ni;
 struct ul_node;
 struct ul_timer_heap;
-
-/* Message health status (LNet's enum lnet_msg_hstatus, same values). */
-enum ul_hstatus {
-	UL_HSTATUS_OK = 0,
-	UL_HSTATUS_LOCAL_INTERRUPT = 1,
-	UL_HSTATUS_LOCAL_DROPPED = 2,
-	UL_HSTATUS_LOCAL_ABORTED = 3,
-	UL_HSTATUS_LOCAL_NO_ROUTE = 4,
-	UL_HSTATUS_LOCAL_ERROR = 5,
-	UL_HSTATUS_LOCAL_TIMEOUT = 6,
-	UL_HSTATUS_REMOTE_ERROR = 7,
-	UL_HSTATUS_REMOTE_DROPPED = 8,
-	UL_HSTATUS_REMOTE_TIMEOUT = 9,
-	UL_HSTATUS_NETWORK_TIMEOUT = 10,
-};
-
-/* LNet's name for a health status ("local_error", ...). */
-const char *ul_hstatus_name(enum ul_hstatus hs);
 
 struct ul_lnd_ni;
 struct ul_lnd_tx;
