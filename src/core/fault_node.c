@@ -12,12 +12,14 @@
  * peer NI is looked up: a drop rule without a health mask (or drop_all)
  * discards the message silently, counted as a drop on the receiving NI.
  *
+ * A delay rule on the receive side holds a received message once its
+ * payload is in place, before it is delivered (its event, its ACK, a
+ * GET's REPLY); the LND has finished with it, so nothing else waits.
+ *
  * Timers: none of its own; ul_fault_tick() runs from the node tick and
  * returns the next release time. Released sends go straight to the LND
- * (no deadline, credit or rule check, fault.md §6).
- *
- * Delay on the receive side is not done: a received message is delivered
- * at once (docs/design-notes.md).
+ * (no deadline, credit or rule check, fault.md §6), released receives
+ * are delivered.
  */
 #include <errno.h>
 
@@ -139,6 +141,40 @@ bool ul_fault_on_rx(struct ul_node *n, struct ul_ni *ni,
 	return true;
 }
 
+bool ul_fault_rx_delay(struct ul_node *n, struct ul_msg *m)
+{
+	struct ul_fault_msg fm;
+	struct ul_fault_hit hit;
+	char a[64];
+
+	if (ul_list_empty(&n->faults.delay))
+		return false;
+	fault_msg_of(&m->rx_hdr, &m->ni->nid, &fm);
+	if (!ul_fault_match(&n->faults, true, UL_FAULT_SIDE_RX, &fm, now_sec(n),
+			    &hit))
+		return false;
+	if (!ul_msg_set_state(n, m, UL_MSG_STATE_DELAYED))
+		return false;
+	ul_node_log(n, UL_D_NET, "fault: %s from %s delayed %u s on receive",
+		    ul_wire_msg_type_name(m->type),
+		    ulnet_nid_format(&m->from_nid, a, sizeof(a)), hit.latency);
+	m->release_ns =
+		n->opts.timers->now_ns + (uint64_t)hit.latency * NSEC_PER_SEC;
+	delay_insert(n, m);
+	ul_node_tick_arm(n, m->release_ns);
+	return true;
+}
+
+/* A held message goes on: a send to its LND, a receive delivered. */
+static void release(struct ul_node *n, struct ul_msg *m)
+{
+	if (m->is_tx) {
+		ul_msg_lnd_send(n, m);
+		return;
+	}
+	ul_msg_rx_deliver(n, m);
+}
+
 uint64_t ul_fault_tick(struct ul_node *n, uint64_t now_ns)
 {
 	while (!ul_list_empty(&n->delayq)) {
@@ -148,7 +184,7 @@ uint64_t ul_fault_tick(struct ul_node *n, uint64_t now_ns)
 		if (m->release_ns > now_ns)
 			return m->release_ns;
 		ul_list_del(&m->link);
-		ul_msg_lnd_send(n, m);
+		release(n, m);
 	}
 	return UINT64_MAX;
 }
@@ -163,6 +199,6 @@ void ul_fault_release_all(struct ul_node *n, bool is_shutdown)
 		if (is_shutdown)
 			ul_msg_finalize(n, m, -ECANCELED, UL_HSTATUS_OK);
 		else
-			ul_msg_lnd_send(n, m);
+			release(n, m);
 	}
 }

@@ -45,11 +45,11 @@ static const uint32_t allowed[] = {
 	[UL_MSG_STATE_QUEUED_NI] = ST(READY) | ST(RESEND) | ST(DONE),
 	[UL_MSG_STATE_READY] = ST(QUEUED_PEER) | ST(QUEUED_NI) | ST(DELAYED) |
 			       ST(LND) | ST(RESEND) | ST(DONE),
-	[UL_MSG_STATE_DELAYED] = ST(LND) | ST(DONE),
+	[UL_MSG_STATE_DELAYED] = ST(LND) | ST(NEW) | ST(DONE),
 	[UL_MSG_STATE_LND] = ST(RESEND) | ST(DONE),
 	[UL_MSG_STATE_RESEND] = ST(NEW) | ST(DONE),
 	/* a GET's receive turns into its REPLY's send (msg_rx.c) */
-	[UL_MSG_STATE_RX] = ST(NEW) | ST(DONE),
+	[UL_MSG_STATE_RX] = ST(NEW) | ST(DELAYED) | ST(DONE),
 	[UL_MSG_STATE_DONE] = 0,
 };
 #undef ST

@@ -10,6 +10,7 @@
  *
  *   NEW -> [QUEUED_PEER -> READY] -> [QUEUED_NI -> READY] -> LND -> DONE
  *   NEW ... -> DELAYED (a delay rule holds it, credits kept) -> LND
+ *   RX -> DELAYED (a delay rule holds its delivery) -> DONE or NEW
  *   LND (or a queue) -> RESEND (health.md §7) -> NEW (selected again)
  *   NEW -> RX -> DONE, or (a GET) -> the REPLY's send path above
  *
@@ -293,9 +294,17 @@ bool ul_fault_on_tx(struct ul_node *n, struct ul_msg *m);
 bool ul_fault_on_rx(struct ul_node *n, struct ul_ni *ni,
 		    const struct ul_wire_lnet_hdr *hdr,
 		    const struct ulnet_nid *from_nid);
-/* Release delayed sends that are due; the next release time or MAX. */
+/*
+ * Receive side (fault.md §6): a received message whose payload is in
+ * place, before it is delivered: true when a delay rule holds it (it is
+ * delivered by ul_msg_rx_deliver() on release).
+ */
+bool ul_fault_rx_delay(struct ul_node *n, struct ul_msg *m);
+/* Deliver a received message (its event, or a GET's REPLY). */
+void ul_msg_rx_deliver(struct ul_node *n, struct ul_msg *m);
+/* Release delayed messages that are due; the next release time or MAX. */
 uint64_t ul_fault_tick(struct ul_node *n, uint64_t now_ns);
-/* Release (or, at shutdown, fail) every delayed send. */
+/* Release (or, at shutdown, fail) every delayed message. */
 void ul_fault_release_all(struct ul_node *n, bool is_shutdown);
 
 /* Make sure the node tick runs by when_ns (node.c). */

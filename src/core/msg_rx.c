@@ -372,6 +372,14 @@ static void start_reply(struct ul_node *n, struct ul_msg *m)
 	ul_msg_drain_ready(n);
 }
 
+void ul_msg_rx_deliver(struct ul_node *n, struct ul_msg *m)
+{
+	if (m->type == UL_MSG_GET)
+		start_reply(n, m);
+	else
+		ul_msg_finalize(n, m, 0, UL_HSTATUS_OK);
+}
+
 static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 {
 	struct ul_node *n = lni->node;
@@ -395,10 +403,8 @@ static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 		ul_msg_finalize(n, m, status,
 				status == -ESHUTDOWN ? UL_HSTATUS_OK
 						     : UL_HSTATUS_REMOTE_ERROR);
-	else if (m->type == UL_MSG_GET)
-		start_reply(n, m);
-	else
-		ul_msg_finalize(n, m, 0, UL_HSTATUS_OK);
+	else if (!ul_fault_rx_delay(n, m))
+		ul_msg_rx_deliver(n, m);
 	/*
 	 * A failed receive comes from an LND closing a connection, maybe in
 	 * the middle of walking its lists: its events wait for the node's

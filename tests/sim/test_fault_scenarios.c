@@ -150,6 +150,34 @@ static void delay_rule_holds_and_releases(void **state)
 	hh_fini(&h);
 }
 
+/*
+ * fault.md §6, receive side: B holds A0's GET for 2 s before it answers
+ * it; the ping takes that long and B's rule counts it.
+ */
+static void delay_rule_holds_received_message(void **state)
+{
+	struct hh h;
+	struct ping_res p = { 0 };
+	uint64_t t0;
+
+	(void)state;
+	hh_init(&h, true, NULL);
+	hh_delay(h.b, "10.0.0.1@tcp", "10.0.0.2@tcp", UL_FAULT_MSG_GET, 1, 2);
+	t0 = h.sim->heap.now_ns;
+	ping_start(&h, &p, "10.0.0.2@tcp", 10000);
+	sim_run(h.sim, t0 + HH_SEC + HH_SEC / 2);
+	assert_false(p.is_done);
+	assert_int_equal(first_rule(h.b, true)->stats.hits, 1);
+	sim_run(h.sim, t0 + 3 * HH_SEC);
+	assert_true(p.is_done);
+	assert_int_equal(p.status, 0);
+	assert_true(p.at_ns >= t0 + 2 * HH_SEC);
+	/* a held receive is failed, not lost, when the node stops */
+	ping_start(&h, &p, "10.0.0.2@tcp", 10000);
+	sim_run(h.sim, h.sim->heap.now_ns + HH_SEC);
+	hh_fini(&h);
+}
+
 /* §11.13: reset zeroes the counters and keeps the rule. */
 static void reset_keeps_rules(void **state)
 {
@@ -211,6 +239,7 @@ int main(void)
 		cmocka_unit_test(send_rule_simulates_local_error),
 		cmocka_unit_test(health_rule_ignores_receive),
 		cmocka_unit_test(delay_rule_holds_and_releases),
+		cmocka_unit_test(delay_rule_holds_received_message),
 		cmocka_unit_test(reset_keeps_rules),
 		cmocka_unit_test(credit_queue_deadline_fails_late_send),
 	};
