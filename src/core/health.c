@@ -12,6 +12,7 @@
  * ping is out is simply not found when the ping ends.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -480,15 +481,78 @@ static uint64_t tick_queue(struct ul_node *n, bool is_local, uint64_t now)
 	return next;
 }
 
+/*
+ * §5.4: while NIs are queued, say how many and list up to 20, at once and
+ * then 60, 120, ... up to 300 s apart; past 20, point at `debug recovery`
+ * once. Returns when it is due next.
+ */
+static uint64_t console_summary(struct ul_node *n, bool is_local,
+				uint64_t now_ns)
+{
+	const char *what = is_local ? "local" : "peer";
+	struct ul_list *q = is_local ? &n->ni_recq : &n->lpni_recq;
+	struct ul_rec_console *c = &n->rec_console[is_local ? 0 : 1];
+	struct ul_recovery *r;
+	char line[20 * 48 + 64], buf[64];
+	size_t len = 0, count = ul_list_count(q);
+	unsigned int k = 0;
+
+	if (!count) {
+		c->next_ns = 0;
+		c->gap_sec = 0;
+		return UINT64_MAX;
+	}
+	if (now_ns < c->next_ns)
+		return c->next_ns;
+	line[0] = '\0';
+	ul_list_for_each_entry(r, q, link) {
+		const struct ulnet_nid *nid;
+		int w;
+
+		if (k++ == 20)
+			break;
+		if (is_local)
+			nid = &ul_container_of(r, struct ul_node_ni, rec)
+				       ->ni->nid;
+		else
+			nid = &ul_container_of(r, struct ul_peer_ni_msgs, rec)
+				       ->lpni->nid;
+		w = snprintf(line + len, sizeof(line) - len, " %s",
+			     ulnet_nid_format(nid, buf, sizeof(buf)));
+		if (w < 0 || (size_t)w >= sizeof(line) - len)
+			break;
+		len += (size_t)w;
+	}
+	ul_node_log(n, UL_D_CONSOLE, "%zu %s NI(s) in recovery:%s%s", count,
+		    what, line, count > 20 ? " ..." : "");
+	if (count > 20 && !c->is_hinted) {
+		c->is_hinted = true;
+		ul_node_log(n, UL_D_CONSOLE,
+			    "see them all with 'ulnetctl debug recovery --%s'",
+			    what);
+	}
+	c->gap_sec = c->gap_sec ? c->gap_sec + 60 : 60;
+	if (c->gap_sec > 300)
+		c->gap_sec = 300;
+	c->next_ns = now_ns + (uint64_t)c->gap_sec * NSEC_PER_SEC;
+	return c->next_ns;
+}
+
+static uint64_t min_ns(uint64_t a, uint64_t b)
+{
+	return a < b ? a : b;
+}
+
 uint64_t ul_health_tick(struct ul_node *n, uint64_t now_ns)
 {
-	uint64_t a, b;
+	uint64_t next;
 
 	if (n->state != UL_NODE_STATE_RUNNING)
 		return UINT64_MAX;
-	a = tick_queue(n, true, now_ns);
-	b = tick_queue(n, false, now_ns);
-	return a < b ? a : b;
+	next = tick_queue(n, true, now_ns);
+	next = min_ns(next, tick_queue(n, false, now_ns));
+	next = min_ns(next, console_summary(n, true, now_ns));
+	return min_ns(next, console_summary(n, false, now_ns));
 }
 
 void ul_health_recovery_list(struct ul_node *n, bool is_local,

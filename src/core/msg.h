@@ -61,6 +61,13 @@ struct ul_recovery {
 	uint64_t next_ping_ns; /* when the next one is due */
 };
 
+/* When the console next lists a recovery queue (health.md §5.4). */
+struct ul_rec_console {
+	uint64_t next_ns; /* when it is printed next; 0: at once */
+	uint32_t gap_sec; /* 0, then 60, 120, ... up to 300 */
+	bool is_hinted;	  /* the debug recovery hint was printed */
+};
+
 /* A started NI: the LND's view of it and its NI credit queue. */
 struct ul_node_ni {
 	struct ul_list link;	/* ul_node.nis */
@@ -95,16 +102,18 @@ struct ul_node {
 	struct ul_list nis;    /* struct ul_node_ni, started NIs */
 	struct ul_node_ni *lo; /* 0@lo while started */
 	struct ul_md_table mds;
-	struct ul_list msgs;	    /* every message alive */
-	struct ul_list ready;	    /* released from a credit queue */
-	struct ul_list events;	    /* struct ul_md_event, FIFO */
-	struct ul_list lpni_msgs;   /* struct ul_peer_ni_msgs */
-	struct ul_list rspt;	    /* MDs with a response tracker */
-	uint64_t rspt_check_ns;	    /* next expiry pass, 0: none due */
-	struct ul_list resendq;	    /* struct ul_msg in RESEND */
-	struct ul_list delayq;	    /* struct ul_msg in DELAYED, by time */
-	struct ul_list ni_recq;	    /* struct ul_node_ni being recovered */
-	struct ul_list lpni_recq;   /* struct ul_peer_ni_msgs recovered */
+	struct ul_list msgs;	  /* every message alive */
+	struct ul_list ready;	  /* released from a credit queue */
+	struct ul_list events;	  /* struct ul_md_event, FIFO */
+	struct ul_list lpni_msgs; /* struct ul_peer_ni_msgs */
+	struct ul_list rspt;	  /* MDs with a response tracker */
+	uint64_t rspt_check_ns;	  /* next expiry pass, 0: none due */
+	struct ul_list resendq;	  /* struct ul_msg in RESEND */
+	struct ul_list delayq;	  /* struct ul_msg in DELAYED, by time */
+	struct ul_list ni_recq;	  /* struct ul_node_ni being recovered */
+	struct ul_list lpni_recq; /* struct ul_peer_ni_msgs recovered */
+	/* The recovery queues' console summary (health.md §5.4) */
+	struct ul_rec_console rec_console[2]; /* local, peer */
 	struct ul_fault_set faults; /* drop and delay rules (fault.md) */
 	struct ul_timer tick_timer; /* runs ul_node_tick() when due */
 	uint32_t lnd_timeout_param; /* socklnd "timeout": 0 follows LNet */

@@ -52,6 +52,15 @@ expect net_health 0 "*" "" -- $u net show -v 2
 check net_health_900 '^                  health value: ([1-9]00|0)$'
 expect recovery_local 0 "*" "" -- $u debug recovery --local
 check recovery_listed '^      nid-0: 127\.1\.41\.[12]@tcp$'
+# the console lists the local recovery queue (health.md §5.4) at the
+# queue's first pass, a second after the failure
+for _ in $(seq 100); do
+	grep -q 'local NI(s) in recovery: 127\.1\.41\.[12]@tcp' "$TMP/h.log" &&
+		break
+	sleep 0.1
+done
+check recovery_console '[0-9]+ local NI\(s\) in recovery: 127\.1\.41\.[12]@tcp' \
+	"$TMP/h.log"
 expect del_rules 0 "" "" -- $u fault drop del -a
 expect health_back 0 "" "" -- $u net set --all --health 1000
 expect recovery_empty 0 "" "" -- $u debug recovery --local
