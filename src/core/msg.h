@@ -115,6 +115,7 @@ struct ul_node {
 	/* The recovery queues' console summary (health.md §5.4) */
 	struct ul_rec_console rec_console[2]; /* local, peer */
 	struct ul_fault_set faults; /* drop and delay rules (fault.md) */
+	struct ul_udsp_set *udsp;   /* not owned: rules kept applied */
 	struct ul_timer tick_timer; /* runs ul_node_tick() when due */
 	uint32_t lnd_timeout_param; /* socklnd "timeout": 0 follows LNet */
 	bool is_unconfigured;	    /* `lnet unconfigure` was run */

@@ -20,6 +20,7 @@
 #define UL_CORE_NODE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "ulnet/ulnet.h"
@@ -32,6 +33,7 @@ struct ul_lnd;
 struct ul_log;
 struct ul_ni;
 struct ul_peer_ni;
+struct ul_udsp_set;
 struct ul_net_tunables;
 struct ul_timer_heap;
 
@@ -190,6 +192,43 @@ void ul_node_fault_clear(struct ul_node *n);
 void ul_node_ni_set_healthv(struct ul_node *n, struct ul_ni *ni, int healthv);
 void ul_node_lpni_set_healthv(struct ul_node *n, struct ul_peer_ni *lpni,
 			      int healthv);
+
+/*
+ * The UDSP rule set attached to the node's core (core/udsp.h), which the
+ * configuration operations below keep applied; NULL: none.
+ */
+void ul_node_set_udsp(struct ul_node *n, struct ul_udsp_set *udsp);
+
+/*
+ * `peer add` / `peer del` as LNet's kernel takes them (node_config.c):
+ * prim the primary NID, nids the peer NIs to add or delete (none: the
+ * whole peer, for del), is_lock the primary locked (add) or a forced
+ * delete (del), is_import an import's request (a gateway listed as a
+ * peer as it is, by export --backup, is accepted). 0 or -errno with
+ * LNet's text in err.
+ */
+struct ul_node_peer_req {
+	struct ulnet_nid prim;
+	const struct ulnet_nid *nids;
+	size_t nnids;
+	bool is_mr;
+	bool is_lock;
+	bool is_import;
+};
+int ul_node_peer_add(struct ul_node *n, const struct ul_node_peer_req *r,
+		     struct ul_err *err);
+int ul_node_peer_del(struct ul_node *n, const struct ul_node_peer_req *r,
+		     struct ul_err *err);
+/*
+ * `route add` / `route del` of net through each of gws: hops (or
+ * UL_HOPS_UNDEFINED) and priority for add. 0 or -errno with LNet's text.
+ */
+int ul_node_route_add(struct ul_node *n, uint32_t net,
+		      const struct ulnet_nid *gws, size_t ngws, uint32_t hops,
+		      uint32_t prio, struct ul_err *err);
+int ul_node_route_del(struct ul_node *n, uint32_t net,
+		      const struct ulnet_nid *gws, size_t ngws,
+		      struct ul_err *err);
 
 /*
  * `lnet unconfigure`: every route, every net but lo, every peer, every

@@ -838,6 +838,8 @@ unsigned int ul_ctlsrv_max_clients(const struct ul_ctlsrv *srv)
 void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp)
 {
 	srv->udsp = udsp;
+	/* the node's configuration operations keep its rules applied */
+	ul_node_set_udsp(srv->node, udsp);
 }
 
 void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt)

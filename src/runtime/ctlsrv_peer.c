@@ -78,119 +78,40 @@ int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
 	return 0;
 }
 
-/*
- * A route's gateway peer asked for again exactly as it is (same primary,
- * Multi-Rail and NIDs) by an import: what importing an export --backup
- * does, which lists gateways as peers. `peer add` of a gateway fails as
- * in LNet (lnetctl.md §7.1).
- */
-static bool gateway_as_is(const struct ul_core *core,
-			  const struct ul_ctl_args *a, bool is_mr)
-{
-	struct ul_peer *p = ul_peer_find(core, &a->nid);
-	size_t i;
-
-	if (!(a->flags & UL_CTL_ARGF_IMPORT) ||
-	    (a->flags & (UL_CTL_ARGF_LOCK_PRIM | UL_CTL_ARGF_FORCE)))
-		return false;
-	if (!p || !p->rtr_refcount || p->is_mr != is_mr ||
-	    !ulnet_nid_same(&p->primary_nid, &a->nid))
-		return false;
-	for (i = 0; i < a->nnids; i++)
-		if (ul_peer_find(core, &a->nids[i]) != p)
-			return false;
-	return true;
-}
-
 int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
-	bool is_mr = !(a->flags & UL_CTL_ARGF_NON_MR);
-	bool is_lock = a->flags & (UL_CTL_ARGF_LOCK_PRIM | UL_CTL_ARGF_FORCE);
-	struct ul_err cerr = { 0 };
-	struct ul_peer *peer;
-	bool is_new;
-	size_t i;
-	int rc;
+	struct ul_node_peer_req r = {
+		.nids = a->nids,
+		.nnids = a->nnids,
+		.is_mr = !(a->flags & UL_CTL_ARGF_NON_MR),
+		.is_lock = a->flags &
+			   (UL_CTL_ARGF_LOCK_PRIM | UL_CTL_ARGF_FORCE),
+		.is_import = a->flags & UL_CTL_ARGF_IMPORT,
+	};
 
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NID))
 		return ul_err_set(err, -ENOMSG, "no configuration");
-	/* lnet_add_peer_ni() refuses "<?>" once it is parsed. */
-	if (ulnet_nid_is_any(&a->nid))
-		return ul_err_set(err, -EINVAL, "failed to add primary peer");
-	is_new = !ul_peer_find(core, &a->nid);
-	rc = ul_peer_add(core, &a->nid, is_mr, is_lock, &peer, &cerr);
-	if (rc == -EBUSY && gateway_as_is(core, a, is_mr))
-		return 0; /* export --backup lists gateways: import them */
-	if (rc == -EINVAL)
-		return ul_err_set(err, rc, "unsupported primary NID");
-	/* LNet gives one text for every refusal (gateway, MR mismatch...). */
-	if (rc)
-		return ul_err_set(err, rc, "failed to add primary peer");
-	for (i = 0; i < a->nnids; i++) {
-		if (ulnet_nid_same(&a->nids[i], &a->nid))
-			continue;
-		rc = ul_peer_ni_add(core, peer, &a->nids[i], NULL, &cerr);
-		if (rc) {
-			/* Nothing half-made stays (lnetctl.md §7.1). */
-			if (is_new)
-				ul_peer_del(core, &a->nid, true, NULL);
-			return ul_err_set(err, rc, "failed to add peer");
-		}
-	}
-	return 0;
+	r.prim = a->nid;
+	return ul_node_peer_add(srv->node, &r, err);
 }
 
 int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 		       struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
-	bool force = a->flags & (UL_CTL_ARGF_FORCE | UL_CTL_ARGF_LOCK_PRIM);
-	struct ul_peer *peer, *owner;
-	struct ul_err cerr = { 0 };
-	bool whole = a->nnids == 0;
-	size_t i;
-	int rc;
+	struct ul_node_peer_req r = {
+		.nids = a->nids,
+		.nnids = a->nnids,
+		.is_lock = a->flags &
+			   (UL_CTL_ARGF_FORCE | UL_CTL_ARGF_LOCK_PRIM),
+	};
 
 	(void)doc;
 	if (!(a->has & UL_CTL_ARG_NID))
 		return ul_err_set(err, -ENOMSG, "no configuration");
-	/*
-	 * "<?>": LNet notes "missing primary NID" but returns success, so
-	 * lnetctl prints nothing and exits 0.
-	 */
-	if (ulnet_nid_is_any(&a->nid))
-		return 0;
-	for (i = 0; i < a->nnids; i++)
-		whole |= ulnet_nid_same(&a->nids[i], &a->nid);
-	peer = ul_peer_find(core, &a->nid);
-	if (!peer || ul_ctlsrv_peer_is_lo(peer))
-		return ul_err_set(err, -ENOENT,
-				  whole ? "failed to del primary peer"
-					: "failed to del peer");
-	/* The errno tells why; LNet's text is the same for every cause. */
-	if (!ulnet_nid_same(&peer->primary_nid, &a->nid))
-		return ul_err_set(err, -ENODEV,
-				  whole ? "failed to del primary peer"
-					: "failed to del peer");
-	if (whole) {
-		rc = ul_peer_del(core, &a->nid, force, &cerr);
-		return rc ? ul_err_set(err, rc, "failed to del primary peer")
-			  : 0;
-	}
-	for (i = 0; i < a->nnids; i++) {
-		/* LNet: unknown -ENOENT, another peer's NID -ECHILD. */
-		owner = ul_peer_find(core, &a->nids[i]);
-		if (owner != peer)
-			return ul_err_set(err, owner ? -ECHILD : -ENOENT,
-					  "failed to del peer");
-		rc = ul_peer_ni_del(core, &a->nids[i], &cerr);
-		if (rc)
-			return ul_err_set(err, rc, "failed to del peer");
-	}
-	return 0;
+	r.prim = a->nid;
+	return ul_node_peer_del(srv->node, &r, err);
 }
 
 int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,

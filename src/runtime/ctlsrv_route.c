@@ -1,6 +1,7 @@
 /*
  * `route add`, `route del` and `route show` (reference/lnetctl.md §8.1 to
- * §8.3) on the instance's side, over core/route.h.
+ * §8.3) on the instance's side: lnetctl's argument checks, then the
+ * node's operation (core/node.h); show reads core/route.h.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -28,10 +29,7 @@ static int remote_net(const struct ul_ctl_args *a, uint32_t *net,
 int ul_ctlsrv_route_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
 	uint32_t net, hops = UL_HOPS_UNDEFINED, prio = 0;
-	struct ul_route *route;
-	size_t i;
 	int rc;
 
 	(void)doc;
@@ -52,50 +50,14 @@ int ul_ctlsrv_route_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 					  "negative");
 		prio = (uint32_t)a->priority;
 	}
-	if (a->nnids == 0)
-		return ul_err_set(err, -ENODEV, "cannot parse gateway");
-	for (i = 0; i < a->nnids; i++) {
-		struct ul_err cerr = { 0 };
-
-		rc = ul_route_add(core, net, &a->nids[i], hops, prio, &route,
-				  &cerr);
-		switch (rc) {
-		case 0:
-			if (srv->udsp)
-				ul_udsp_on_route_add(srv->udsp, route);
-			continue;
-		case -EACCES:
-			return ul_err_set(err, rc, "setting @lo not allowed");
-		case -ENXIO:
-			return ul_err_set(err, rc,
-					  "setting LNET_NET_ANY not allowed");
-		case -ENODEV:
-			return ul_err_set(err, rc, "cannot parse gateway");
-		case -EINVAL:
-			return ul_err_set(err, rc,
-					  "invalid settings for route "
-					  "creation");
-		case -EEXIST:
-			return ul_err_set(err, rc,
-					  "Route already exists or the "
-					  "specified network is local");
-		case -EHOSTUNREACH:
-			return ul_err_set(err, rc,
-					  "No interface configured on the "
-					  "same net as gateway");
-		default:
-			return ul_err_set(err, rc, "%s", cerr.msg);
-		}
-	}
-	return 0;
+	return ul_node_route_add(srv->node, net, a->nids, a->nnids, hops, prio,
+				 err);
 }
 
 int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err)
 {
-	struct ul_core *core = ul_node_core(srv->node);
 	uint32_t net;
-	size_t i;
 	int rc;
 
 	(void)doc;
@@ -103,11 +65,7 @@ int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	rc = remote_net(a, &net, err);
 	if (rc)
 		return rc;
-	for (i = 0; i < a->nnids && rc == 0; i++)
-		rc = ul_route_del(core, net, &a->nids[i], NULL);
-	if (i && srv->udsp)
-		ul_udsp_on_route_del(srv->udsp);
-	return rc ? ul_err_set(err, rc, "failed to delete route") : 0;
+	return ul_node_route_del(srv->node, net, a->nids, a->nnids, err);
 }
 
 /* One route of route show (lnetctl.md §8.3); *any: "route:" is open. */

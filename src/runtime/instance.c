@@ -365,6 +365,7 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 		u->udsp = NULL;
 		goto fail_free;
 	}
+	ul_node_set_udsp(u->node, u->udsp);
 	rc = register_lnds(u);
 	if (rc < 0)
 		goto fail_free;
