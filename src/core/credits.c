@@ -44,9 +44,7 @@ void ul_msg_drain_ready(struct ul_node *n)
 		struct ul_list batch;
 
 		/* What posting releases waits for the next batch. */
-		ul_list_init(&batch);
-		ul_list_link(&batch, n->ready.prev, n->ready.next);
-		ul_list_init(&n->ready);
+		ul_list_take(&n->ready, &batch);
 		while (!ul_list_empty(&batch)) {
 			struct ul_msg *m = ul_list_first_entry(
 				&batch, struct ul_msg, link);

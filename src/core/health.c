@@ -5,8 +5,8 @@
  * Timers: none of its own. ul_health_tick() runs from the node tick and
  * says when it is next due (the earliest next_ping of a queued NI).
  *
- * Recovery pings are GETs on the reserved portal with the ping match
- * bits to the exact NID being recovered (a local NI pings its own NID),
+ * Recovery pings go through the ping client (ping.c, is_recovery): to
+ * the exact NID being recovered (a local NI pings its own NID),
  * response-tracked, never resent, the source NI chosen freely. Each has
  * a struct rec_ping that names its NI by NID, so an NI deleted while its
  * ping is out is simply not found when the ping ends.
@@ -22,15 +22,12 @@
 #include "core/ping.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
-#define REC_PING_BYTES 272u /* LNet's minimum ping buffer */
 
+/* One recovery ping out, for the ping client's callback. */
 struct rec_ping {
 	struct ul_node *node;
-	struct ul_md *md;     /* unlinked once the ping has its outcome */
 	struct ulnet_nid nid; /* the NI being recovered */
 	bool is_local;
-	bool has_failed;
-	uint8_t buf[REC_PING_BYTES];
 };
 
 static void ni_set_status(struct ul_node *n, struct ul_ni *ni,
@@ -157,14 +154,15 @@ void ul_health_nni_forget(struct ul_node *n, struct ul_node_ni *nni)
 	rec_dequeue(&nni->rec);
 }
 
-void ul_health_on_rx(struct ul_node *n, struct ul_ni *ni,
-		     struct ul_peer_ni *lpni)
+/*
+ * §4.1 OK extras, §5.3: a message came in from lpni on ni, so both ping
+ * back-offs start again (lpni's last_alive is set when it is parsed).
+ */
+static void restart_pings(struct ul_ni *ni, struct ul_peer_ni *lpni)
 {
-	if (lpni && lpni->msgs) {
-		lpni->msgs->last_alive_ns = n->opts.timers->now_ns;
+	if (lpni->msgs)
 		lpni->msgs->rec.ping_count = 0;
-	}
-	if (ni && ni->node_ni)
+	if (ni->node_ni)
 		ni->node_ni->rec.ping_count = 0;
 }
 
@@ -244,8 +242,7 @@ static void ok_path(struct ul_node *n, struct ul_msg *m, bool is_gw_or_router)
 	ul_health_ni_inc(n, m->ni);
 	if (m->is_tx)
 		return;
-	/* §4.1 OK extras: received from the peer NI. */
-	ul_health_on_rx(n, m->ni, m->lpni);
+	restart_pings(m->ni, m->lpni);
 	if (is_gw_or_router) {
 		ul_peer_ni_set_healthv(m->lpni, UL_HEALTH_MAX);
 		return;
@@ -332,48 +329,45 @@ enum ul_health_verdict ul_health_check(struct ul_node *n, struct ul_msg *m,
 	return UL_HEALTH_FINALIZE;
 }
 
-/*
- * The end of a recovery ping (§5.1): a REPLY that arrived adds one step
- * to the NI being recovered; a failure only clears the pending mark.
- */
-static void rec_ping_event(struct ul_node *n, const struct ulnet_event *ev)
+/* The queue entry of the NI a recovery ping is for, if it is still there. */
+static struct ul_recovery *rec_of(struct ul_node *n, const struct rec_ping *rp)
 {
-	struct rec_ping *rp = ev->md_user_ptr;
-	struct ul_recovery *r = NULL;
-	struct ul_peer_ni *lpni = NULL;
-	struct ul_ni *ni = NULL;
+	struct ul_peer_ni *lpni;
+	struct ul_ni *ni;
 
-	if (ev->status)
-		rp->has_failed = true;
-	/* A failed SEND is final, no REPLY follows: the MD goes now. */
-	if (!ev->unlinked && (ev->status || ev->type == ULNET_EVENT_REPLY))
-		ul_node_md_unlink_internal(n, rp->md, 0);
-	if (ev->type == ULNET_EVENT_REPLY && !ev->status && !rp->has_failed) {
-		if (rp->is_local) {
-			ni = ul_ni_find(n->core, &rp->nid);
-			if (ni)
-				ul_health_ni_inc(n, ni);
-		} else {
-			lpni = ul_peer_ni_find(n->core, &rp->nid);
-			if (lpni && n->core->tun.health_sensitivity)
-				ul_peer_ni_inc_healthv(
-					lpni,
-					(int)n->core->tun.health_sensitivity);
-		}
-	}
-	if (!ev->unlinked)
-		return;
 	if (rp->is_local) {
 		ni = ul_ni_find(n->core, &rp->nid);
-		if (ni && ni->node_ni)
-			r = &ni->node_ni->rec;
-	} else {
-		lpni = ul_peer_ni_find(n->core, &rp->nid);
-		if (lpni && lpni->msgs)
-			r = &lpni->msgs->rec;
+		return ni && ni->node_ni ? &ni->node_ni->rec : NULL;
 	}
-	if (r)
+	lpni = ul_peer_ni_find(n->core, &rp->nid);
+	return lpni && lpni->msgs ? &lpni->msgs->rec : NULL;
+}
+
+/*
+ * The end of a recovery ping (§5.1): a REPLY adds one step to the NI
+ * being recovered; a failure or a timeout only clears the pending mark.
+ */
+static void rec_ping_done(void *arg, int status,
+			  const struct ulnet_ping_result *res)
+{
+	struct rec_ping *rp = arg;
+	struct ul_node *n = rp->node;
+	struct ul_recovery *r = rec_of(n, rp);
+	int s = (int)n->core->tun.health_sensitivity;
+
+	(void)res;
+	if (r) {
 		r->is_ping_pending = false;
+		if (!status && rp->is_local)
+			ul_health_ni_inc(
+				n,
+				ul_container_of(r, struct ul_node_ni, rec)->ni);
+		else if (!status && s)
+			ul_peer_ni_inc_healthv(
+				ul_container_of(r, struct ul_peer_ni_msgs, rec)
+					->lpni,
+				s);
+	}
 	free(rp);
 }
 
@@ -381,21 +375,8 @@ static int send_rec_ping(struct ul_node *n, const struct ulnet_nid *nid,
 			 bool is_local)
 {
 	struct ulnet_process_id to = { *nid, ULNET_PID_LUSTRE };
-	struct ul_msg_send_args a = {
-		.type = UL_MSG_GET,
-		.target = &to,
-		.portal = UL_WIRE_RESERVED_PORTAL,
-		.match_bits = UL_WIRE_PING_MATCHBITS,
-		.is_recovery = true,
-	};
-	struct ulnet_md umd = {
-		.length = REC_PING_BYTES,
-		.threshold = 2, /* SEND and REPLY */
-		.options = ULNET_MD_TRUNCATE | ULNET_MD_TRACK_RESPONSE,
-		.numa_node = -1,
-	};
 	struct rec_ping *rp = calloc(1, sizeof(*rp));
-	struct ul_md *md;
+	uint32_t tt = n->core->tun.transaction_timeout;
 	int rc;
 
 	if (!rp)
@@ -403,22 +384,12 @@ static int send_rec_ping(struct ul_node *n, const struct ulnet_nid *nid,
 	rp->node = n;
 	rp->nid = *nid;
 	rp->is_local = is_local;
-	umd.start = rp->buf;
-	umd.user_ptr = rp;
-	rc = ul_md_create(&n->mds, &umd, ULNET_UNLINK, false, 0, NULL, 0, 0,
-			  ULNET_INS_AFTER, &md);
-	if (rc) {
-		free(rp);
-		return rc;
-	}
-	md->int_handler = rec_ping_event;
-	rp->md = md;
-	n->api_depth++;
-	rc = ul_msg_send_md(n, md, &a);
+	/* lost like any tracked request: after transaction_timeout */
+	rc = ul_ping_send(n, NULL, &to,
+			  tt > UINT32_MAX / 1000 ? UINT32_MAX : tt * 1000, true,
+			  rec_ping_done, rp);
 	if (rc)
-		/* Its UNLINK event frees rp. */
-		ul_node_md_unlink_internal(n, md, 0);
-	n->api_depth--;
+		free(rp);
 	return rc;
 }
 

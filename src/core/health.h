@@ -44,13 +44,6 @@ void ul_health_ni_inc(struct ul_node *n, struct ul_ni *ni);
 void ul_health_lpni_fail(struct ul_node *n, struct ul_peer_ni *lpni);
 
 /*
- * A message arrived from lpni on ni: lpni is alive now (last_alive) and
- * both ping counts restart (§5.3).
- */
-void ul_health_on_rx(struct ul_node *n, struct ul_ni *ni,
-		     struct ul_peer_ni *lpni);
-
-/*
  * Recovery queue admission: a local NI below full health (net set
  * --health, a local failure), a peer NI (§5.2 conditions).
  */

@@ -73,14 +73,12 @@ static uint64_t routing_tick(struct ul_node *n, uint64_t now_ns)
 	struct ul_routing *r = &n->core->routing;
 	uint64_t when = ul_routing_deadline(r);
 
-	if (!when)
-		return UINT64_MAX;
-	if (!ul_routing_tick(r, now_ns))
-		return ul_routing_deadline(r) ? ul_routing_deadline(r)
-					      : UINT64_MAX;
-	ul_node_log(n, UL_D_CONSOLE, "Message forwarding %s",
-		    r->state == UL_ROUTING_ENABLED ? "enabled" : "disabled");
-	ul_node_routing_changed(n);
+	if (when && ul_routing_tick(r, now_ns)) {
+		ul_node_log(n, UL_D_CONSOLE, "Message forwarding %s",
+			    r->state == UL_ROUTING_ENABLED ? "enabled"
+							   : "disabled");
+		ul_node_routing_changed(n);
+	}
 	when = ul_routing_deadline(r);
 	return when ? when : UINT64_MAX;
 }
@@ -230,11 +228,6 @@ void ul_node_lnd_timeout_param_set(struct ul_node *n, uint32_t sec)
 {
 	n->lnd_timeout_param = sec;
 	lnd_timeout_apply(n);
-}
-
-uint32_t ul_node_lnd_timeout_param(const struct ul_node *n)
-{
-	return n->lnd_timeout_param;
 }
 
 int ul_node_tunable_set(struct ul_node *n, int id, int64_t value,
@@ -665,13 +658,7 @@ void ul_node_dispatch(struct ul_node *n)
 	 * stream over 0@lo completes inside the call) cannot hold the loop
 	 * thread, its clock and its other clients (STYLE: bounded phases).
 	 */
-	ul_list_init(&batch);
-	while (!ul_list_empty(&n->events)) {
-		struct ul_list *first = n->events.next;
-
-		ul_list_del(first);
-		ul_list_add_tail(&batch, first);
-	}
+	ul_list_take(&n->events, &batch);
 	while (!ul_list_empty(&batch)) {
 		struct ul_md_event *e =
 			ul_list_first_entry(&batch, struct ul_md_event, link);
@@ -711,6 +698,17 @@ static int64_t node_sec(const struct ul_node *n)
 	return (int64_t)(n->opts.timers->now_ns / UINT64_C(1000000000));
 }
 
+/* fault.md §6: what deleted delay rules held goes on at once. */
+static void release_delayed(struct ul_node *n)
+{
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return;
+	API_ENTER(n);
+	ul_fault_release_all(n, false);
+	API_LEAVE(n);
+	ul_node_dispatch(n);
+}
+
 int ul_node_fault_add(struct ul_node *n, const struct ul_fault_attr *a,
 		      const char **why)
 {
@@ -722,13 +720,8 @@ int ul_node_fault_del(struct ul_node *n, bool is_delay,
 {
 	int rc = ul_fault_del(&n->faults, is_delay, src, dst);
 
-	/* fault.md §6: what deleted rules held goes on at once. */
-	if (rc > 0 && is_delay && n->state == UL_NODE_STATE_RUNNING) {
-		API_ENTER(n);
-		ul_fault_release_all(n, false);
-		API_LEAVE(n);
-		ul_node_dispatch(n);
-	}
+	if (rc > 0 && is_delay)
+		release_delayed(n);
 	return rc;
 }
 
@@ -748,12 +741,8 @@ void ul_node_fault_clear(struct ul_node *n)
 	bool had_delay = !ul_list_empty(&n->faults.delay);
 
 	ul_fault_set_clear(&n->faults);
-	if (had_delay && n->state == UL_NODE_STATE_RUNNING) {
-		API_ENTER(n);
-		ul_fault_release_all(n, false);
-		API_LEAVE(n);
-		ul_node_dispatch(n);
-	}
+	if (had_delay)
+		release_delayed(n);
 }
 
 /*

@@ -87,7 +87,6 @@ int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type);
  * given to the LND again whenever those change; above 0 it is fixed.
  */
 void ul_node_lnd_timeout_param_set(struct ul_node *n, uint32_t sec);
-uint32_t ul_node_lnd_timeout_param(const struct ul_node *n);
 /* What socklnd's timeout is (or will be once started), in seconds. */
 uint32_t ul_node_sock_timeout(const struct ul_node *n);
 /*

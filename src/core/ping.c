@@ -298,6 +298,13 @@ int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
 		 const struct ulnet_process_id *target, uint32_t timeout_ms,
 		 ul_node_ping_cb cb, void *arg)
 {
+	return ul_ping_send(n, self, target, timeout_ms, false, cb, arg);
+}
+
+int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
+		 const struct ulnet_process_id *target, uint32_t timeout_ms,
+		 bool is_recovery, ul_node_ping_cb cb, void *arg)
+{
 	struct ul_ping_state *ps;
 	struct ul_ping_client *pc;
 	struct ulnet_process_id to;
@@ -312,9 +319,13 @@ int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
 		.target = &to,
 		.portal = UL_WIRE_RESERVED_PORTAL,
 		.match_bits = UL_WIRE_PING_MATCHBITS,
+		.is_recovery = is_recovery,
 	};
 	int rc;
 
+	/* LNet's own pings are tracked whatever response_tracking says. */
+	if (is_recovery)
+		umd.options |= ULNET_MD_TRACK_RESPONSE;
 	if (n->state != UL_NODE_STATE_RUNNING)
 		return -ESHUTDOWN;
 	if (!cb || !target || ulnet_nid_is_any(&target->nid))

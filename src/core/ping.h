@@ -12,7 +12,10 @@
 #ifndef UL_CORE_PING_H
 #define UL_CORE_PING_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+#include "core/node.h"
 
 struct ul_node;
 
@@ -26,6 +29,14 @@ uint32_t ul_ping_seq(const struct ul_node *n);
 int ul_ping_targets_post(struct ul_node *n);
 /* Rebuild the ping info after an NI change; logs on failure. */
 void ul_ping_targets_refresh(struct ul_node *n);
+/*
+ * ul_node_ping() (node.h), or with is_recovery a recovery ping
+ * (health.md §5.1): to that exact NID, response-tracked, never resent.
+ * The callback runs exactly once, as for ul_node_ping().
+ */
+int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
+		 const struct ulnet_process_id *target, uint32_t timeout_ms,
+		 bool is_recovery, ul_node_ping_cb cb, void *arg);
 /* Unlink the targets and stop the clients' timers (shutdown). */
 void ul_ping_shutdown(struct ul_node *n);
 /* Free the service's state (destroy, after shutdown). */

@@ -67,9 +67,7 @@ void ul_resend_run(struct ul_node *n)
 	if (ul_list_empty(&n->resendq))
 		return;
 	/* What fails again at once waits for the next run. */
-	ul_list_init(&batch);
-	ul_list_link(&batch, n->resendq.prev, n->resendq.next);
-	ul_list_init(&n->resendq);
+	ul_list_take(&n->resendq, &batch);
 	n->api_depth++;
 	while (!ul_list_empty(&batch)) {
 		struct ul_msg *m =

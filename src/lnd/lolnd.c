@@ -78,11 +78,7 @@ static void lolnd_deliver(struct ul_timer *t, uint64_t now_ns)
 
 	(void)now_ns;
 	/* Sends made while delivering wait for the next run. */
-	ul_list_init(&batch);
-	if (!ul_list_empty(&lo->txq)) {
-		ul_list_link(&batch, lo->txq.prev, lo->txq.next);
-		ul_list_init(&lo->txq);
-	}
+	ul_list_take(&lo->txq, &batch);
 	lo->is_delivering = true;
 	while (!ul_list_empty(&batch)) {
 		struct ul_lnd_tx *tx =

@@ -11,8 +11,10 @@
  *   - peer->reconnect: the next connection attempt after a refusal or a
  *     failure (backoff min_reconnect_ms doubling to max_reconnect_ms);
  *   - conn->hs_timer (socklnd_conn.c): the handshake deadline.
- *   - s->ack_timer, every SOCK_ACK_POLL_NS while payload txs wait for
- *     TCP to acknowledge their last byte (socklnd_tx.c).
+ *   - s->ack_timer, while held txs wait for TCP to acknowledge their
+ *     last byte: every SOCK_ACK_POLL_NS while a large payload does,
+ *     every SOCK_ACK_POLL_IDLE_NS while only ACKs and REPLYs do
+ *     (socklnd_tx.c).
  * The before-sleep hook flushes queued output, completes the txs TCP
  * acknowledged, frees closed connections and delivers completions.
  */
@@ -102,18 +104,6 @@ void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs)
 	ul_list_add_tail(&st->ni->s->done, &st->link);
 }
 
-void sock_list_take(struct ul_list *from, struct ul_list *to)
-{
-	ul_list_init(to);
-	if (ul_list_empty(from))
-		return;
-	to->next = from->next;
-	to->prev = from->prev;
-	to->next->prev = to;
-	to->prev->next = to;
-	ul_list_init(from);
-}
-
 /*
  * Hand every decided tx to the node. The list is taken first, so what an
  * upcall decides (tx_done sending again) waits for the next delivery and
@@ -124,7 +114,7 @@ void sock_deliver(struct ul_socklnd *s)
 	struct sock_tx *st, *tmp;
 	struct ul_list todo;
 
-	sock_list_take(&s->done, &todo);
+	ul_list_take(&s->done, &todo);
 	ul_list_for_each_entry_safe(st, tmp, &todo, link) {
 		struct ul_lnd_ni *lni = st->ni->lni;
 

@@ -252,8 +252,6 @@ struct sock_peer *sock_peer_find_or_add(struct sock_ni *ni,
 void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns);
 void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs);
 void sock_deliver(struct ul_socklnd *s);
-/* Move every entry of from onto the list to (from ends empty). */
-void sock_list_take(struct ul_list *from, struct ul_list *to);
 void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs);
 enum ul_hstatus sock_hstatus_of_errno(int err);
 uint64_t sock_now(const struct sock_ni *ni);

@@ -463,7 +463,7 @@ void sock_flush_all(struct ul_socklnd *s)
 	 * Take the list first: a connection that spends its budget goes
 	 * back on s->flush for the next turn instead of looping here.
 	 */
-	sock_list_take(&s->flush, &todo);
+	ul_list_take(&s->flush, &todo);
 	ul_list_for_each_entry_safe(conn, tmp, &todo, flush_link) {
 		ul_list_del(&conn->flush_link);
 		if (conn->state == SOCK_CONN_ESTABLISHED)

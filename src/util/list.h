@@ -69,6 +69,20 @@ static inline void ul_list_del(struct ul_list *node)
 	ul_list_init(node);
 }
 
+/*
+ * Move every entry of from onto to, in order (to need not be
+ * initialised; from ends empty): a batch to walk while new entries go on
+ * from.
+ */
+static inline void ul_list_take(struct ul_list *from, struct ul_list *to)
+{
+	ul_list_init(to);
+	if (ul_list_empty(from))
+		return;
+	ul_list_link(to, from->prev, from->next);
+	ul_list_init(from);
+}
+
 static inline size_t ul_list_count(const struct ul_list *head)
 {
 	size_t n = 0;
