@@ -230,6 +230,47 @@ int ul_node_route_del(struct ul_node *n, uint32_t net,
 		      struct ul_err *err);
 
 /*
+ * `peer set --state` (lnetctl.md §7.3): LNet's state bits; the ones a
+ * peer keeps here change, the rest is ignored. -ENOENT for no such peer.
+ */
+#define UL_PEER_STATE_MULTI_RAIL (1u << 0)
+#define UL_PEER_STATE_NO_DISCOVERY (1u << 1)
+#define UL_PEER_STATE_ROUTER_ENABLED (1u << 2)
+#define UL_PEER_STATE_CONFIGURED (1u << 3)
+#define UL_PEER_STATE_DISCOVERED (1u << 4)
+#define UL_PEER_STATE_NIDS_UPTODATE (1u << 8)
+#define UL_PEER_STATE_LOCK_PRIMARY (1u << 20)
+int ul_node_peer_set_state(struct ul_node *n, const struct ulnet_nid *nid,
+			   uint32_t state, struct ul_err *err);
+
+/*
+ * `udsp add` / `udsp del` (idx -1: every rule) on the node's rule set;
+ * -EOPNOTSUPP when the node has none.
+ */
+struct ul_udsp_rule;
+int ul_node_udsp_add(struct ul_node *n, const struct ul_udsp_rule *rule,
+		     struct ul_err *err);
+int ul_node_udsp_del(struct ul_node *n, int idx, struct ul_err *err);
+
+/* `net set` on every NI, or on the one NID only. */
+struct ul_node_net_set {
+	const struct ulnet_nid *only;
+	bool has_health;
+	int health;
+	bool has_conns_per_peer; /* the LND tunables of the request */
+	int conns_per_peer;
+};
+void ul_node_net_set(struct ul_node *n, const struct ul_node_net_set *s);
+
+/*
+ * `set routing 0|1` and `set tiny|small|large_buffers N` (routing.md
+ * §7.1, §7.2): -ENETDOWN while LNet is unconfigured; the pools are
+ * made for ncpt CPTs.
+ */
+int ul_node_routing_set(struct ul_node *n, const char *name, int64_t value,
+			unsigned int ncpt, struct ul_err *err);
+
+/*
  * `lnet unconfigure`: every route, every net but lo, every peer, every
  * fault rule and routing's state go, and the node is unconfigured: the
  * commands that need LNet fail with -ENETDOWN until `lnet configure`

@@ -38,6 +38,20 @@ struct ul_conf_hostaddr {
  */
 int ul_conf_host_addrs(struct ul_conf_hostaddr **out, size_t *n);
 
+/*
+ * One up interface with an IPv4 address, loopback ones last in the list
+ * ul_conf_host_ifaddrs() gives: 0 with a malloc'd array (caller frees)
+ * and its length, or -errno. For a program's own choice of interface
+ * (ulnet_ni_add, `ulnetctl net show --ip2net`).
+ */
+struct ul_conf_ifaddr {
+	char ifname[UL_CONF_IFNAME_SIZE];
+	uint32_t ipv4;	  /* host order */
+	bool is_loopback; /* IFF_LOOPBACK: LNet never uses these */
+};
+
+int ul_conf_host_ifaddrs(struct ul_conf_ifaddr **out, size_t *n);
+
 /* An interface a block resolves to, with the CPTs of its suffix. */
 struct ul_conf_resolved {
 	char ifname[UL_CONF_IFNAME_SIZE];

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "ctl/conf_apply.h"
+#include "ctl/conf_host.h"
 #include "ctl/conf_host.h"
 
 int ul_conf_host_ifaddrs(struct ul_conf_ifaddr **out, size_t *n)

@@ -254,11 +254,22 @@ static void cpt_set_text(const uint8_t *set, char *buf, size_t len)
 		snprintf(buf + off, len - off, "]");
 }
 
-/* A block's NIs, sorted by how they are given. */
+/*
+ * A block's NIs, sorted by how they are given, with the NUMA node of
+ * each (its group's "dev cpt", -1 for none).
+ */
 struct block_nis {
 	const struct ul_conf_ni **by_if, **by_nid;
+	int *if_numa, *nid_numa;
 	size_t nif, nnid;
 };
+
+static int group_numa(const struct ul_conf_ni_group *g)
+{
+	return (g->flags & UL_CONF_GROUP_HAS_DEV_CPT) && g->dev_cpt >= 0
+		       ? g->dev_cpt
+		       : -1;
+}
 
 static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
 {
@@ -269,19 +280,28 @@ static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
 	memset(b, 0, sizeof(*b));
 	b->by_if = calloc(total + 1, sizeof(const struct ul_conf_ni *));
 	b->by_nid = calloc(total + 1, sizeof(const struct ul_conf_ni *));
-	if (!b->by_if || !b->by_nid)
+	b->if_numa = calloc(total + 1, sizeof(int));
+	b->nid_numa = calloc(total + 1, sizeof(int));
+	if (!b->by_if || !b->by_nid || !b->if_numa || !b->nid_numa)
 		return -ENOMEM;
 	for (k = 0; k < cn->nr_nis; k++)
-		if (cn->nis[k].by == UL_CONF_NI_BY_NID)
+		if (cn->nis[k].by == UL_CONF_NI_BY_NID) {
+			b->nid_numa[b->nnid] = -1;
 			b->by_nid[b->nnid++] = &cn->nis[k];
-		else
+		} else {
+			b->if_numa[b->nif] = -1;
 			b->by_if[b->nif++] = &cn->nis[k];
+		}
 	for (g = 0; g < cn->nr_groups; g++)
 		for (k = 0; k < cn->groups[g].nr_nis; k++)
-			if (cn->groups[g].nis[k].by == UL_CONF_NI_BY_NID)
+			if (cn->groups[g].nis[k].by == UL_CONF_NI_BY_NID) {
+				b->nid_numa[b->nnid] =
+					group_numa(&cn->groups[g]);
 				b->by_nid[b->nnid++] = &cn->groups[g].nis[k];
-			else
+			} else {
+				b->if_numa[b->nif] = group_numa(&cn->groups[g]);
 				b->by_if[b->nif++] = &cn->groups[g].nis[k];
+			}
 	return 0;
 }
 
@@ -289,6 +309,33 @@ static void block_nis_free(struct block_nis *b)
 {
 	free(b->by_if);
 	free(b->by_nid);
+	free(b->if_numa);
+	free(b->nid_numa);
+}
+
+/*
+ * The end of the run of NIs from first on that one request carries:
+ * all of them, as lnetctl sends a block, or with is_numa_from_dev_cpt
+ * those of one NUMA node (a request has one).
+ */
+static size_t numa_run(const struct imp *im, const int *numa, size_t first,
+		       size_t n)
+{
+	size_t end = first + 1;
+
+	if (!im->o->is_numa_from_dev_cpt)
+		return n;
+	while (end < n && numa[end] == numa[first])
+		end++;
+	return end;
+}
+
+static void put_numa(struct ul_ctl_args *a, int numa)
+{
+	if (numa < 0)
+		return;
+	a->numa = numa;
+	a->has |= UL_CTL_ARG_NUMA;
 }
 
 /* Resolve named interfaces (pointers into a block) on this host. */
@@ -328,7 +375,7 @@ static int nl_net_block(struct imp *im, const struct ul_conf_net *cn)
 	char cpt[UL_CTL_NAME_MAX];
 	struct block_nis b;
 	bool has_cpt = false;
-	size_t g, k, nres = 0;
+	size_t g, k, first, end, nres = 0;
 	int rc;
 
 	rc = block_nis_collect(cn, &b);
@@ -348,11 +395,14 @@ static int nl_net_block(struct imp *im, const struct ul_conf_net *cn)
 	}
 	cpt_set_text(set, cpt, sizeof(cpt));
 	r.cpt = has_cpt && cpt[0] ? cpt : NULL;
-	if (b.nnid) {
+	for (first = 0; first < b.nnid; first = end) {
+		end = numa_run(im, b.nid_numa, first, b.nnid);
 		ul_imp_reset(im);
-		for (k = 0; k < b.nnid && k < UL_CTL_ARGS_NIDS_MAX; k++)
+		for (k = first; k < end && im->a->nnids < UL_CTL_ARGS_NIDS_MAX;
+		     k++)
 			im->a->nids[im->a->nnids++] = b.by_nid[k]->nid;
 		im->a->has |= UL_CTL_ARG_NIDS;
+		put_numa(im->a, b.nid_numa[first]);
 		rc = send_net(im, &r, &err);
 		if (rc) {
 			rc = net_refused(im, cn->net, rc, &err, cn->line);
@@ -362,17 +412,27 @@ static int nl_net_block(struct imp *im, const struct ul_conf_net *cn)
 	if (!b.nif && b.nnid)
 		goto out;
 	/* No interface at all: the first up one, as lnetctl picks it. */
-	rc = resolve(im, b.by_if, b.nif, NULL, res, &nres, &err);
-	if (rc) {
-		rc = ul_imp_d1(im, "import", rc, err.msg, cn->line, rc);
-		goto out;
-	}
-	ul_imp_reset(im);
-	for (k = 0; k < nres; k++)
-		put_if(im->a, res[k].ifname, res[k].cpt);
-	rc = send_net(im, &r, &err);
-	if (rc)
-		rc = net_refused(im, cn->net, rc, &err, cn->line);
+	first = 0;
+	do {
+		end = b.nif ? numa_run(im, b.if_numa, first, b.nif) : 0;
+		rc = resolve(im, b.by_if + first, end - first, NULL, res, &nres,
+			     &err);
+		if (rc) {
+			rc = ul_imp_d1(im, "import", rc, err.msg, cn->line, rc);
+			goto out;
+		}
+		ul_imp_reset(im);
+		for (k = 0; k < nres; k++)
+			put_if(im->a, res[k].ifname, res[k].cpt);
+		if (b.nif)
+			put_numa(im->a, b.if_numa[first]);
+		rc = send_net(im, &r, &err);
+		if (rc) {
+			rc = net_refused(im, cn->net, rc, &err, cn->line);
+			goto out;
+		}
+		first = end;
+	} while (first < b.nif);
 out:
 	block_nis_free(&b);
 	return rc;

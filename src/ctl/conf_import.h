@@ -65,6 +65,12 @@ struct ul_conf_import_ops {
 
 struct ul_conf_import_opts {
 	bool is_del; /* --del: take the file's items away */
+	/*
+	 * A dry run's extension (ctl/node_req.h): a group's "dev cpt",
+	 * which lnetctl ignores, goes with its NIs as their NUMA node, one
+	 * net request per run of NIs on the same node.
+	 */
+	bool is_numa_from_dev_cpt;
 	/* The host's interfaces (ul_conf_host_addrs()). */
 	const struct ul_conf_hostaddr *addrs;
 	size_t nr_addrs;

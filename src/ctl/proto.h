@@ -333,6 +333,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_ARG_HEALTH_MASK = 0x051a,	/* u32 */
 	UL_CTL_A_ARG_PTL_MASK = 0x051b,		/* u64 */
 	UL_CTL_A_ARG_TIMEOUT_MS = 0x051c,	/* u32 */
+	UL_CTL_A_ARG_NUMA = 0x051d,		/* s32 */
 	UL_CTL_A_ARG_NIDS = 0x0520,		/* nid, repeated: a list */
 	UL_CTL_A_ARG_IFS = 0x0521,		/* str, repeated: a list */
 	UL_CTL_A_ARG_UDSP_BLOCK = 0x0522,	/* bytes: core/udsp_block.h */
@@ -547,6 +548,7 @@ enum {
 	UL_CTL_ARG_UDSP_BLOCK = 1ULL << 27,
 	UL_CTL_ARG_NIDS = 1ULL << 28, /* nids[] given (may be empty) */
 	UL_CTL_ARG_IFS = 1ULL << 29,
+	UL_CTL_ARG_NUMA = 1ULL << 30, /* net add: the NIs' NUMA node */
 };
 
 /* Switches (lnetctl's options without a value). */
@@ -596,6 +598,7 @@ struct ul_ctl_args {
 	uint32_t health_mask;
 	uint64_t ptl_mask;
 	uint32_t timeout_ms;
+	int32_t numa; /* a dry run's "dev cpt" (ctl/node_req.h) */
 	/* Borrowed: the caller's buffer when encoding, the request frame's
 	 * bytes when decoded (valid while the frame is). */
 	const uint8_t *udsp_block;

@@ -59,6 +59,7 @@ static const struct arg_field fields[] = {
 	F(HEALTH_MASK, U32, health_mask, HEALTH_MASK),
 	F(PTL_MASK, U64, ptl_mask, PTL_MASK),
 	F(TIMEOUT_MS, U32, timeout_ms, TIMEOUT_MS),
+	F(NUMA, S32, numa, NUMA),
 };
 
 #undef F

@@ -47,6 +47,7 @@
 #include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
 #include "runtime/perf.h"
+#include "ctl/node_req.h"
 #include "ctl/proto_doc.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -263,35 +264,28 @@ struct generic_op {
 };
 
 static const struct generic_op generic_ops[] = {
-	/* LNet's own answers while down: ctlsrv_net.c. */
-	{ UL_CTL_OP_NET_ADD, ul_ctlsrv_net_add, 0, NULL },
-	{ UL_CTL_OP_NET_DEL, ul_ctlsrv_net_del, 0, NULL },
-	{ UL_CTL_OP_NET_SET, ul_ctlsrv_net_set, 0, NULL },
-	{ UL_CTL_OP_PEER_ADD, ul_ctlsrv_peer_add, -ENETDOWN,
-	  "Network is down" },
-	{ UL_CTL_OP_PEER_DEL, ul_ctlsrv_peer_del, -ENETDOWN,
-	  "Network is down" },
-	{ UL_CTL_OP_PEER_SET, ul_ctlsrv_peer_set, -ENETDOWN,
-	  "Network is down" },
+	/* No handler: a node request (ctl/node_req.h), LNet's answers. */
+	{ UL_CTL_OP_NET_ADD, NULL, 0, NULL },
+	{ UL_CTL_OP_NET_DEL, NULL, 0, NULL },
+	{ UL_CTL_OP_NET_SET, NULL, 0, NULL },
+	{ UL_CTL_OP_PEER_ADD, NULL, 0, NULL },
+	{ UL_CTL_OP_PEER_DEL, NULL, 0, NULL },
+	{ UL_CTL_OP_PEER_SET, NULL, 0, NULL },
+	{ UL_CTL_OP_ROUTE_ADD, NULL, 0, NULL },
+	{ UL_CTL_OP_ROUTE_DEL, NULL, 0, NULL },
+	{ UL_CTL_OP_SET, NULL, 0, NULL },
+	{ UL_CTL_OP_UDSP_ADD, NULL, 0, NULL },
+	{ UL_CTL_OP_UDSP_DEL, NULL, 0, NULL },
 	{ UL_CTL_OP_PEER_LIST, ul_ctlsrv_peer_list, -ENETDOWN,
-	  "Network is down" },
-	{ UL_CTL_OP_ROUTE_ADD, ul_ctlsrv_route_add, -ENETDOWN,
-	  "Network is down" },
-	{ UL_CTL_OP_ROUTE_DEL, ul_ctlsrv_route_del, -ENETDOWN,
 	  "Network is down" },
 	{ UL_CTL_OP_ROUTE_SHOW, ul_ctlsrv_route_show, -ENETDOWN,
 	  "Network is down" },
 	{ UL_CTL_OP_ROUTING_SHOW, ul_ctlsrv_routing_show, -ENETDOWN,
 	  "Network is down" },
-	{ UL_CTL_OP_SET, ul_ctlsrv_set, 0, NULL },
 	{ UL_CTL_OP_GLOBAL_SHOW, ul_ctlsrv_global_show, 0, NULL },
 	{ UL_CTL_OP_STATS_SHOW, ul_ctlsrv_stats_show, -ENETDOWN,
 	  "Network is down" },
 	{ UL_CTL_OP_STATS_RESET, ul_ctlsrv_stats_reset, -ENETDOWN,
-	  "Network is down" },
-	{ UL_CTL_OP_UDSP_ADD, ul_ctlsrv_udsp_add, -ENETDOWN,
-	  "Network is down" },
-	{ UL_CTL_OP_UDSP_DEL, ul_ctlsrv_udsp_del, -ENETDOWN,
 	  "Network is down" },
 	{ UL_CTL_OP_UDSP_SHOW, ul_ctlsrv_udsp_show, 0, NULL },
 	{ UL_CTL_OP_FAULT_ADD, ul_ctlsrv_fault_add, -ENETDOWN,
@@ -313,6 +307,7 @@ static const struct generic_op generic_ops[] = {
 static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
 {
 	const struct generic_op *g = NULL;
+	struct ul_node_req_env env;
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply r;
 	struct ul_ctl_msg doc;
@@ -334,7 +329,12 @@ static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
 		return;
 	}
 	ul_ctl_doc_init(&doc);
-	rc = g->fn(c->srv, &req->args, &doc, &err);
+	if (g->fn) {
+		rc = g->fn(c->srv, &req->args, &doc, &err);
+	} else {
+		ul_ctlsrv_node_env(c->srv, &env);
+		rc = ul_node_req_call(&env, req->op, &req->args, &err);
+	}
 	if (rc == 0) {
 		ul_ctlsrv_client_send_doc(c, req->op, &doc);
 		ul_ctl_msg_fini(&doc);
@@ -840,6 +840,14 @@ void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp)
 	srv->udsp = udsp;
 	/* the node's configuration operations keep its rules applied */
 	ul_node_set_udsp(srv->node, udsp);
+}
+
+void ul_ctlsrv_node_env(const struct ul_ctlsrv *srv,
+			struct ul_node_req_env *env)
+{
+	memset(env, 0, sizeof(*env));
+	env->node = srv->node;
+	env->ncpt = srv->ncpt;
 }
 
 void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt)

@@ -1,8 +1,7 @@
 /*
- * `set <name> <value>`, `global show`, `stats show` and `stats reset`
- * (reference/lnetctl.md §9, §10) on the instance's side: the tunables go
- * through ul_tunables_set(), which applies LNet's checks and side
- * effects; routing and the router buffers belong to ctlsrv_route.c.
+ * `global show`, `stats show` and `stats reset` (reference/lnetctl.md
+ * §9, §10) on the instance's side; `set <name> <value>` is a node
+ * request (ctl/node_req.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -11,54 +10,10 @@
 #include "core/msg.h"
 #include "core/node.h"
 #include "core/ping.h"
+#include "ctl/node_req.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
-
-/* What `set` may change: lnetctl's names, not the module-only ones. */
-static const enum ul_tunable settable[] = {
-	UL_TUNABLE_NUMA_RANGE,	       UL_TUNABLE_MAX_INTERFACES,
-	UL_TUNABLE_DISCOVERY,	       UL_TUNABLE_DROP_ASYM_ROUTE,
-	UL_TUNABLE_RETRY_COUNT,	       UL_TUNABLE_TRANSACTION_TIMEOUT,
-	UL_TUNABLE_HEALTH_SENSITIVITY, UL_TUNABLE_RECOVERY_INTERVAL,
-	UL_TUNABLE_ROUTER_SENSITIVITY, UL_TUNABLE_RESPONSE_TRACKING,
-	UL_TUNABLE_RECOVERY_LIMIT,     UL_TUNABLE_MAX_RECOVERY_PING_INTERVAL,
-};
-
-#define NSETTABLE (sizeof(settable) / sizeof(settable[0]))
-
-static bool is_routing_name(const char *name)
-{
-	return strcmp(name, "routing") == 0 ||
-	       strcmp(name, "tiny_buffers") == 0 ||
-	       strcmp(name, "small_buffers") == 0 ||
-	       strcmp(name, "large_buffers") == 0;
-}
-
-int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		  struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	size_t i;
-	int id;
-
-	(void)doc;
-	if (!(a->has & UL_CTL_ARG_NAME) || !(a->has & UL_CTL_ARG_VALUE))
-		return ul_err_set(err, -EINVAL, "set needs a name and a value");
-	if (is_routing_name(a->name))
-		return ul_ctlsrv_routing_set(srv, a->name, a->value, err);
-	id = ul_tunable_from_name(a->name);
-	for (i = 0; i < NSETTABLE; i++)
-		if (id >= 0 && settable[i] == (enum ul_tunable)id)
-			break;
-	if (i == NSETTABLE)
-		return ul_err_set(err, -ENOENT, "no such parameter '%s'",
-				  a->name);
-	/* numa_range goes by an ioctl, which needs LNet up (see below). */
-	if (!ul_node_lnet_is_configured(srv->node) &&
-	    id == UL_TUNABLE_NUMA_RANGE)
-		return ul_err_set(err, -ENETDOWN, "Network is down");
-	return ul_node_tunable_set(srv->node, id, a->value, err);
-}
 
 /*
  * lnetctl reads numa_range with an ioctl (IOC_LIBCFS_GET_NUMA_RANGE),
@@ -71,13 +26,14 @@ int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  struct ul_ctl_msg *doc, struct ul_err *err)
 {
 	const struct ul_tunables *t = &ul_node_core(srv->node)->tun;
-	size_t i;
+	size_t i, nsettable;
+	const enum ul_tunable *settable = ul_node_req_settable(&nsettable);
 
 	(void)a;
 	(void)err;
 	ul_ctl_doc_map(doc, "global");
 	/* lnetctl.md §9: lnd_timeout comes between these two. */
-	for (i = 0; i < NSETTABLE; i++) {
+	for (i = 0; i < nsettable; i++) {
 		if (!ul_node_lnet_is_configured(srv->node) &&
 		    settable[i] == UL_TUNABLE_NUMA_RANGE)
 			continue;

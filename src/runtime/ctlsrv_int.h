@@ -41,6 +41,7 @@ struct ul_log;
 struct ul_loop;
 struct ul_ni;
 struct ul_node;
+struct ul_node_req_env;
 struct ul_peer;
 struct ul_perf_stream;
 struct ul_udsp_set;
@@ -172,45 +173,26 @@ bool ul_ctlsrv_peer_is_lo(const struct ul_peer *p);
 int ul_ctlsrv_peers_by_cpt(const struct ul_ctlsrv *srv, struct ul_peer ***out,
 			   size_t *n);
 
+/*
+ * The configuration requests as the node takes them (ctl/node_req.h):
+ * this instance's node, CPT count and the host's own interfaces.
+ */
+void ul_ctlsrv_node_env(const struct ul_ctlsrv *srv,
+			struct ul_node_req_env *env);
+
 typedef int (*ul_ctlsrv_op_fn)(struct ul_ctlsrv *srv,
 			       const struct ul_ctl_args *a,
 			       struct ul_ctl_msg *doc, struct ul_err *err);
 
-/* ctlsrv_net.c */
-int ul_ctlsrv_net_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		      struct ul_ctl_msg *doc, struct ul_err *err);
-int ul_ctlsrv_net_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		      struct ul_ctl_msg *doc, struct ul_err *err);
-int ul_ctlsrv_net_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		      struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_peer.c */
-int ul_ctlsrv_peer_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err);
-int ul_ctlsrv_peer_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err);
-int ul_ctlsrv_peer_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_peer_list(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_route.c */
-int ul_ctlsrv_route_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-			struct ul_ctl_msg *doc, struct ul_err *err);
-int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-			struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_route_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			 struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_routing_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			   struct ul_ctl_msg *doc, struct ul_err *err);
-/*
- * ctlsrv_routing.c: `set routing|tiny_buffers|small_buffers|large_buffers
- * <value>` (also import's routing/buffers): lnetctl.md §8.4 semantics
- * and errors.
- */
-int ul_ctlsrv_routing_set(struct ul_ctlsrv *srv, const char *name,
-			  int64_t value, struct ul_err *err);
 /* ctlsrv_global.c */
-int ul_ctlsrv_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		  struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_global_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
@@ -218,10 +200,6 @@ int ul_ctlsrv_stats_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 int ul_ctlsrv_stats_reset(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			  struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_udsp.c */
-int ul_ctlsrv_udsp_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err);
-int ul_ctlsrv_udsp_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err);
 int ul_ctlsrv_udsp_show(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_fault.c */

@@ -15,7 +15,7 @@
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
-#include "ctl/conf_apply.h"
+#include "ctl/node_req.h"
 #include "ctl/conf_host.h"
 #include "ctl/conf_import.h"
 #include "ctl/proto_doc.h"
@@ -24,57 +24,11 @@
 #include "util/err.h"
 #include "util/log.h"
 
-/* An lnet.conf import inside the daemon (conf_import.h). */
+/* An lnet.conf applied inside the daemon (ctl/node_req.h). */
 struct local_import {
 	struct ul_ctlsrv *srv;
 	const char *path;
-	struct ul_err *err; /* the first error, for the caller */
 };
-
-/* The handlers an import sends to, by op. */
-static ul_ctlsrv_op_fn handler_of(uint16_t op)
-{
-	switch (op) {
-	case UL_CTL_OP_NET_ADD:
-		return ul_ctlsrv_net_add;
-	case UL_CTL_OP_NET_DEL:
-		return ul_ctlsrv_net_del;
-	case UL_CTL_OP_PEER_ADD:
-		return ul_ctlsrv_peer_add;
-	case UL_CTL_OP_PEER_DEL:
-		return ul_ctlsrv_peer_del;
-	case UL_CTL_OP_ROUTE_ADD:
-		return ul_ctlsrv_route_add;
-	case UL_CTL_OP_ROUTE_DEL:
-		return ul_ctlsrv_route_del;
-	case UL_CTL_OP_SET:
-		return ul_ctlsrv_set;
-	case UL_CTL_OP_UDSP_ADD:
-		return ul_ctlsrv_udsp_add;
-	case UL_CTL_OP_UDSP_DEL:
-		return ul_ctlsrv_udsp_del;
-	default:
-		return NULL;
-	}
-}
-
-/* A request of the import, run as a client's would be. */
-static int local_call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
-		      struct ul_err *err, bool *is_lost)
-{
-	struct local_import *li = ctx;
-	ul_ctlsrv_op_fn fn = handler_of(op);
-	struct ul_ctl_msg doc;
-	int rc;
-
-	(void)is_lost; /* the handlers always answer */
-	if (!fn)
-		return ul_err_set(err, -EOPNOTSUPP, "operation not supported");
-	ul_ctl_doc_init(&doc);
-	rc = fn(li->srv, a, &doc, err);
-	ul_ctl_msg_fini(&doc);
-	return rc > 0 ? -EINVAL : rc;
-}
 
 /*
  * An error as lnetctl would print it, as one log line with its line;
@@ -92,12 +46,6 @@ static void local_report(void *ctx, const struct ul_conf_report *r)
 	       "%s line %u: %s %s: errno %d: %s%s", li->path, r->line,
 	       r->d2_op ? r->d2_op : r->op, r->object, r->errnum, descr,
 	       r->is_ignored ? " (skipped, as lnetctl does)" : "");
-	/* lnetctl's silent refusals get the name of what was refused */
-	if (!li->err->msg[0] && !r->is_ignored && r->is_silent)
-		ul_err_fmt(li->err, r->errnum, "line %u: %s: %s", r->line,
-			   r->object, descr);
-	else if (!li->err->msg[0] && !r->is_ignored)
-		ul_err_fmt(li->err, r->errnum, "line %u: %s", r->line, descr);
 }
 
 /* Every note of the file, lnetctl's own lines included, with its line. */
@@ -109,45 +57,39 @@ static void local_note(void *ctx, const struct ul_conf_warning *w)
 	       w->text);
 }
 
+/* Apply the lnet.conf text[0..len) read from path (for the log). */
+static int apply_text(struct ul_ctlsrv *srv, const char *path, const char *text,
+		      size_t len, struct ul_err *err)
+{
+	struct local_import li = { srv, path };
+	struct ul_node_req_apply_ops ops = { local_report, local_note, &li };
+	struct ul_node_req_env env;
+	struct ul_conf conf;
+	int rc;
+
+	ul_conf_init(&conf);
+	rc = ul_conf_read(text, len, UL_CONF_NETLINK, &conf, err);
+	if (rc == 0) {
+		ul_ctlsrv_node_env(srv, &env);
+		rc = ul_node_req_apply(&env, &conf, &ops, err);
+	}
+	ul_conf_fini(&conf);
+	return rc;
+}
+
 int ul_ctlsrv_apply_conf(struct ul_ctlsrv *srv, struct ul_err *err)
 {
-	struct local_import li = { srv, srv->conf_path, err };
-	struct ul_conf_import_opts o = { 0 };
-	struct ul_conf_hostaddr *addrs = NULL;
-	struct ul_conf conf;
-	size_t len = 0, n = 0;
+	size_t len = 0;
 	char *text = NULL;
 	int rc;
 
 	if (!srv->conf_path)
 		return 0;
 	memset(err, 0, sizeof(*err));
-	ul_conf_init(&conf);
 	rc = ul_conf_load_file(srv->conf_path, &text, &len, err);
 	if (rc == 0)
-		rc = ul_conf_read(text, len, UL_CONF_NETLINK, &conf, err);
+		rc = apply_text(srv, srv->conf_path, text, len, err);
 	free(text);
-	if (rc == 0)
-		rc = ul_conf_host_addrs(&addrs, &n);
-	if (rc == 0) {
-		o.addrs = addrs;
-		o.nr_addrs = n;
-		o.ops.call = local_call;
-		o.ops.report = local_report;
-		o.ops.note = local_note;
-		o.ops.ctx = &li;
-		rc = ul_conf_import(&conf, &o);
-		/* the first error's errno says best what went wrong */
-		if (rc && err->code < 0)
-			rc = err->code;
-		else if (rc > 0)
-			rc = -rc;
-	} else if (!err->msg[0]) {
-		ul_err_fmt(err, rc, "cannot list interfaces: %s",
-			   strerror(-rc));
-	}
-	free(addrs);
-	ul_conf_fini(&conf);
 	return rc;
 }
 
@@ -170,43 +112,6 @@ void ul_ctlsrv_set_default_net(struct ul_ctlsrv *srv, bool is_default_net)
 	srv->is_default_net = is_default_net;
 }
 
-/*
- * LNet's default networks="tcp": the first interface that is up with an
- * IPv4 address and is not a loopback one (instance.c does the same when
- * ulnetd starts).
- */
-static int add_default_net(struct ul_ctlsrv *srv, struct ul_err *err)
-{
-	struct ul_conf_ifaddr *ifs = NULL;
-	struct ulnet_nid nid;
-	struct ul_net_tunables tun;
-	size_t n = 0, i;
-	int rc;
-
-	rc = ul_conf_host_ifaddrs(&ifs, &n);
-	if (rc)
-		return ul_err_set(err, rc, "cannot list interfaces: %s",
-				  strerror(-rc));
-	for (i = 0; i < n; i++)
-		if (!ifs[i].is_loopback && (ifs[i].ipv4 >> 24) != 127)
-			break;
-	if (i == n) {
-		rc = ul_err_set(err, -ENOENT,
-				"no non-loopback interface with an IPv4 "
-				"address for the default tcp net");
-		goto out;
-	}
-	memset(&nid, 0, sizeof(nid));
-	nid.nid_type = ULNET_LND_SOCK;
-	nid.nid_addr[0] = ifs[i].ipv4;
-	ul_net_tunables_default(&tun);
-	rc = ul_node_ni_add(srv->node, &nid, ifs[i].ifname, UL_NUMA_ANY, &tun,
-			    err);
-out:
-	free(ifs);
-	return rc;
-}
-
 int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			     struct ul_ctl_msg *doc, struct ul_err *err)
 {
@@ -223,7 +128,9 @@ int ul_ctlsrv_lnet_configure(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 	 * what was applied before the failure goes again.
 	 */
 	if (!srv->conf_path && srv->is_default_net)
-		rc = add_default_net(srv, err);
+		rc = apply_text(srv, "default networks",
+				UL_NODE_REQ_DEFAULT_NET,
+				strlen(UL_NODE_REQ_DEFAULT_NET), err);
 	else
 		rc = ul_ctlsrv_apply_conf(srv, err);
 	if (rc)

@@ -1,7 +1,6 @@
 /*
- * `route add`, `route del` and `route show` (reference/lnetctl.md §8.1 to
- * §8.3) on the instance's side: lnetctl's argument checks, then the
- * node's operation (core/node.h); show reads core/route.h.
+ * `route show` (reference/lnetctl.md §8.3) on the instance's side, over
+ * core/route.h; `route add|del` are node requests (ctl/node_req.h).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -12,61 +11,6 @@
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
-
-/* A remote net by name: 0, or lnetctl's errno and text. */
-static int remote_net(const struct ul_ctl_args *a, uint32_t *net,
-		      struct ul_err *err)
-{
-	if (!(a->has & UL_CTL_ARG_NET) ||
-	    ulnet_net_parse(a->net, net, NULL, 0) || *net == ULNET_NET_ANY)
-		return ul_err_set(err, -ENXIO,
-				  "setting LNET_NET_ANY not allowed");
-	if (ulnet_net_type(*net) == ULNET_LND_LO)
-		return ul_err_set(err, -EACCES, "setting @lo not allowed");
-	return 0;
-}
-
-int ul_ctlsrv_route_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-			struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	uint32_t net, hops = UL_HOPS_UNDEFINED, prio = 0;
-	int rc;
-
-	(void)doc;
-	rc = remote_net(a, &net, err);
-	if (rc)
-		return rc;
-	if ((a->has & UL_CTL_ARG_HOP) && a->hop != -1) {
-		if (a->hop < 1 || a->hop > 255)
-			return ul_err_set(err, -EINVAL,
-					  "invalid hop count must be between "
-					  "1 and 255");
-		hops = (uint32_t)a->hop;
-	}
-	if (a->has & UL_CTL_ARG_PRIORITY) {
-		if (a->priority < 0)
-			return ul_err_set(err, -EINVAL,
-					  "invalid priority, must not be "
-					  "negative");
-		prio = (uint32_t)a->priority;
-	}
-	return ul_node_route_add(srv->node, net, a->nids, a->nnids, hops, prio,
-				 err);
-}
-
-int ul_ctlsrv_route_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-			struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	uint32_t net;
-	int rc;
-
-	(void)doc;
-	/* LNet reads the net before it knows add from del (§8.1 table). */
-	rc = remote_net(a, &net, err);
-	if (rc)
-		return rc;
-	return ul_node_route_del(srv->node, net, a->nids, a->nnids, err);
-}
 
 /* One route of route show (lnetctl.md §8.3); *any: "route:" is open. */
 static void show_one(struct ul_core *core, const struct ul_ctl_args *a,

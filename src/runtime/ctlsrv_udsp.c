@@ -1,8 +1,7 @@
 /*
- * `udsp add`, `udsp del`, `udsp show` (reference/lnetctl.md §12,
- * udsp.md) on the instance's side. A rule arrives as the kernel's binary
- * block (core/udsp_block.h) and goes into the instance's rule set, which
- * applies it at once to every NI and peer and to those made later.
+ * `udsp show` (reference/lnetctl.md §12, udsp.md) on the instance's
+ * side: the rules of the instance's set, as lnetctl prints them. `udsp
+ * add|del` are node requests (ctl/node_req.h).
  */
 #include <errno.h>
 #include <string.h>
@@ -14,49 +13,6 @@
 #include "nid/nid_descr.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/err.h"
-
-static int need_set(const struct ul_ctlsrv *srv, struct ul_err *err)
-{
-	return srv->udsp ? 0
-			 : ul_err_set(err, -EOPNOTSUPP,
-				      "this instance has no UDSP rule set");
-}
-
-int ul_ctlsrv_udsp_add(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	struct ul_udsp_rule *rule;
-	int rc;
-
-	(void)doc;
-	rc = need_set(srv, err);
-	if (rc)
-		return rc;
-	if (!(a->has & UL_CTL_ARG_UDSP_BLOCK))
-		return ul_err_set(err, -EINVAL, "no rule given");
-	rc = ul_udsp_block_decode(a->udsp_block, a->udsp_len, &rule, err);
-	if (rc)
-		return rc;
-	rc = ul_udsp_add(srv->udsp, rule, err);
-	ul_udsp_rule_free(rule);
-	return rc;
-}
-
-int ul_ctlsrv_udsp_del(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
-		       struct ul_ctl_msg *doc, struct ul_err *err)
-{
-	int rc;
-
-	(void)doc;
-	rc = need_set(srv, err);
-	if (rc)
-		return rc;
-	if (a->flags & UL_CTL_ARGF_ALL)
-		return ul_udsp_del(srv->udsp, -1, err);
-	if (!(a->has & UL_CTL_ARG_IDX) || a->idx < 0)
-		return ul_err_set(err, -EINVAL, "no index given");
-	return ul_udsp_del(srv->udsp, a->idx, err);
-}
 
 static void descr(struct ul_ctl_msg *doc, const char *key,
 		  const struct ul_nid_descr *d)

@@ -23,7 +23,8 @@
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
-#include "ctl/conf_apply.h"
+#include "ctl/conf_host.h"
+#include "ctl/node_req.h"
 #include "lnd/lnd.h"
 #include "lnd/socklnd.h"
 #include "runtime/instance.h"
@@ -166,65 +167,60 @@ static void log_note(void *ctx, unsigned int line, const char *text)
 		ul_log(&u->log, UL_D_WARNING, "lnet.conf: %s", text);
 }
 
-/* The first up, non-loopback IPv4 interface carries tcp (LNet's default). */
-static int add_default_net(struct ulnet *u, const struct ul_conf_ifaddr *ifs,
-			   size_t nifs, struct ul_err *err)
+/* An error of the file, as the daemon logs it (ctlsrv_lnet.c). */
+static void log_report(void *ctx, const struct ul_conf_report *r)
 {
-	struct ulnet_nid nid;
-	struct ul_net_tunables tun;
-	size_t i;
+	struct ulnet *u = ctx;
+	const char *descr = r->descr && r->descr[0] ? r->descr
+						    : strerror(-r->errnum);
 
-	for (i = 0; i < nifs; i++) {
-		if ((ifs[i].ipv4 >> 24) == 127)
-			continue;
-		memset(&nid, 0, sizeof(nid));
-		nid.nid_type = ULNET_LND_SOCK;
-		nid.nid_addr[0] = ifs[i].ipv4;
-		ul_net_tunables_default(&tun);
-		return ul_ni_add(ul_node_core(u->node), &nid, ifs[i].ifname,
-				 UL_NUMA_ANY, &tun, NULL, err);
-	}
-	return ul_err_set(err, -ENOENT,
-			  "no non-loopback interface with an IPv4 address "
-			  "for the default tcp net");
+	ul_log(&u->log, r->is_ignored ? UL_D_WARNING : UL_D_ERROR,
+	       "lnet.conf line %u: %s %s: errno %d: %s%s", r->line,
+	       r->d2_op ? r->d2_op : r->op, r->object, r->errnum, descr,
+	       r->is_ignored ? " (skipped, as lnetctl does)" : "");
 }
 
-static int configure(struct ulnet *u, struct ul_core *c, struct ul_err *err)
+static void log_warning(void *ctx, const struct ul_conf_warning *w)
 {
-	struct ul_conf_apply_opts aopts = { 0 };
-	struct ul_conf_ifaddr *ifs = NULL;
+	log_note(ctx, w->line, w->text);
+}
+
+/* CPUs online, as ulnetd reports CPTs by default: 1 to 64. */
+static unsigned int online_cpts(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 64 ? 64 : (unsigned int)n;
+}
+
+/*
+ * The configuration goes in as ulnetd's --config does: through the node
+ * requests of ctl/node_req.h. No configuration and is_default_net: LNet's
+ * default networks="tcp", a net block with no interface, which takes the
+ * first up IPv4 interface but a loopback one.
+ */
+static int configure(struct ulnet *u, struct ul_err *err)
+{
+	struct ul_node_req_apply_ops ops = { log_report, log_warning, u };
+	struct ul_node_req_env env = { 0 };
+	const char *text = u->opts.conf_text;
 	struct ul_conf conf;
-	size_t nifs = 0;
 	int rc;
 
-	ul_conf_init(&conf);
-	rc = ul_conf_host_ifaddrs(&ifs, &nifs);
-	if (rc < 0) {
-		ul_err_set(err, rc, "cannot list interfaces: %s",
-			   ulnet_strerror(rc));
-		goto out;
+	if (!text && !u->opts.conf_path) {
+		if (!u->opts.is_default_net)
+			return 0;
+		text = UL_NODE_REQ_DEFAULT_NET;
 	}
-	if (u->opts.conf_text)
-		rc = ul_conf_parse(u->opts.conf_text, strlen(u->opts.conf_text),
-				   &conf, err);
-	else if (u->opts.conf_path)
+	ul_conf_init(&conf);
+	if (text)
+		rc = ul_conf_parse(text, strlen(text), &conf, err);
+	else
 		rc = ul_conf_parse_file(u->opts.conf_path, &conf, err);
-	if (rc < 0)
-		goto out;
-	for (size_t i = 0; i < conf.nr_warnings; i++)
-		log_note(u, conf.warnings[i].line, conf.warnings[i].text);
-	aopts.ifaddrs = ifs;
-	aopts.nr_ifaddrs = nifs;
-	aopts.udsp = u->udsp;
-	aopts.note = log_note;
-	aopts.ctx = u;
-	rc = ul_conf_apply(c, &conf, &aopts, err);
-	if (rc < 0)
-		goto out;
-	if (!u->opts.conf_text && !u->opts.conf_path && u->opts.is_default_net)
-		rc = add_default_net(u, ifs, nifs, err);
-out:
-	free(ifs);
+	env.node = u->node;
+	env.ncpt = online_cpts();
+	if (rc == 0)
+		rc = ul_node_req_apply(&env, &conf, &ops, err);
 	ul_conf_fini(&conf);
 	return rc;
 }
@@ -369,7 +365,7 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 	rc = register_lnds(u);
 	if (rc < 0)
 		goto fail_free;
-	rc = configure(u, ul_node_core(u->node), &e);
+	rc = configure(u, &e);
 	if (rc < 0)
 		goto fail_free;
 	*out = u;

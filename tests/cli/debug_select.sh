@@ -48,11 +48,12 @@ expect_pairs example_c_routed "10.1.0.1@o2ib via 10.1.0.101@o2ib -> 172.16.0.10@
 10.1.0.2@o2ib via 10.1.0.100@o2ib -> 172.16.0.11@o2ib1
 10.1.0.1@o2ib via 10.1.0.101@o2ib -> 172.16.0.10@o2ib1" -- --dst 172.16.0.10@o2ib1 --count 3
 
-# Example A with UDSP rules from the file: "udsp add --src tcp --priority 0"
-# sends everything over tcp; adding "--dst o2ib --priority 0" brings o2ib
-# back, because the peer-net priority is ranked first.
-{ cat "$CONF"; printf 'udsp:\n  - idx: 0\n    src: tcp\n    action:\n      priority: 0\n'; } >"$TMP/a1.yaml"
-{ cat "$TMP/a1.yaml"; printf '  - idx: 1\n    dst: o2ib\n    action:\n      priority: 0\n'; } >"$TMP/a2.yaml"
+# Example A with UDSP rules from the file: "udsp add --src tcp --priority 1"
+# sends everything over tcp; adding "--dst o2ib --priority 1" brings o2ib
+# back, because the peer-net priority is ranked first. (A file's rule of
+# priority 0 is refused, as lnetctl's import refuses it: see below.)
+{ cat "$CONF"; printf 'udsp:\n  - idx: 0\n    src: tcp\n    action:\n      priority: 1\n'; } >"$TMP/a1.yaml"
+{ cat "$TMP/a1.yaml"; printf '  - idx: 1\n    dst: o2ib\n    action:\n      priority: 1\n'; } >"$TMP/a2.yaml"
 CONF_SAVED=$CONF
 CONF=$TMP/a1.yaml
 expect_pairs example_a_src_net_priority "192.168.1.1@tcp -> 192.168.1.10@tcp
@@ -166,6 +167,14 @@ expect missing_file 234 "" "debug:
           errno: -2
           descr: cannot open '$TMP/none.yaml': No such file or directory" -- \
 	"$ULNETCTL" debug select --config "$TMP/none.yaml" --dst 1.2.3.4@tcp
+# The file goes in as ulnetd --config takes it (one engine): a rule of
+# priority 0 names no action, which lnetctl's import refuses (§17.3).
+{ cat "$CONF"; printf 'udsp:\n  - idx: 0\n    src: tcp\n    action:\n      priority: 0\n'; } >"$TMP/p0.yaml"
+expect udsp_priority_0_refused 234 "" "debug:
+    - select:
+          errno: -22
+          descr: line $(($(wc -l <"$CONF") + 5)): udsp: rule idx 0: priority 0 gives no action" -- \
+	"$ULNETCTL" debug select --config "$TMP/p0.yaml" --dst 10.1.0.10@o2ib
 printf 'net:\n  - net type: tcp\n    local NI(s):\n      - nid: 10.0.0.1@o2ib\n' >"$TMP/bad.yaml"
 expect nid_on_wrong_net 234 "" "*" -- \
 	"$ULNETCTL" debug select --config "$TMP/bad.yaml" --dst 1.2.3.4@tcp

@@ -17,7 +17,8 @@
 
 #include "core/core.h"
 #include "ctl/conf.h"
-#include "ctl/conf_apply.h"
+#include "ctl/conf_host.h"
+#include "ctl/node_req.h"
 #include "helper_sim.h"
 #include "util/err.h"
 #include "util/log.h"
@@ -121,67 +122,72 @@ struct sim *sim_create(uint64_t seed)
 	return sim;
 }
 
-static void conf_note(void *ctx, unsigned int line, const char *text)
+static void conf_note(void *ctx, const struct ul_conf_warning *w)
 {
 	const struct sim *sim = ctx;
 
 	if (sim->is_log)
-		fprintf(stderr, "conf note, line %u: %s\n", line, text);
+		fprintf(stderr, "conf note, line %u: %s\n", w->line, w->text);
 }
 
-/* "eth0=10.0.0.1,eth1=10.0.1.1" into ifaddrs; returns how many. */
-static size_t parse_ifs(const char *ifs, struct ul_conf_ifaddr *out)
+/* "eth0=10.0.0.1,eth1=10.0.1.1" into up IPv4 entries; returns how many. */
+static size_t parse_ifs(const char *ifs, struct ul_conf_hostaddr *out)
 {
 	size_t n = 0;
-	char buf[256];
-	char *save = NULL;
+	char buf[256], *save = NULL, *tok;
 
-	if (!ifs || !*ifs)
+	if (!ifs)
 		return 0;
 	assert_true(strlen(ifs) < sizeof(buf));
 	snprintf(buf, sizeof(buf), "%s", ifs);
-	for (char *tok = strtok_r(buf, ",", &save); tok;
+	for (tok = strtok_r(buf, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
 		char *eq = strchr(tok, '=');
 		struct in_addr ip;
 
-		assert_true(n < SIM_MAX_IFS);
 		assert_non_null(eq);
+		assert_true(n < SIM_MAX_IFS);
 		*eq = '\0';
 		assert_true(strlen(tok) < sizeof(out[n].ifname));
 		assert_int_equal(inet_pton(AF_INET, eq + 1, &ip), 1);
 		memset(&out[n], 0, sizeof(out[n]));
 		snprintf(out[n].ifname, sizeof(out[n].ifname), "%s", tok);
+		out[n].is_up = true;
+		out[n].family = UL_CONF_ADDR_IPV4;
 		out[n].ipv4 = ntohl(ip.s_addr);
 		n++;
 	}
 	return n;
 }
 
-static struct ul_core *core_from_yaml(struct sim *sim, const char *yaml,
-				      const char *ifs)
+/*
+ * The node's lnet.conf goes in as ulnetd's --config takes it
+ * (ctl/node_req.h), as a dry run: nets of any LND type, "dev cpt" as
+ * the NUMA node, and the made-up interfaces ifs as the host's.
+ */
+static void apply_yaml(struct sim *sim, struct ul_node *node, const char *yaml,
+		       const char *ifs)
 {
-	struct ul_conf_ifaddr ifaddrs[SIM_MAX_IFS];
-	struct ul_conf_apply_opts aopts = { 0 };
+	struct ul_conf_hostaddr addrs[SIM_MAX_IFS];
+	struct ul_node_req_apply_ops ops = { NULL, conf_note, sim };
+	struct ul_node_req_env env = { 0 };
 	struct ul_err err = { 0 };
 	struct ul_conf conf;
-	struct ul_core *core;
 	int rc;
 
-	assert_int_equal(ul_core_create(&core), 0);
 	ul_conf_init(&conf);
 	rc = ul_conf_parse(yaml, strlen(yaml), &conf, &err);
 	if (rc != 0)
 		fail_msg("sim: lnet.conf does not parse: %s", err.msg);
-	aopts.ifaddrs = ifaddrs;
-	aopts.nr_ifaddrs = parse_ifs(ifs, ifaddrs);
-	aopts.note = conf_note;
-	aopts.ctx = sim;
-	rc = ul_conf_apply(core, &conf, &aopts, &err);
+	env.node = node;
+	env.ncpt = 64;
+	env.addrs = addrs;
+	env.nr_addrs = parse_ifs(ifs, addrs);
+	env.is_dry_run = true;
+	rc = ul_node_req_apply(&env, &conf, &ops, &err);
 	if (rc != 0)
 		fail_msg("sim: lnet.conf does not apply: %s", err.msg);
 	ul_conf_fini(&conf);
-	return core;
 }
 
 struct sim_node *sim_node_add_ifs(struct sim *sim, const char *name,
@@ -196,6 +202,7 @@ struct sim_node *sim_node_add_ifs(struct sim *sim, const char *name,
 	struct ul_node_opts nopts = { 0 };
 	struct ul_err err = { 0 };
 	struct ul_log *log = NULL;
+	struct ul_core *core;
 	int rc;
 
 	assert_non_null(sn);
@@ -220,9 +227,9 @@ struct sim_node *sim_node_add_ifs(struct sim *sim, const char *name,
 	nopts.api = (struct ulnet *)(void *)sn;
 	nopts.pid = SIM_PID;
 	nopts.interface_cookie = sim->next_cookie++;
-	assert_int_equal(ul_node_create(core_from_yaml(sim, yaml, ifs), &nopts,
-					&sn->node),
-			 0);
+	assert_int_equal(ul_core_create(&core), 0);
+	assert_int_equal(ul_node_create(core, &nopts, &sn->node), 0);
+	apply_yaml(sim, sn->node, yaml, ifs);
 	assert_int_equal(ul_node_register_lnd(sn->node, &lnd), 0);
 	rc = ul_node_startup(sn->node, &err);
 	if (rc != 0)

@@ -355,7 +355,8 @@ static void routing_tick_ends_the_waits(void **state)
 	uint64_t when;
 
 	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
-	assert_int_equal(ul_ctlsrv_routing_set(f->srv, "routing", 1, &err), 0);
+	assert_int_equal(ul_node_routing_set(f->node, "routing", 1, 1, &err),
+			 0);
 	assert_int_equal(core->routing.state, UL_ROUTING_STARTING);
 	assert_int_equal(core->tun.routing, 1);
 	when = ul_routing_deadline(&core->routing);
@@ -368,7 +369,8 @@ static void routing_tick_ends_the_waits(void **state)
 	assert_int_equal(ul_routing_deadline(&core->routing), 0);
 	assert_false(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
 
-	assert_int_equal(ul_ctlsrv_routing_set(f->srv, "routing", 0, &err), 0);
+	assert_int_equal(ul_node_routing_set(f->node, "routing", 0, 1, &err),
+			 0);
 	assert_int_equal(core->routing.state, UL_ROUTING_STOPPING);
 	assert_true(lo_features(f) & UL_WIRE_PING_FEAT_RTE_DISABLED);
 	when = ul_routing_deadline(&core->routing);

@@ -28,7 +28,7 @@
 #include <string.h>
 
 #include "ctl/conf.h"
-#include "ctl/conf_apply.h"
+#include "ctl/conf_host.h"
 #include "nid/expr.h"
 #include "util/err.h"
 

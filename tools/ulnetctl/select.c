@@ -22,13 +22,15 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/node.h"
 #include "core/select.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
-#include "ctl/conf_apply.h"
+#include "ctl/node_req.h"
 #include "ctl/cyaml_err.h"
 #include "ctl/select_yaml.h"
 #include "ctl/yemit.h"
+#include "util/timer.h"
 
 #include "cmd.h"
 #include "select.h"
@@ -180,69 +182,93 @@ static int parse_args(int argc, char **argv, struct select_args *a,
 	return 0;
 }
 
-/* Apply notes go to stderr as comments: the YAML on stdout stays clean. */
-static void print_note(void *ctx, unsigned int line, const char *text)
+/* The instance a dry run loads: a node that never starts. */
+struct dry {
+	struct ul_timer_heap timers;
+	struct ul_node *node;
+	struct ul_udsp_set *udsp;
+};
+
+static void dry_fini(struct dry *d)
 {
-	(void)ctx;
-	if (line)
-		fprintf(stderr, "# line %u: %s\n", line, text);
-	else
-		fprintf(stderr, "# %s\n", text);
+	ul_udsp_detach(d->udsp);
+	ul_node_destroy(d->node);
+	ul_timer_heap_fini(&d->timers);
 }
 
-static int load(const struct select_args *a, struct ul_core **out,
-		struct ul_udsp_set **udsp, struct ul_cyaml_errs *errs)
+/* Notes go to stderr as comments: the YAML on stdout stays clean. */
+static void print_note(void *ctx, const struct ul_conf_warning *w)
 {
-	struct ul_conf_apply_opts opts = { 0 };
-	struct ul_conf_ifaddr *ifaddrs = NULL;
+	(void)ctx;
+	if (w->line)
+		fprintf(stderr, "# line %u: %s\n", w->line, w->text);
+	else
+		fprintf(stderr, "# %s\n", w->text);
+}
+
+/* What the import goes past (an UDSP rule LNet refuses) is a note too. */
+static void print_report(void *ctx, const struct ul_conf_report *r)
+{
+	(void)ctx;
+	if (r->is_ignored)
+		fprintf(stderr, "# line %u: %s skipped: %s\n", r->line,
+			r->object, r->descr ? r->descr : "");
+}
+
+/*
+ * The file goes in as ulnetd's --config would take it (ctl/node_req.h),
+ * as a dry run: nets of any LND, "dev cpt" as the NIs' NUMA node.
+ */
+static int load(const struct select_args *a, struct dry *d,
+		struct ul_cyaml_errs *errs)
+{
+	struct ul_node_req_apply_ops ops = { print_report, print_note, NULL };
+	struct ul_node_req_env env = { 0 };
+	struct ul_node_opts nopts = { 0 };
 	struct ul_err err = { 0 };
 	struct ul_core *c = NULL;
 	struct ul_conf conf;
-	size_t i;
 	int rc;
 
+	memset(d, 0, sizeof(*d));
+	ul_timer_heap_init(&d->timers);
 	ul_conf_init(&conf);
 	rc = ul_conf_parse_file(a->config, &conf, &err);
 	if (rc < 0)
 		goto fail;
-	for (i = 0; i < conf.nr_warnings; i++)
-		fprintf(stderr, "# line %u: %s\n", conf.warnings[i].line,
-			conf.warnings[i].text);
-	rc = ul_conf_host_ifaddrs(&ifaddrs, &opts.nr_ifaddrs);
-	if (rc < 0) {
-		ul_err_set(&err, rc, "cannot list interfaces: %s",
-			   strerror(-rc));
-		goto fail;
-	}
-	opts.ifaddrs = ifaddrs;
-	opts.note = print_note;
 	rc = ul_core_create(&c);
 	if (rc == 0)
-		rc = ul_udsp_attach(c, udsp);
+		rc = ul_udsp_attach(c, &d->udsp);
 	if (rc < 0) {
+		ul_core_destroy(c);
 		ul_err_set(&err, rc, "out of memory");
 		goto fail;
 	}
-	opts.udsp = *udsp;
 	/*
 	 * Routes keep the file's order. LNet inserts each at a random place
 	 * so that nodes spread over equal gateways; a dry run must answer
 	 * the same way every time, and in an order the operator can see.
 	 */
 	ul_core_set_route_append(c, true);
-	rc = ul_conf_apply(c, &conf, &opts, &err);
+	nopts.timers = &d->timers;
+	rc = ul_node_create(c, &nopts, &d->node); /* owns c */
+	if (rc < 0) {
+		ul_err_set(&err, rc, "out of memory");
+		goto fail;
+	}
+	ul_node_set_udsp(d->node, d->udsp);
+	env.node = d->node;
+	env.ncpt = 64; /* any binding LNet takes */
+	env.is_dry_run = true;
+	rc = ul_node_req_apply(&env, &conf, &ops, &err);
 	if (rc < 0)
 		goto fail;
-	free(ifaddrs);
 	ul_conf_fini(&conf);
-	*out = c;
 	return 0;
 fail:
 	ul_cyaml_err_add(errs, "debug", "select", rc, err.msg);
-	ul_udsp_detach(*udsp);
-	*udsp = NULL;
-	ul_core_destroy(c);
-	free(ifaddrs);
+	dry_fini(d);
+	memset(d, 0, sizeof(*d));
 	ul_conf_fini(&conf);
 	return ULNETCTL_RC_BAD_PARAM;
 }
@@ -253,8 +279,8 @@ int ulnetctl_debug_select(int argc, char **argv)
 	struct ul_cyaml_errs errs;
 	struct select_args a;
 	struct ul_select_req req;
-	struct ul_udsp_set *udsp = NULL;
-	struct ul_core *c = NULL;
+	struct dry d;
+	struct ul_core *c;
 	struct ul_yemit y;
 	unsigned long i;
 	int rc, sel_rc = 0;
@@ -263,13 +289,13 @@ int ulnetctl_debug_select(int argc, char **argv)
 	rc = parse_args(argc, argv, &a, &errs);
 	if (rc)
 		return rc;
-	rc = load(&a, &c, &udsp, &errs);
+	rc = load(&a, &d, &errs);
 	if (rc)
 		return rc;
+	c = ul_node_core(d.node);
 	if (a.explain) {
 		if (ul_explain_init(&ex, EXPLAIN_CANDS) < 0) {
-			ul_udsp_detach(udsp);
-			ul_core_destroy(c);
+			dry_fini(&d);
 			ul_cyaml_err_add(&errs, "debug", "select", -ENOMEM,
 					 "out of memory");
 			return -ENOMEM;
@@ -303,8 +329,7 @@ int ulnetctl_debug_select(int argc, char **argv)
 		rc = ul_yemit_close(&y);
 	}
 	ul_explain_fini(exp);
-	ul_udsp_detach(udsp);
-	ul_core_destroy(c);
+	dry_fini(&d);
 	if (rc < 0) {
 		ul_cyaml_err_add(&errs, "debug", "select", rc,
 				 "cannot write the output");
