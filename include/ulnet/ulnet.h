@@ -139,7 +139,10 @@ typedef void (*ulnet_log_cb)(void *ctx, const char *line);
 struct ulnet_opts {
 	/*
 	 * lnet.conf text (YAML, as lnetctl import reads it) or a path to
-	 * one; at most one of the two. Neither: no nets but 0@lo, unless
+	 * one; at most one of the two. It is applied exactly as `ulnetd
+	 * --config` applies a file: in document order, stopping at the
+	 * first item LNet refuses (ulnet_create() then fails with its
+	 * line and LNet's words). Neither: no nets but 0@lo, unless
 	 * is_default_net is set.
 	 */
 	const char *conf_text;

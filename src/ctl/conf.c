@@ -109,9 +109,6 @@ void ul_conf_fini(struct ul_conf *conf)
 	for (i = 0; i < conf->nr_udsps; i++)
 		ul_conf_udsp_fini(&conf->udsps[i]);
 	free(conf->udsps);
-	for (i = 0; i < conf->nr_udsp_rules; i++)
-		ul_conf_udsp_fini(&conf->udsp_rules[i]);
-	free(conf->udsp_rules);
 	free(conf->steps);
 	free(conf->warnings);
 	memset(conf, 0, sizeof(*conf));

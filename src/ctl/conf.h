@@ -2,8 +2,8 @@
  * The lnet.conf configuration model: what `lnetctl import` reads
  * (reference/lnetctl.md §16, §17; udsp.md §7.2), parsed into plain data,
  * in the order of the document, but applied to nothing. Applying is a
- * separate step that walks this data (conf_import.h sends it to ulnetd
- * as lnetctl sends it to LNet; conf_apply.h builds core objects); "set"
+ * separate step that walks this data (conf_import.h turns it into the
+ * requests lnetctl sends to LNet, whoever runs them: ctl/node_req.h); "set"
  * semantics work because every optional value has a presence flag (the
  * *_HAS_* bits, as wireguard-tools containers.h), so an apply changes
  * only what the file gave.
@@ -183,7 +183,7 @@ struct ul_conf_ni_group {
 	struct ul_expr *cpt; /* "CPT", NULL if absent */
 	/*
 	 * "dev cpt": the partition of the NI's device, as `net show -v`
-	 * exports it. The dry run (conf_apply.h) reads it as the NUMA node
+	 * exports it. A dry run (ctl/node_req.h) reads it as the NUMA node
 	 * of the NI's device, which is what selection needs for its NUMA
 	 * distances; an import ignores it, as lnetctl does. -1 when absent.
 	 */
@@ -345,8 +345,6 @@ struct ul_conf_step {
 	long long buffers[3];
 	unsigned int has_buffers;
 	int seq_no; /* --old-api, -1 if absent */
-	/* UDSP: the rules as written, [rules_first, rules_first + rules_nr) */
-	size_t rules_first, rules_nr;
 	unsigned int line;
 };
 
@@ -420,13 +418,6 @@ struct ul_conf {
 	size_t nr_peers;
 	struct ul_conf_udsp *udsps; /* rules as submitted, in file order */
 	size_t nr_udsps;
-	/*
-	 * Every rule as written, as `udsp add` would take it (its keys
-	 * found anywhere in the item, idx -1 when absent, no priority
-	 * carried): what a dry run applies (conf_apply.h).
-	 */
-	struct ul_conf_udsp *udsp_rules;
-	size_t nr_udsp_rules;
 
 	/* The last value each setting got, for whoever wants a summary. */
 	unsigned int flags;  /* UL_CONF_HAS_* */

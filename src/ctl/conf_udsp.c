@@ -206,62 +206,6 @@ static int walk_old_rule(struct ul_conf_walk *w, const struct ul_ynode *m,
 	return rc;
 }
 
-/*
- * A rule as written (ul_conf.udsp_rules): what the item says, read
- * leniently; only memory can fail.
- */
-static int written_rule(struct ul_conf_walk *w, const struct ul_ynode *m)
-{
-	static const char *const keys[] = { "src", "dst", "rte", NULL };
-	struct ul_conf *c = w->conf;
-	const struct ul_ynode *v;
-	struct ul_conf_udsp *u;
-	char **texts[3];
-	long long val;
-	int rc = 0, k;
-
-	u = ul_conf_walk_grow(w, &c->udsp_rules, &c->nr_udsp_rules, sizeof(*u));
-	if (!u)
-		return -ENOMEM;
-	texts[0] = &u->src;
-	texts[1] = &u->dst;
-	texts[2] = &u->rte;
-	u->idx = -1;
-	u->seq_no = -1;
-	u->line = m->line;
-	for (k = 0; !rc && keys[k]; k++) {
-		v = old_find(m, keys[k]);
-		if (v && v->type == UL_YNODE_SCALAR && !v->is_null)
-			rc = dup_text(w, v->str, texts[k]);
-	}
-	v = old_find(m, "idx");
-	if (v && v->type == UL_YNODE_SCALAR &&
-	    !ul_conf_parse_int(v->str, 0, INT_MAX, &val, NULL))
-		u->idx = (int)val;
-	v = old_find(m, "priority");
-	if (v && v->type == UL_YNODE_SCALAR &&
-	    !ul_conf_parse_int(v->str, 0, UINT32_MAX, &u->priority, NULL))
-		u->flags |= UL_CONF_UDSP_HAS_PRIORITY;
-	if (rc) {
-		ul_conf_udsp_fini(u);
-		c->nr_udsp_rules--;
-	}
-	return rc;
-}
-
-static int written_rules(struct ul_conf_walk *w, const struct ul_ynode *v)
-{
-	size_t i;
-	int rc = 0;
-
-	if (v->type == UL_YNODE_MAP)
-		return written_rule(w, v);
-	for (i = 0; v->type == UL_YNODE_SEQ && !rc && i < v->nr; i++)
-		if (v->kids[i]->type == UL_YNODE_MAP)
-			rc = written_rule(w, v->kids[i]);
-	return rc;
-}
-
 static int walk_old_rules(struct ul_conf_walk *w, const struct ul_ynode *v)
 {
 	struct ul_conf *c = w->conf;
@@ -294,13 +238,8 @@ int ul_conf_walk_udsps(struct ul_conf_walk *w, const struct ul_ynode *key,
 	int rc, rc2;
 
 	s.first = c->nr_udsps;
-	s.rules_first = c->nr_udsp_rules;
 	s.line = key->line;
 	s.seq_no = -1;
-	rc = written_rules(w, v);
-	if (rc)
-		return rc;
-	s.rules_nr = c->nr_udsp_rules - s.rules_first;
 	if (w->dialect == UL_CONF_OLD_API) {
 		ul_conf_walk_report_as(w, "add", "udsp", -EINVAL, -EINVAL);
 		rc = walk_old_rules(w, v);

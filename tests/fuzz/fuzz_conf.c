@@ -77,8 +77,6 @@ static void check(const struct ul_conf *c)
 			abort();
 		if (s->nr && s->first + s->nr > items_of(c, s->sec))
 			abort();
-		if (s->rules_first + s->rules_nr > c->nr_udsp_rules)
-			abort();
 		if (s->sec == UL_CONF_SEC_GLOBAL && s->key >= UL_CONF_GLOBAL_NR)
 			abort();
 	}
