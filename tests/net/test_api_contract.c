@@ -535,9 +535,49 @@ static void calls_from_many_threads_all_complete(void **state)
 	free(s);
 }
 
+/*
+ * ulnet_create() applies its lnet.conf as ulnetd --config does (one
+ * engine, ctl/node_req.h): what the daemon refuses, with the line and
+ * LNet's words (tests/cli/import_order.sh checks the daemon's side), it
+ * refuses too, and nothing is left running.
+ */
+static void create_refuses_config_as_ulnetd_does(void **state)
+{
+	static const struct {
+		const char *yaml;
+		const char *msg;
+	} cases[] = {
+		{ "udsp:\n    - idx: 0\n      src: tcp\n      priority: 0\n",
+		  "line 2: udsp: rule idx 0: priority 0 gives no action" },
+		{ "global:\n    retry_count: 999\n",
+		  "line 2: retry_count: 999 must not exceed "
+		  "transaction_timeout" },
+		{ "net:\n  - net type: lo\n",
+		  "line 2: setting @lo not allowed" },
+	};
+	struct ulnet_opts o;
+	struct ulnet *u = NULL;
+	char err[256];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ulnet_opts_init(&o);
+		o.conf_text = cases[i].yaml;
+		o.accept = ULNET_ACCEPT_NONE;
+		o.is_link_monitor_off = true;
+		err[0] = '\0';
+		assert_true(ulnet_create(&o, &u, err, sizeof(err)) < 0);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("case %zu: '%s', want '%s'", i, err,
+				 cases[i].msg);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(create_refuses_config_as_ulnetd_does),
 		cmocka_unit_test_setup_teardown(
 			put_with_unknown_md_fails_without_event, setup,
 			teardown),
