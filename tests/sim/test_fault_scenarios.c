@@ -232,6 +232,135 @@ static void credit_queue_deadline_fails_late_send(void **state)
 	hh_fini(&h);
 }
 
+/* A node on tcp and tcp1, B's twin as an MR peer (fault.md §11.6). */
+static const char two_nets_a[] = "net:\n"
+				 "  - net type: tcp\n"
+				 "    local NI(s):\n"
+				 "      - nid: 10.0.0.1@tcp\n"
+				 "  - net type: tcp1\n"
+				 "    local NI(s):\n"
+				 "      - nid: 10.1.0.1@tcp1\n"
+				 "peer:\n"
+				 "  - primary nid: 10.0.0.2@tcp\n"
+				 "    peer ni:\n"
+				 "      - nid: 10.0.0.2@tcp\n"
+				 "      - nid: 10.1.0.2@tcp1\n"
+				 "global:\n"
+				 "    discovery: 0\n";
+static const char two_nets_b[] = "net:\n"
+				 "  - net type: tcp\n"
+				 "    local NI(s):\n"
+				 "      - nid: 10.0.0.2@tcp\n"
+				 "  - net type: tcp1\n"
+				 "    local NI(s):\n"
+				 "      - nid: 10.1.0.2@tcp1\n"
+				 "peer:\n"
+				 "  - primary nid: 10.0.0.1@tcp\n"
+				 "    peer ni:\n"
+				 "      - nid: 10.0.0.1@tcp\n"
+				 "      - nid: 10.1.0.1@tcp1\n"
+				 "global:\n"
+				 "    discovery: 0\n";
+
+static void fault_add(struct sim_node *n, const struct ul_fault_attr *a)
+{
+	assert_int_equal(ul_node_fault_add(n->node, a, NULL), 0);
+}
+
+/*
+ * §11.6: `-o` names the local NI a message arrives on: B drops what
+ * comes in on its tcp1 NI, not what comes in on tcp; a delay rule with
+ * `-o` never delays anything.
+ */
+static void local_nid_filter_drops_on_that_ni_only(void **state)
+{
+	struct ul_fault_attr drop = { 0 }, delay = { 0 };
+	struct hh h = { 0 };
+	uint64_t t0;
+
+	(void)state;
+	h.sim = sim_create(7);
+	h.a = sim_node_add(h.sim, "a", two_nets_a);
+	h.b = sim_node_add(h.sim, "b", two_nets_b);
+	ulnet_nid_set_any(&drop.src);
+	ulnet_nid_set_any(&drop.dst);
+	drop.local = sim_nid("10.1.0.2@tcp1");
+	drop.rate = 1;
+	fault_add(h.b, &drop);
+	assert_int_equal(hh_ping(&h, h.a, "10.1.0.1@tcp1", "10.1.0.2@tcp1"),
+			 -ETIMEDOUT);
+	assert_true(first_rule(h.b, false)->stats.hits >= 1);
+	assert_int_equal(hh_ping(&h, h.a, "10.0.0.1@tcp", "10.0.0.2@tcp"), 0);
+	assert_int_equal(
+		ul_node_fault_del(h.b->node, false, &drop.src, &drop.dst), 1);
+
+	delay = drop;
+	delay.is_delay = true;
+	delay.latency = 3;
+	fault_add(h.b, &delay);
+	t0 = h.sim->heap.now_ns;
+	assert_int_equal(hh_ping(&h, h.a, "10.1.0.1@tcp1", "10.1.0.2@tcp1"), 0);
+	assert_true(h.sim->heap.now_ns - t0 < HH_SEC);
+	assert_int_equal(first_rule(h.b, true)->stats.hits, 0);
+	hh_fini(&h);
+}
+
+/*
+ * One ping from A0 to B0 each second for n seconds, each with a 5 s
+ * timeout; how many failed.
+ */
+static unsigned int ping_stream(struct hh *h, unsigned int n)
+{
+	struct ping_res *pr = calloc(n, sizeof(*pr));
+	unsigned int i, failed = 0;
+
+	assert_non_null(pr);
+	for (i = 0; i < n; i++) {
+		ping_start(h, &pr[i], "10.0.0.2@tcp", 5000);
+		sim_run(h->sim, h->sim->heap.now_ns + HH_SEC);
+	}
+	sim_run(h->sim, h->sim->heap.now_ns + 10 * HH_SEC);
+	for (i = 0; i < n; i++) {
+		assert_true(pr[i].is_done);
+		failed += pr[i].status != 0;
+	}
+	free(pr);
+	return failed;
+}
+
+/*
+ * §11.8: `-i 10` on a steady GET stream drops about one GET in 10 s;
+ * `--random -i 10` about half of them (fault.md §4.4).
+ */
+static void interval_rule_drops_one_per_interval(void **state)
+{
+	struct ul_fault_attr a = { 0 };
+	unsigned int failed;
+	struct hh h;
+
+	(void)state;
+	hh_init(&h, false, NULL);
+	a.src = sim_nid("10.0.0.1@tcp");
+	a.dst = sim_nid("10.0.0.2@tcp");
+	ulnet_nid_set_any(&a.local);
+	a.msg_mask = UL_FAULT_MSG_GET;
+	a.interval = 10;
+	fault_add(h.b, &a);
+	failed = ping_stream(&h, 60);
+	if (failed < 5 || failed > 7)
+		fail_msg("-i 10 over 60 s dropped %u pings", failed);
+	assert_int_equal(first_rule(h.b, false)->stats.hits, failed);
+	assert_int_equal(ul_node_fault_del(h.b->node, false, &a.src, &a.dst),
+			 1);
+
+	a.is_random = true;
+	fault_add(h.b, &a);
+	failed = ping_stream(&h, 60);
+	if (failed < 18 || failed > 42)
+		fail_msg("--random -i 10 over 60 pings dropped %u", failed);
+	hh_fini(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -242,6 +371,8 @@ int main(void)
 		cmocka_unit_test(delay_rule_holds_received_message),
 		cmocka_unit_test(reset_keeps_rules),
 		cmocka_unit_test(credit_queue_deadline_fails_late_send),
+		cmocka_unit_test(local_nid_filter_drops_on_that_ni_only),
+		cmocka_unit_test(interval_rule_drops_one_per_interval),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
