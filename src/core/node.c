@@ -161,6 +161,8 @@ void ul_node_destroy(struct ul_node *n)
 	if (!n)
 		return;
 	ul_node_shutdown(n);
+	/* A node never started may still have its tick armed (routing). */
+	ul_timer_cancel(n->opts.timers, &n->tick_timer);
 	ul_ping_free(n);
 	ul_msg_free_lpni_msgs(n);
 	ul_fault_set_clear(&n->faults);
