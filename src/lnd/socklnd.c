@@ -12,7 +12,7 @@
  *     failure (backoff min_reconnect_ms doubling to max_reconnect_ms);
  *   - conn->hs_timer (socklnd_conn.c): the handshake deadline.
  *   - s->ack_timer, while held txs wait for TCP to acknowledge their
- *     last byte: every SOCK_ACK_POLL_NS while a large payload does,
+ *     last byte: every SOCK_ACK_POLL_NS while a PUT or GET does,
  *     every SOCK_ACK_POLL_IDLE_NS while only ACKs and REPLYs do
  *     (socklnd_tx.c).
  * The before-sleep hook flushes queued output, completes the txs TCP

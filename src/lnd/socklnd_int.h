@@ -39,19 +39,13 @@
 /* Keepalive NOOPs are retried this long after the last one (§9.3). */
 #define SOCK_KEEPALIVE_RETRY_NS 10000000000ull
 /*
- * Payloads of at least this many bytes complete only once TCP has
- * acknowledged them: the kernel's zc_min_payload, above which its own
- * zero-copy sends wait for the peer's ZC-ACK (wire.md §9.2). Smaller
- * requests complete when written: their SEND events would wait for TCP's
- * delayed ACKs (docs/design-notes.md). ACKs and REPLYs are held whatever
- * their size; every held tx gives its credits back once written.
- */
-#define SOCK_ACK_WAIT_MIN 16384u
-/*
- * While large payloads wait for TCP's acknowledgement (their SEND events
- * wait), look at least this often; while only ACKs and REPLYs do (no one
- * waits for them), this often: a 1 ms timer cost a loop thread that
- * serves round trips 2 us each (bench_lnet).
+ * Every LNet message completes only once TCP has acknowledged its last
+ * byte (or a PUT or GET once its answer came), and gives its credits
+ * back once written (docs/design-notes.md). While a PUT without an ACK
+ * waits (its SEND event, the last, waits), look at least this often;
+ * otherwise (ACKs and REPLYs: no one waits; PUTs and GETs: their answer
+ * ends the wait), this often: a 1 ms timer, and a look after each flush,
+ * cost a loop thread that serves round trips 2 us each (bench_lnet).
  */
 #define SOCK_ACK_POLL_NS 1000000ull
 #define SOCK_ACK_POLL_IDLE_NS 5000000ull
@@ -197,13 +191,12 @@ struct sock_conn {
 	 * output starting with nothing outstanding.
 	 */
 	struct ul_list txq;	   /* struct sock_tx.link, in write order */
-	struct ul_list tx_unacked; /* payload txs written whole, awaiting
+	struct ul_list tx_unacked; /* LNet txs written whole, awaiting
 				    * TCP's acknowledgement: sock_tx.link */
 	struct ul_list ack_link;   /* on s->ack_wait while tx_unacked */
 	uint64_t txq_nob;	   /* bytes queued, not yet written */
 	uint64_t tx_acked_bytes;   /* of stats.tx_bytes, at the last look */
-	uint32_t nheld_payload;	   /* txs of tx_unacked with a payload of
-				    * SOCK_ACK_WAIT_MIN or more */
+	uint32_t nheld_req;	   /* PUTs without ACK on tx_unacked */
 	uint64_t tx_progress_ns;   /* last acknowledgement progress */
 	bool is_pollout;	   /* EPOLLOUT armed after EAGAIN */
 
@@ -302,12 +295,19 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
 uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns);
 /*
  * sock_conn_tx_unacked() on the conns of s->ack_wait and arm ack_timer.
- * is_all false (after a flush): only the conns holding a large payload,
- * whose SEND event waits; held ACKs and REPLYs have no one waiting and
+ * is_all false (after a flush): only the conns holding a PUT that asked
+ * for no ACK, whose SEND event waits and nothing else ends; held ACKs and REPLYs have no one waiting and
  * are looked at by the timer alone, which keeps the ioctl off the round
  * trip.
  */
 void sock_ack_poll(struct ul_socklnd *s, bool is_all);
+/*
+ * The peer sent an ACK or REPLY to the handle wmd: the oldest held
+ * request of ours that asked for it there was delivered; it completes OK
+ * without waiting for TCP's acknowledgement.
+ */
+void sock_peer_answered(struct sock_peer *peer,
+			const struct ul_wire_handle *wmd);
 void sock_flush_all(struct ul_socklnd *s);
 
 /* socklnd_rx.c */
