@@ -84,6 +84,7 @@ struct ul_socklnd {
 	struct ul_list zombies;	   /* closed conns to free: link */
 	struct ul_list listeners;  /* struct sock_listener.link */
 	struct ul_list ack_wait;   /* conns with tx_unacked: ack_link */
+	struct ul_list news;	   /* struct sock_news for peer_down */
 	struct ul_timer ack_timer; /* armed while ack_wait is not empty */
 	/* Stall timeout of established conns (net set --lnd-timeout). */
 	unsigned int timeout_sec;
@@ -129,6 +130,14 @@ struct sock_peer {
 	uint32_t pid; /* expected in hellos; UL_WIRE_PID_ANY: any */
 	bool has_incarnation;
 	uint64_t incarnation;	   /* the peer's, from its hellos */
+	/*
+	 * The incarnation of the last connection, kept after it closed so
+	 * that a restart is recognised (peer_down); the peer is kept
+	 * that long, a timeout after its last connection was lost.
+	 */
+	bool has_last_incarnation;
+	uint64_t last_incarnation;
+	uint64_t lost_ns; /* its last connection closed, 0: never */
 	struct ul_list conns;	   /* established: sock_conn.link */
 	struct ul_list connecting; /* active handshakes: sock_conn.link */
 	struct ul_list txq;	   /* sock_tx waiting for a conn */
@@ -222,6 +231,14 @@ struct sock_conn {
 	struct ul_socklnd_conn_info stats;
 };
 
+/* News of a peer for the node, delivered after the txs (lnd.h). */
+struct sock_news {
+	struct ul_list link; /* on s->news */
+	struct sock_ni *ni;
+	struct ulnet_nid nid;
+	bool is_restarted;
+};
+
 /* One message on a queue: the node's tx (NULL for a NOOP) and its header. */
 struct sock_tx {
 	struct ul_list link; /* peer->txq, conn->txq, s->done */
@@ -246,6 +263,8 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns);
 void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs);
 void sock_deliver(struct ul_socklnd *s);
 void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs);
+/* Queue peer_down news for the node (is_restarted: a new incarnation). */
+void sock_peer_news(struct sock_peer *peer, bool is_restarted);
 enum ul_hstatus sock_hstatus_of_errno(int err);
 uint64_t sock_now(const struct sock_ni *ni);
 /* BULK_IN and BULK_OUT conns each: the NI's conns_per_peer (set at start). */
