@@ -323,7 +323,9 @@ void sock_ack_poll(struct ul_socklnd *s, bool is_all);
 /*
  * The peer sent an ACK or REPLY to the handle wmd: the oldest held
  * request of ours that asked for it there was delivered; it completes OK
- * without waiting for TCP's acknowledgement.
+ * (tx_done, at once: its SEND event comes before the answer's) without
+ * waiting for TCP's acknowledgement. The caller checks its connection
+ * is still up afterwards.
  */
 void sock_peer_answered(struct sock_peer *peer,
 			const struct ul_wire_handle *wmd);

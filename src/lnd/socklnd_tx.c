@@ -67,6 +67,7 @@ static bool is_unanswered(const struct sock_tx *st)
 void sock_peer_answered(struct sock_peer *peer,
 			const struct ul_wire_handle *wmd)
 {
+	struct ul_lnd_ni *lni = peer->ni->lni;
 	struct sock_conn *conn;
 	struct sock_tx *st;
 
@@ -77,9 +78,12 @@ void sock_peer_answered(struct sock_peer *peer,
 			if (!h || h->wh_object_cookie != wmd->wh_object_cookie ||
 			    h->wh_interface_cookie != wmd->wh_interface_cookie)
 				continue;
-			sock_tx_complete(st, 0, UL_HSTATUS_OK);
+			ul_list_del(&st->link);
 			if (ul_list_empty(&conn->tx_unacked))
 				ul_list_del(&conn->ack_link);
+			/* now, so that its SEND comes before the answer */
+			lni->up->tx_done(lni, st->tx, 0, UL_HSTATUS_OK);
+			free(st);
 			return;
 		}
 	}
