@@ -84,11 +84,11 @@ struct sim_msg {
 	struct sim_ep *src;    /* FAIL, TX: the sending NI */
 	struct ul_lnd_tx *tx;  /* FAIL, TX: the node's until tx_done */
 	struct sim_link *link; /* src -> dst direction */
-	uint64_t dst_id;       /* endpoint id sent to (NOTICE: told); 0 if none */
-	uint64_t src_id;       /* endpoint id of the sender */
-	bool is_restarted;     /* NOTICE: peer_down's argument */
-	bool is_lost;	       /* TX: never delivered */
-	int status;	       /* FAIL: tx_done's status and hstatus */
+	uint64_t dst_id;   /* endpoint id sent to (NOTICE: told); 0 if none */
+	uint64_t src_id;   /* endpoint id of the sender */
+	bool is_restarted; /* NOTICE: peer_down's argument */
+	bool is_lost;	   /* TX: never delivered */
+	int status;	   /* FAIL: tx_done's status and hstatus */
 	enum ul_hstatus hstatus;
 	/* FLIGHT: what the destination gets. */
 	struct ul_wire_lnet_hdr hdr;
@@ -244,7 +244,8 @@ static void msg_timer_cb(struct ul_timer *t, uint64_t now_ns);
  * lost.
  */
 static void notice_queue(struct ul_simfab *fab, struct sim_ep *x,
-			 struct sim_link *l, bool is_restarted, uint64_t delay_ns)
+			 struct sim_link *l, bool is_restarted,
+			 uint64_t delay_ns)
 {
 	struct sim_msg *m = calloc(1, sizeof(*m));
 

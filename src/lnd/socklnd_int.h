@@ -129,7 +129,7 @@ struct sock_peer {
 	uint32_t ip;  /* host order */
 	uint32_t pid; /* expected in hellos; UL_WIRE_PID_ANY: any */
 	bool has_incarnation;
-	uint64_t incarnation;	   /* the peer's, from its hellos */
+	uint64_t incarnation; /* the peer's, from its hellos */
 	/*
 	 * The incarnation of the last connection, kept after it closed so
 	 * that a restart is recognised (peer_down); the peer is kept
@@ -137,7 +137,7 @@ struct sock_peer {
 	 */
 	bool has_last_incarnation;
 	uint64_t last_incarnation;
-	uint64_t lost_ns; /* its last connection closed, 0: never */
+	uint64_t lost_ns;	   /* its last connection closed, 0: never */
 	struct ul_list conns;	   /* established: sock_conn.link */
 	struct ul_list connecting; /* active handshakes: sock_conn.link */
 	struct ul_list txq;	   /* sock_tx waiting for a conn */

@@ -75,7 +75,8 @@ void sock_peer_answered(struct sock_peer *peer,
 		ul_list_for_each_entry(st, &conn->tx_unacked, link) {
 			const struct ul_wire_handle *h = answer_wmd(st);
 
-			if (!h || h->wh_object_cookie != wmd->wh_object_cookie ||
+			if (!h ||
+			    h->wh_object_cookie != wmd->wh_object_cookie ||
 			    h->wh_interface_cookie != wmd->wh_interface_cookie)
 				continue;
 			ul_list_del(&st->link);

@@ -89,8 +89,8 @@ struct ulnet_handle hh_sink(struct sim_node *n, uintptr_t tag)
 	struct ulnet_handle hd;
 
 	ulnet_nid_set_any(&any.nid);
-	md = sim_md(n, sink, sizeof(sink), ULNET_MD_THRESH_INF,
-		    ULNET_MD_OP_PUT, tag);
+	md = sim_md(n, sink, sizeof(sink), ULNET_MD_THRESH_INF, ULNET_MD_OP_PUT,
+		    tag);
 	assert_int_equal(ul_node_md_attach(n->node, 3, &any, 0, 0,
 					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
 					   &hd),
