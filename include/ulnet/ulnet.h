@@ -37,10 +37,13 @@
  *   - PUT with ACK, GET: SEND with an error status is final; after a SEND
  *     with status 0 the final event is ACK (PUT) or REPLY (GET), or, if the
  *     target does not answer within transaction_timeout, UNLINK with
- *     unlinked = 1 (the MD is unlinked, as LNet does; see
- *     reference/health.md §6).
- * A SEND with status 0 means the message left this node, not that the
- * target took it: only ACK and REPLY say that. As in LNet, SEND and the
+ *     unlinked = 1 and -ETIMEDOUT (the MD is unlinked, as LNet does; see
+ *     reference/health.md §6). When the LND reports the target gone (its
+ *     connections reset, docs/health.md), the wait ends within one LND
+ *     timeout (-ETIMEDOUT); when it restarted, at once (-ECONNRESET).
+ * A SEND with status 0 means the message left this node (socklnd: and
+ * the target's TCP acknowledged it), not that the target took it: only
+ * ACK and REPLY say that. As in LNet, SEND and the
  * ACK or REPLY each count against the MD's threshold: an MD used for one
  * PUT with ACK or one GET needs a threshold of at least 2, or the answer
  * would find the MD used up and be dropped. ulnet_put() with

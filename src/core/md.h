@@ -82,6 +82,11 @@ struct ul_md {
 	uint64_t rspt_deadline_ns;    /* when on rspt_link */
 	uint64_t rspt_start_ns;	      /* tracker attached (latency clock) */
 	struct ulnet_nid rspt_nid;    /* next hop of the last attempt */
+	bool is_rspt_direct;	      /* rspt_nid is the destination itself */
+	bool is_rspt_delivered;	      /* a request completed OK: only its
+				       * answer is missing */
+	bool is_rspt_hastened;	      /* deadline pulled in: its peer's
+				       * connections were lost */
 	struct ul_md_event unlink_ev; /* its UNLINK event, if any */
 	/*
 	 * The one request in flight from it (NULL when none, or when several

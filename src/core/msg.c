@@ -394,6 +394,10 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 	 */
 	if (status && m->mev.ev.type == ULNET_EVENT_SEND)
 		ul_msg_rspt_detach(n, md);
+	/* Delivered: if its peer is lost now, only the answer is missing. */
+	if (!status && m->mev.ev.type == ULNET_EVENT_SEND &&
+	    !ul_list_empty(&md->rspt_link))
+		md->is_rspt_delivered = true;
 	/* LNet's lnet_msg_detach_md: an aborted MD turns success late. */
 	if (md->is_aborted && status == 0)
 		status = -ETIMEDOUT;
@@ -532,7 +536,7 @@ int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 	fill_send_event(n, m, md, a);
 	if ((is_ack || a->type == UL_MSG_GET) &&
 	    ul_rspt_is_tracked(n, a->type, md->options))
-		ul_rspt_attach(n, md, &m->tx.target_nid);
+		ul_rspt_attach(n, md, m);
 	ul_msg_post(n, m);
 	ul_msg_drain_ready(n);
 	return 0;

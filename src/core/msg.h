@@ -273,10 +273,26 @@ void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m);
 /* Response tracking (rspt.c, health.md §6). */
 bool ul_rspt_is_tracked(const struct ul_node *n, enum ul_msg_type type,
 			uint32_t options);
+/*
+ * Track the answer to m, the request md just sent (its next hop and
+ * final destination set), or refresh md's tracker.
+ */
 void ul_rspt_attach(struct ul_node *n, struct ul_md *md,
-		    const struct ulnet_nid *next_hop);
-/* The next hop of a tracked request changed (a resend). */
-void ul_rspt_update(struct ul_md *md, const struct ulnet_nid *next_hop);
+		    const struct ul_msg *m);
+/* The next hop of a tracked request m changed (a resend). */
+void ul_rspt_update(struct ul_md *md, const struct ul_msg *m);
+/*
+ * The LND lost every connection to the peer NI nid (is_restarted false)
+ * or met a new incarnation of it (true), at now_ns. The trackers whose
+ * request reached nid and wait only for its answer end: at once with
+ * -ECONNRESET when nid restarted and was their destination (the old
+ * process will never answer); otherwise their deadline comes in to
+ * now_ns + lnd_timeout_sec, so that a peer that comes back in time still
+ * answers (lnd.h, peer_down).
+ */
+void ul_rspt_on_peer_down(struct ul_node *n, const struct ulnet_nid *nid,
+			  bool is_restarted, uint32_t lnd_timeout_sec,
+			  uint64_t now_ns);
 /* Expire trackers due at now; the earliest deadline left, or MAX. */
 uint64_t ul_rspt_tick(struct ul_node *n, uint64_t now_ns);
 /* Drop every response tracker (shutdown). */

@@ -443,9 +443,30 @@ static void up_tx_sent(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 		ul_msg_return_credits(lni->node, m, UL_MSG_STATE_LND);
 }
 
+/*
+ * The LND lost the peer NI nid, or met a new incarnation of it: the
+ * answers it owes end sooner (rspt.c), within the NI's LND timeout.
+ */
+static void up_peer_down(struct ul_lnd_ni *lni, const struct ulnet_nid *nid,
+			 bool is_restarted)
+{
+	struct ul_node *n = lni->node;
+	int lndt = ul_node_lnd_timeout(n, lni->ni->nid.nid_type);
+
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return;
+	/* health.md §3: an LND without a timeout of its own uses LNet's */
+	if (lndt <= 0)
+		lndt = (int)ul_tunables_lnd_timeout(&n->core->tun);
+	ul_rspt_on_peer_down(n, nid, is_restarted, (uint32_t)lndt,
+			     n->opts.timers->now_ns);
+	ul_node_dispatch(n);
+}
+
 const struct ul_lnd_upcalls ul_node_lnd_upcalls = {
 	.parse = up_parse,
 	.rx_done = up_rx_done,
 	.tx_done = up_tx_done,
 	.tx_sent = up_tx_sent,
+	.peer_down = up_peer_down,
 };

@@ -87,7 +87,7 @@ void ul_resend_run(struct ul_node *n)
 		}
 		n->core->counters.resend_count++;
 		if (m->md)
-			ul_rspt_update(m->md, &m->tx.target_nid);
+			ul_rspt_update(m->md, m);
 		ul_msg_post(n, m);
 	}
 	n->api_depth--;

@@ -122,6 +122,18 @@ struct ul_lnd_upcalls {
 	 * tx_done; it must not call into the LND.
 	 */
 	void (*tx_sent)(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx);
+	/*
+	 * Optional (NULL: not called): what the LND learned about the
+	 * process behind the peer NI nid. is_restarted false: its last
+	 * connection was reset or closed by the peer, or a reconnect was
+	 * refused; it may come back, so answers may still come.
+	 * is_restarted true: it came back as a new incarnation (a hello
+	 * with another incarnation); nothing sent to the old one will be
+	 * answered. Called after the tx_done of every tx that this news
+	 * decided, never from inside an op; it must not call into the LND.
+	 */
+	void (*peer_down)(struct ul_lnd_ni *lni, const struct ulnet_nid *nid,
+			  bool is_restarted);
 };
 
 /* One NI as its LND sees it; the node owns it. */

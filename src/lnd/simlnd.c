@@ -15,6 +15,15 @@
  *                 message moves to SIM_MSG_FLIGHT (or is freed if lost).
  *   SIM_MSG_FLIGHT on the wire: at transmit complete + latency, parse and
  *                 rx_done on the destination NI, then the record is freed.
+ *   SIM_MSG_NOTICE news of a peer for an NI (peer_down), at the time the
+ *                 RST or the handshake would reach it.
+ *
+ * Connections: the src -> dst link remembers which endpoint of src last
+ * talked with which endpoint of dst (a message sent or received), as a
+ * socklnd connection would. When dst shuts down (its process dies), src
+ * hears peer_down(not restarted) one latency later; when src next meets
+ * another endpoint at dst (a message either way), it hears
+ * peer_down(restarted), before that message is delivered to it.
  *
  * Endpoints carry a fabric-unique id: a message remembers the id of the
  * NI it was sent to, so an NI that shut down and started again with the
@@ -50,12 +59,16 @@ struct sim_link {
 	struct ul_simlink_props props;
 	uint64_t free_at_ns; /* when the last transmit queued completes */
 	struct ul_simlink_stats stats;
+	/* The connection as src sees it (module comment); 0: none. */
+	uint64_t conn_src_id; /* the endpoint of src that talked */
+	uint64_t conn_dst_id; /* with this endpoint of dst */
 };
 
 enum sim_msg_state {
 	SIM_MSG_FAIL,
 	SIM_MSG_TX,
 	SIM_MSG_FLIGHT,
+	SIM_MSG_NOTICE,
 };
 
 struct sim_msg {
@@ -71,9 +84,11 @@ struct sim_msg {
 	struct sim_ep *src;    /* FAIL, TX: the sending NI */
 	struct ul_lnd_tx *tx;  /* FAIL, TX: the node's until tx_done */
 	struct sim_link *link; /* src -> dst direction */
-	uint64_t dst_id;       /* endpoint id sent to; 0 if none */
-	bool is_lost;	       /* TX: never delivered */
-	int status;	       /* FAIL: tx_done's status and hstatus */
+	uint64_t dst_id;   /* endpoint id sent to (NOTICE: told); 0 if none */
+	uint64_t src_id;   /* endpoint id of the sender */
+	bool is_restarted; /* NOTICE: peer_down's argument */
+	bool is_lost;	   /* TX: never delivered */
+	int status;	   /* FAIL: tx_done's status and hstatus */
 	enum ul_hstatus hstatus;
 	/* FLIGHT: what the destination gets. */
 	struct ul_wire_lnet_hdr hdr;
@@ -221,6 +236,82 @@ static uint32_t copy_to_iov(const struct iovec *iov, uint32_t niov,
 	return done;
 }
 
+static void msg_timer_cb(struct ul_timer *t, uint64_t now_ns);
+
+/*
+ * Tell x, delay_ns from now, what became of the peer at the other end of
+ * link l (x -> l->dst). Out of memory: x never hears, as if the RST was
+ * lost.
+ */
+static void notice_queue(struct ul_simfab *fab, struct sim_ep *x,
+			 struct sim_link *l, bool is_restarted,
+			 uint64_t delay_ns)
+{
+	struct sim_msg *m = calloc(1, sizeof(*m));
+
+	if (!m)
+		return;
+	ul_timer_init(&m->timer, msg_timer_cb);
+	m->fab = fab;
+	m->state = SIM_MSG_NOTICE;
+	m->link = l;
+	m->dst_id = x->id;
+	m->is_restarted = is_restarted;
+	m->due_ns = fab->heap->now_ns + delay_ns;
+	if (ul_timer_arm(fab->heap, &m->timer, m->due_ns) != 0) {
+		free(m);
+		return;
+	}
+	ul_list_add_tail(&fab->msgs, &m->fab_link);
+	fab->nmsgs++;
+}
+
+static void tell(struct sim_ep *x, const struct ulnet_nid *peer,
+		 bool is_restarted)
+{
+	if (x->lni->up->peer_down)
+		x->lni->up->peer_down(x->lni, peer, is_restarted);
+}
+
+/* SIM_MSG_NOTICE: the news reaches the NI it is for, if still there. */
+static void msg_on_notice(struct sim_msg *m)
+{
+	struct sim_link *l = m->link;
+	struct sim_ep *x = ep_find(m->fab, &l->src);
+	bool is_restarted = m->is_restarted;
+	uint64_t id = m->dst_id;
+
+	msg_free(m);
+	if (x && x->id == id)
+		tell(x, &l->dst, is_restarted);
+}
+
+/*
+ * x (endpoint) talks with the endpoint y_id at y_nid: if x knew another
+ * endpoint there, that one restarted: x hears it now (is_now, from a
+ * timer) or one latency later (from ops->send()).
+ */
+static bool conn_note(struct ul_simfab *fab, struct sim_ep *x,
+		      const struct ulnet_nid *y_nid, uint64_t y_id, bool is_now)
+{
+	struct sim_link *l = link_get(fab, &x->nid, y_nid);
+
+	if (!l)
+		return false;
+	if (l->conn_src_id == x->id && l->conn_dst_id == y_id)
+		return false;
+	l->conn_dst_id = y_id;
+	if (l->conn_src_id != x->id) {
+		l->conn_src_id = x->id;
+		return false;
+	}
+	if (is_now)
+		tell(x, y_nid, true);
+	else
+		notice_queue(fab, x, l, true, 0);
+	return true;
+}
+
 /* SIM_MSG_FAIL: the failure reaches the sender. */
 static void msg_on_fail(struct sim_msg *m)
 {
@@ -299,6 +390,12 @@ static void msg_on_arrive(struct sim_msg *m)
 		l->stats.drops++;
 		goto out;
 	}
+	/* A hello from a restarted sender would come first. */
+	conn_note(m->fab, dst, &l->src, m->src_id, true);
+	if (ep_find(m->fab, &l->dst) != dst) {
+		l->stats.drops++;
+		goto out;
+	}
 	lni = dst->lni;
 	memset(&rx, 0, sizeof(rx));
 	if (lni->up->parse(lni, &m->hdr, &m->from_nid, &rx) != 0) {
@@ -331,6 +428,9 @@ static void msg_timer_cb(struct ul_timer *t, uint64_t now_ns)
 	case SIM_MSG_FLIGHT:
 		msg_on_arrive(m);
 		break;
+	case SIM_MSG_NOTICE:
+		msg_on_notice(m);
+		break;
 	}
 }
 
@@ -362,6 +462,26 @@ static int simlnd_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	return 0;
 }
 
+/* ep leaves the fabric: every NI connected to it hears of it. */
+static void tell_peers_down(struct ul_simfab *fab, const struct sim_ep *ep)
+{
+	for (uint32_t b = 0; b <= fab->links.mask; b++) {
+		for (struct ul_hnode *n = fab->links.buckets[b]; n;
+		     n = n->next) {
+			struct sim_link *l =
+				ul_container_of(n, struct sim_link, hnode);
+			struct sim_ep *x;
+
+			if (l->conn_dst_id != ep->id)
+				continue;
+			x = ep_find(fab, &l->src);
+			if (x && x->id == l->conn_src_id)
+				notice_queue(fab, x, l, false,
+					     link_props(fab, l)->latency_ns);
+		}
+	}
+}
+
 static void simlnd_shutdown(struct ul_lnd_ni *lni)
 {
 	struct sim_ep *ep = lni->data;
@@ -373,6 +493,7 @@ static void simlnd_shutdown(struct ul_lnd_ni *lni)
 		return;
 	fab = ep->fab;
 	ul_hash_del(&fab->eps, &ep->hnode);
+	tell_peers_down(fab, ep);
 	ul_list_init(&dying);
 	/*
 	 * Collect first: tx_done may send on other NIs, which adds to the
@@ -384,6 +505,8 @@ static void simlnd_shutdown(struct ul_lnd_ni *lni)
 			ul_list_add_tail(&dying, &m->fab_link);
 		} else if (m->state == SIM_MSG_FLIGHT && m->dst_id == ep->id) {
 			m->link->stats.drops++;
+			msg_free(m);
+		} else if (m->state == SIM_MSG_NOTICE && m->dst_id == ep->id) {
 			msg_free(m);
 		}
 	}
@@ -426,6 +549,7 @@ static int simlnd_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 	m->tx = tx;
 	m->link = l;
 	m->dst_id = dst ? dst->id : 0;
+	m->src_id = ep->id;
 	if (!ep->is_up || !dst || !dst->is_up || !p->is_up) {
 		m->state = SIM_MSG_FAIL;
 		m->status = -EHOSTUNREACH;
@@ -436,6 +560,13 @@ static int simlnd_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 		m->state = SIM_MSG_TX;
 		when = (l->free_at_ns > now ? l->free_at_ns : now) +
 		       xmit_ns(p, tx->nob);
+		/*
+		 * Meeting a restarted peer: the news comes first (due now),
+		 * as the handshake comes before the message.
+		 */
+		if (conn_note(fab, ep, &tx->target_nid, dst->id, false) &&
+		    when == now)
+			when = now + 1;
 	}
 	m->due_ns = when;
 	if (ul_timer_arm(fab->heap, &m->timer, when) != 0) {
@@ -576,6 +707,26 @@ int ul_simfab_ni_set_up(struct ul_simfab *fab, const struct ulnet_nid *nid,
 		return -ENOENT;
 	ep->is_up = is_up;
 	return 0;
+}
+
+int ul_simfab_conn_reset(struct ul_simfab *fab, const struct ulnet_nid *a,
+			 const struct ulnet_nid *b)
+{
+	const struct ulnet_nid *ends[2][2] = { { a, b }, { b, a } };
+	int told = 0;
+
+	for (int i = 0; i < 2; i++) {
+		struct sim_ep *x = ep_find(fab, ends[i][0]);
+		struct sim_ep *y = ep_find(fab, ends[i][1]);
+		struct sim_link *l = link_find(fab, ends[i][0], ends[i][1]);
+
+		if (!x || !y || !l || l->conn_src_id != x->id ||
+		    l->conn_dst_id != y->id)
+			continue;
+		notice_queue(fab, x, l, false, link_props(fab, l)->latency_ns);
+		told++;
+	}
+	return told ? 0 : -ENOENT;
 }
 
 size_t ul_simfab_pending(const struct ul_simfab *fab)

@@ -21,6 +21,13 @@
  * with LOCAL_DROPPED. Messages in flight to an NI that went down or shut
  * down are dropped silently.
  *
+ * Two NIs that exchanged a message are connected, as over a socklnd
+ * connection, and hear of each other through up->peer_down: when one
+ * shuts down (its process died), the other one latency later; when one
+ * restarted (shut down and started again with the same NID), the other
+ * as soon as a message passes between them, before it is delivered.
+ * ul_simfab_conn_reset() resets a connection without losing anything.
+ *
  * Every deadline is a timer on the fabric's heap, whose now_ns is the
  * time; nothing here reads a clock, makes a thread or calls an upcall
  * from inside ops->send(). Not thread-safe: the simulation drives it.
@@ -103,7 +110,16 @@ void ul_simfab_link_stats(const struct ul_simfab *fab,
 int ul_simfab_ni_set_up(struct ul_simfab *fab, const struct ulnet_nid *nid,
 			bool is_up);
 
-/* Messages in the fabric (transmitting, failing or in flight). */
+/*
+ * Reset the connection between the NIs a and b (a TCP RST): each end
+ * that is connected to the other hears peer_down(not restarted) one
+ * latency later; nothing in flight is lost. 0, or -ENOENT when they were
+ * not connected.
+ */
+int ul_simfab_conn_reset(struct ul_simfab *fab, const struct ulnet_nid *a,
+			 const struct ulnet_nid *b);
+
+/* Messages in the fabric (transmitting, failing or in flight or news). */
 size_t ul_simfab_pending(const struct ul_simfab *fab);
 /* NIs started on the fabric and not shut down. */
 size_t ul_simfab_nis(const struct ul_simfab *fab);

@@ -12,7 +12,7 @@
  *     failure (backoff min_reconnect_ms doubling to max_reconnect_ms);
  *   - conn->hs_timer (socklnd_conn.c): the handshake deadline.
  *   - s->ack_timer, while held txs wait for TCP to acknowledge their
- *     last byte: every SOCK_ACK_POLL_NS while a large payload does,
+ *     last byte: every SOCK_ACK_POLL_NS while a PUT or GET does,
  *     every SOCK_ACK_POLL_IDLE_NS while only ACKs and REPLYs do
  *     (socklnd_tx.c).
  * The before-sleep hook flushes queued output, completes the txs TCP
@@ -104,14 +104,45 @@ void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs)
 	ul_list_add_tail(&st->ni->s->done, &st->link);
 }
 
+void sock_peer_news(struct sock_peer *peer, bool is_restarted)
+{
+	struct ul_socklnd *s = peer->ni->s;
+	struct sock_news *nw;
+
+	if (peer->ni->is_stopping || !peer->ni->lni->up->peer_down)
+		return;
+	nw = calloc(1, sizeof(*nw));
+	if (!nw)
+		return; /* the response timeout still ends what waits */
+	nw->ni = peer->ni;
+	nw->nid = peer->nid;
+	nw->is_restarted = is_restarted;
+	ul_list_add_tail(&s->news, &nw->link);
+}
+
+/* Forget the news of ni (it stops); NULL: of every NI. */
+static void drop_news(struct ul_socklnd *s, const struct sock_ni *ni)
+{
+	struct sock_news *nw, *tmp;
+
+	ul_list_for_each_entry_safe(nw, tmp, &s->news, link) {
+		if (ni && nw->ni != ni)
+			continue;
+		ul_list_del(&nw->link);
+		free(nw);
+	}
+}
+
 /*
- * Hand every decided tx to the node. The list is taken first, so what an
- * upcall decides (tx_done sending again) waits for the next delivery and
- * no tx completes twice.
+ * Hand every decided tx to the node, then the news of peers, which may
+ * concern what those txs did (lnd.h, peer_down). The lists are taken
+ * first, so what an upcall decides (tx_done sending again) waits for the
+ * next delivery and no tx completes twice.
  */
 void sock_deliver(struct ul_socklnd *s)
 {
 	struct sock_tx *st, *tmp;
+	struct sock_news *nw, *ntmp;
 	struct ul_list todo;
 
 	ul_list_take(&s->done, &todo);
@@ -122,6 +153,14 @@ void sock_deliver(struct ul_socklnd *s)
 		if (st->tx)
 			lni->up->tx_done(lni, st->tx, st->status, st->hstatus);
 		free(st);
+	}
+	ul_list_take(&s->news, &todo);
+	ul_list_for_each_entry_safe(nw, ntmp, &todo, link) {
+		struct ul_lnd_ni *lni = nw->ni->lni;
+
+		ul_list_del(&nw->link);
+		lni->up->peer_down(lni, &nw->nid, nw->is_restarted);
+		free(nw);
 	}
 }
 
@@ -183,6 +222,7 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
 	ul_list_init(&s->zombies);
 	ul_list_init(&s->listeners);
 	ul_list_init(&s->ack_wait);
+	ul_list_init(&s->news);
 	ul_timer_init(&s->ack_timer, on_ack_timer);
 	s->timeout_sec = opts->sock_timeout_sec;
 	rc = ul_loop_hook_add(loop, on_before_sleep, s);
@@ -202,6 +242,7 @@ void ul_socklnd_destroy(struct ul_socklnd *s)
 	ul_timer_cancel(ul_loop_timers(s->loop), &s->ack_timer);
 	free_zombies(s);
 	sock_deliver(s);
+	drop_news(s, NULL);
 	free(s);
 }
 
@@ -253,8 +294,16 @@ struct sock_peer *sock_peer_find_or_add(struct sock_ni *ni,
 	return peer;
 }
 
-static bool peer_is_idle(const struct sock_peer *peer)
+/*
+ * Nothing to do for the peer; one that lost its connections is kept a
+ * timeout, to recognise its restart (sock_peer.last_incarnation).
+ */
+static bool peer_is_idle(const struct sock_peer *peer, uint64_t now_ns)
 {
+	uint64_t keep_ns = peer->ni->s->timeout_sec * SOCK_NS_PER_SEC;
+
+	if (peer->lost_ns && now_ns - peer->lost_ns < keep_ns)
+		return false;
 	return ul_list_empty(&peer->conns) &&
 	       ul_list_empty(&peer->connecting) && ul_list_empty(&peer->txq);
 }
@@ -439,7 +488,7 @@ static void on_ni_tick(struct ul_timer *t, uint64_t now_ns)
 
 	ul_list_for_each_entry_safe(peer, tmp, &ni->peers, link) {
 		ni_tick_peer(peer, now_ns);
-		if (peer_is_idle(peer))
+		if (peer_is_idle(peer, now_ns))
 			peer_free(peer);
 		else
 			sock_peer_connect_next(peer, now_ns);
@@ -603,6 +652,7 @@ static void sock_shutdown(struct ul_lnd_ni *lni)
 	}
 	/* Every tx of this NI completes before we return (lnd.h). */
 	sock_deliver(s);
+	drop_news(s, ni);
 	ul_list_del(&ni->link);
 	ul_log(s->opts.log, UL_D_INFO, "socklnd %s: down", ni->nidstr);
 	lni->data = NULL;

@@ -245,8 +245,13 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 	       conn->is_passive ? "passive" : "active", status);
 	sock_conn_fail_txs(conn, status, hs);
 	sock_conn_rx_abort(conn, status);
-	if (ul_list_empty(&peer->conns))
+	if (ul_list_empty(&peer->conns)) {
 		peer->has_incarnation = false;
+		peer->lost_ns = sock_now(ni);
+		/* reset or closed by the peer: it may be gone (lnd.h) */
+		if (status == -ECONNRESET)
+			sock_peer_news(peer, false);
+	}
 	if (ni->is_stopping)
 		return;
 	/* Reopen what is missing when there is traffic for the peer. */
@@ -273,8 +278,15 @@ void sock_conn_established(struct sock_conn *conn,
 	ul_timer_cancel(ul_loop_timers(s->loop), &conn->hs_timer);
 	ul_list_del(&conn->link);
 	ul_list_add_tail(&peer->conns, &conn->link);
+	/* A new incarnation: nothing sent to the old one is answered. */
+	if (peer->has_last_incarnation &&
+	    peer->last_incarnation != hello->src_incarnation)
+		sock_peer_news(peer, true);
 	peer->incarnation = hello->src_incarnation;
 	peer->has_incarnation = true;
+	peer->last_incarnation = hello->src_incarnation;
+	peer->has_last_incarnation = true;
+	peer->lost_ns = 0;
 	peer->last_rx_ns = now;
 	conn->rx_progress_ns = now;
 	conn->tx_progress_ns = now;
@@ -317,6 +329,9 @@ static void active_failed(struct sock_conn *conn, int err, const char *why)
 	if (ul_list_empty(&peer->conns)) {
 		sock_peer_fail_txs(peer, err, sock_hstatus_of_errno(err));
 		peer->wants_conns = false;
+		/* a peer we knew refuses us: its process may be gone */
+		if (err == -ECONNREFUSED && peer->has_last_incarnation)
+			sock_peer_news(peer, false);
 	} else {
 		sock_peer_connect_next(peer, now);
 	}

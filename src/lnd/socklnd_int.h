@@ -39,19 +39,13 @@
 /* Keepalive NOOPs are retried this long after the last one (§9.3). */
 #define SOCK_KEEPALIVE_RETRY_NS 10000000000ull
 /*
- * Payloads of at least this many bytes complete only once TCP has
- * acknowledged them: the kernel's zc_min_payload, above which its own
- * zero-copy sends wait for the peer's ZC-ACK (wire.md §9.2). Smaller
- * requests complete when written: their SEND events would wait for TCP's
- * delayed ACKs (docs/design-notes.md). ACKs and REPLYs are held whatever
- * their size; every held tx gives its credits back once written.
- */
-#define SOCK_ACK_WAIT_MIN 16384u
-/*
- * While large payloads wait for TCP's acknowledgement (their SEND events
- * wait), look at least this often; while only ACKs and REPLYs do (no one
- * waits for them), this often: a 1 ms timer cost a loop thread that
- * serves round trips 2 us each (bench_lnet).
+ * Every LNet message completes only once TCP has acknowledged its last
+ * byte (or a PUT or GET once its answer came), and gives its credits
+ * back once written (docs/design-notes.md). While a PUT without an ACK
+ * waits (its SEND event, the last, waits), look at least this often;
+ * otherwise (ACKs and REPLYs: no one waits; PUTs and GETs: their answer
+ * ends the wait), this often: a 1 ms timer, and a look after each flush,
+ * cost a loop thread that serves round trips 2 us each (bench_lnet).
  */
 #define SOCK_ACK_POLL_NS 1000000ull
 #define SOCK_ACK_POLL_IDLE_NS 5000000ull
@@ -90,6 +84,7 @@ struct ul_socklnd {
 	struct ul_list zombies;	   /* closed conns to free: link */
 	struct ul_list listeners;  /* struct sock_listener.link */
 	struct ul_list ack_wait;   /* conns with tx_unacked: ack_link */
+	struct ul_list news;	   /* struct sock_news for peer_down */
 	struct ul_timer ack_timer; /* armed while ack_wait is not empty */
 	/* Stall timeout of established conns (net set --lnd-timeout). */
 	unsigned int timeout_sec;
@@ -134,7 +129,15 @@ struct sock_peer {
 	uint32_t ip;  /* host order */
 	uint32_t pid; /* expected in hellos; UL_WIRE_PID_ANY: any */
 	bool has_incarnation;
-	uint64_t incarnation;	   /* the peer's, from its hellos */
+	uint64_t incarnation; /* the peer's, from its hellos */
+	/*
+	 * The incarnation of the last connection, kept after it closed so
+	 * that a restart is recognised (peer_down); the peer is kept
+	 * that long, a timeout after its last connection was lost.
+	 */
+	bool has_last_incarnation;
+	uint64_t last_incarnation;
+	uint64_t lost_ns;	   /* its last connection closed, 0: never */
 	struct ul_list conns;	   /* established: sock_conn.link */
 	struct ul_list connecting; /* active handshakes: sock_conn.link */
 	struct ul_list txq;	   /* sock_tx waiting for a conn */
@@ -197,13 +200,12 @@ struct sock_conn {
 	 * output starting with nothing outstanding.
 	 */
 	struct ul_list txq;	   /* struct sock_tx.link, in write order */
-	struct ul_list tx_unacked; /* payload txs written whole, awaiting
+	struct ul_list tx_unacked; /* LNet txs written whole, awaiting
 				    * TCP's acknowledgement: sock_tx.link */
 	struct ul_list ack_link;   /* on s->ack_wait while tx_unacked */
 	uint64_t txq_nob;	   /* bytes queued, not yet written */
 	uint64_t tx_acked_bytes;   /* of stats.tx_bytes, at the last look */
-	uint32_t nheld_payload;	   /* txs of tx_unacked with a payload of
-				    * SOCK_ACK_WAIT_MIN or more */
+	uint32_t nheld_req;	   /* PUTs without ACK on tx_unacked */
 	uint64_t tx_progress_ns;   /* last acknowledgement progress */
 	bool is_pollout;	   /* EPOLLOUT armed after EAGAIN */
 
@@ -227,6 +229,14 @@ struct sock_conn {
 	uint32_t rx_stage_len; /* bytes read into rx_stage */
 
 	struct ul_socklnd_conn_info stats;
+};
+
+/* News of a peer for the node, delivered after the txs (lnd.h). */
+struct sock_news {
+	struct ul_list link; /* on s->news */
+	struct sock_ni *ni;
+	struct ulnet_nid nid;
+	bool is_restarted;
 };
 
 /* One message on a queue: the node's tx (NULL for a NOOP) and its header. */
@@ -253,6 +263,8 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns);
 void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs);
 void sock_deliver(struct ul_socklnd *s);
 void sock_tx_complete(struct sock_tx *st, int status, enum ul_hstatus hs);
+/* Queue peer_down news for the node (is_restarted: a new incarnation). */
+void sock_peer_news(struct sock_peer *peer, bool is_restarted);
 enum ul_hstatus sock_hstatus_of_errno(int err);
 uint64_t sock_now(const struct sock_ni *ni);
 /* BULK_IN and BULK_OUT conns each: the NI's conns_per_peer (set at start). */
@@ -302,12 +314,21 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
 uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns);
 /*
  * sock_conn_tx_unacked() on the conns of s->ack_wait and arm ack_timer.
- * is_all false (after a flush): only the conns holding a large payload,
- * whose SEND event waits; held ACKs and REPLYs have no one waiting and
+ * is_all false (after a flush): only the conns holding a PUT that asked
+ * for no ACK, whose SEND event waits and nothing else ends; held ACKs and REPLYs have no one waiting and
  * are looked at by the timer alone, which keeps the ioctl off the round
  * trip.
  */
 void sock_ack_poll(struct ul_socklnd *s, bool is_all);
+/*
+ * The peer sent an ACK or REPLY to the handle wmd: the oldest held
+ * request of ours that asked for it there was delivered; it completes OK
+ * (tx_done, at once: its SEND event comes before the answer's) without
+ * waiting for TCP's acknowledgement. The caller checks its connection
+ * is still up afterwards.
+ */
+void sock_peer_answered(struct sock_peer *peer,
+			const struct ul_wire_handle *wmd);
 void sock_flush_all(struct ul_socklnd *s);
 
 /* socklnd_rx.c */

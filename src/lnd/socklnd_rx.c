@@ -153,6 +153,13 @@ static void rx_on_lnet_hdr(struct sock_conn *conn)
 		rx_malformed(conn, e.msg);
 		return;
 	}
+	/* An answer proves its request delivered: no need to wait for TCP. */
+	if (hdr->type == UL_WIRE_MSG_ACK)
+		sock_peer_answered(conn->peer, &hdr->msg.ack.dst_wmd);
+	else if (hdr->type == UL_WIRE_MSG_REPLY)
+		sock_peer_answered(conn->peer, &hdr->msg.reply.dst_wmd);
+	if (conn->state != SOCK_CONN_ESTABLISHED)
+		return;
 	memset(&conn->rx, 0, sizeof(conn->rx));
 	rc = lni->up->parse(lni, hdr, &conn->peer->nid, &conn->rx);
 	if (conn->state != SOCK_CONN_ESTABLISHED)

@@ -6,15 +6,19 @@
  * header, encoded once into the tx's own 96-byte buffer, then the payload
  * fragments straight from the application's memory (no copy). Queues are
  * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
- * and disarmed once the queue drains. A tx completes (tx_done OK) when
- * its last byte has been written, except that one with a payload of
- * SOCK_ACK_WAIT_MIN bytes or more, and every ACK and REPLY (is_held),
- * waits on conn->tx_unacked until TCP has acknowledged its last byte
- * (our cumulative bytes written minus SIOCOUTQ), looked at after each
- * flush and every SOCK_ACK_POLL_NS while one waits; its credits go back
- * through up->tx_sent as soon as it is written. Written is not
- * delivered: a tx whose bytes die with the connection must not look
- * sent, or the core would never resend it.
+ * and disarmed once the queue drains. Every LNet message, whatever its
+ * type and size, once written whole waits on conn->tx_unacked until TCP
+ * has acknowledged its last byte (our cumulative bytes written minus
+ * SIOCOUTQ) before it completes (tx_done OK); its credits go back through
+ * up->tx_sent as soon as it is written. A PUT or GET that asked for an
+ * answer also completes when the answer arrives (sock_peer_answered), so
+ * its SEND event does not wait for a look at SIOCOUTQ; a PUT without an
+ * ACK, whose SEND event nothing else ends, is looked at after each flush
+ * and every SOCK_ACK_POLL_NS; the rest (ACKs, REPLYs, requests whose
+ * answer is late) by the SOCK_ACK_POLL_IDLE_NS timer alone. Written is
+ * not delivered: a tx whose bytes die with the connection must not look
+ * sent, or the core would never resend it. Only NOOPs complete when
+ * written.
  *
  * Stall detection (the NI tick, socklnd.c) watches TCP's acknowledgements
  * rather than our own writes, as the kernel socklnd watches
@@ -32,10 +36,58 @@
 
 #include "lnd/socklnd_int.h"
 
-/* A large payload: held for TCP's acknowledgement, its SEND waits. */
-static bool is_payload(const struct sock_tx *st)
+/*
+ * Where a PUT or GET asked for its answer (an ACK's or REPLY's dst_wmd),
+ * or NULL: not a request, or a PUT without an ACK.
+ */
+static const struct ul_wire_handle *answer_wmd(const struct sock_tx *st)
 {
-	return st->tx && st->tx->nob >= SOCK_ACK_WAIT_MIN;
+	const struct ul_wire_lnet_hdr *hdr;
+
+	if (!st->tx)
+		return NULL;
+	hdr = &st->tx->hdr;
+	if (hdr->type == UL_WIRE_MSG_GET)
+		return &hdr->msg.get.return_wmd;
+	if (hdr->type == UL_WIRE_MSG_PUT &&
+	    hdr->msg.put.ack_wmd.wh_object_cookie != UL_WIRE_HANDLE_COOKIE_NONE)
+		return &hdr->msg.put.ack_wmd;
+	return NULL;
+}
+
+/*
+ * A PUT without an ACK: its SEND event, the operation's last, waits for
+ * TCP's acknowledgement alone, so it is looked at soon and often.
+ */
+static bool is_unanswered(const struct sock_tx *st)
+{
+	return st->tx && st->tx->hdr.type == UL_WIRE_MSG_PUT && !answer_wmd(st);
+}
+
+void sock_peer_answered(struct sock_peer *peer,
+			const struct ul_wire_handle *wmd)
+{
+	struct ul_lnd_ni *lni = peer->ni->lni;
+	struct sock_conn *conn;
+	struct sock_tx *st;
+
+	ul_list_for_each_entry(conn, &peer->conns, link) {
+		ul_list_for_each_entry(st, &conn->tx_unacked, link) {
+			const struct ul_wire_handle *h = answer_wmd(st);
+
+			if (!h ||
+			    h->wh_object_cookie != wmd->wh_object_cookie ||
+			    h->wh_interface_cookie != wmd->wh_interface_cookie)
+				continue;
+			ul_list_del(&st->link);
+			if (ul_list_empty(&conn->tx_unacked))
+				ul_list_del(&conn->ack_link);
+			/* now, so that its SEND comes before the answer */
+			lni->up->tx_done(lni, st->tx, 0, UL_HSTATUS_OK);
+			free(st);
+			return;
+		}
+	}
 }
 
 struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx)
@@ -190,7 +242,7 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
 
 	ul_list_for_each_entry_safe(st, tmp, &conn->tx_unacked, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
-	conn->nheld_payload = 0;
+	conn->nheld_req = 0;
 	ul_list_del(&conn->ack_link);
 	ul_list_for_each_entry_safe(st, tmp, &conn->txq, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
@@ -226,8 +278,8 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 
 		if (st->end_bytes > conn->tx_acked_bytes)
 			break;
-		if (is_payload(st))
-			conn->nheld_payload--;
+		if (is_unanswered(st))
+			conn->nheld_req--;
 		sock_tx_complete(st, 0, UL_HSTATUS_OK);
 	}
 	if (ul_list_empty(&conn->tx_unacked))
@@ -242,9 +294,9 @@ void sock_ack_poll(struct ul_socklnd *s, bool is_all)
 	uint64_t when = SOCK_ACK_POLL_IDLE_NS;
 
 	ul_list_for_each_entry_safe(conn, tmp, &s->ack_wait, ack_link) {
-		if (is_all || conn->nheld_payload)
+		if (is_all || conn->nheld_req)
 			(void)sock_conn_tx_unacked(conn, timers->now_ns);
-		if (conn->nheld_payload)
+		if (conn->nheld_req)
 			when = SOCK_ACK_POLL_NS;
 	}
 	if (ul_list_empty(&s->ack_wait))
@@ -299,27 +351,12 @@ static int tx_iov_fill(const struct sock_tx *st, struct iovec *iov, int n,
 }
 
 /*
- * Whether a tx written whole waits for TCP's acknowledgement before it
- * completes: a large payload (SOCK_ACK_WAIT_MIN), and every ACK and
- * REPLY. A response lost with its connection would otherwise end the
- * requester's operation in a response timeout; held, it fails
- * resendably and the node sends it over another rail. A small PUT or GET
- * is not held: its SEND event would wait for the peer's delayed TCP
- * acknowledgement, and a lost request is the requester's own to time
- * out.
- */
-static bool is_held(const struct sock_tx *st)
-{
-	if (!st->tx)
-		return false;
-	return is_payload(st) || st->tx->hdr.type == UL_WIRE_MSG_ACK ||
-	       st->tx->hdr.type == UL_WIRE_MSG_REPLY;
-}
-
-/*
  * Account n bytes just written (already in stats.tx_bytes) to the queue
- * head: a finished tx completes, or waits for TCP's acknowledgement if
- * it carries a payload.
+ * head: a finished NOOP completes; an LNet message waits for TCP's
+ * acknowledgement. A PUT, GET, ACK or REPLY lost with its connection
+ * then fails resendably and the node sends it again (over another rail
+ * when there is one) instead of leaving the requester to a response
+ * timeout. Its credits go back now, so the wait costs no throughput.
  */
 static void tx_advance(struct sock_conn *conn, uint64_t n)
 {
@@ -344,13 +381,13 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 			conn->stats.tx_msgs++;
 		else
 			conn->stats.tx_noops++;
-		if (!is_held(st)) {
+		if (!st->tx) {
 			sock_tx_complete(st, 0, UL_HSTATUS_OK);
 			continue;
 		}
 		st->end_bytes = pos;
-		if (is_payload(st))
-			conn->nheld_payload++;
+		if (is_unanswered(st))
+			conn->nheld_req++;
 		ul_list_del(&st->link);
 		ul_list_add_tail(&conn->tx_unacked, &st->link);
 		if (ul_list_empty(&conn->ack_link))

@@ -54,17 +54,62 @@ static void conf_of(char *buf, size_t size, bool is_mr, const char *self0,
 
 void hh_init(struct hh *h, bool is_mr, const char *extra_global)
 {
-	char ca[1024], cb[1024];
+	char ca[1024];
 
 	memset(h, 0, sizeof(*h));
 	h->is_mr = is_mr;
 	h->sim = sim_create(7);
 	conf_of(ca, sizeof(ca), is_mr, "10.0.0.1@tcp", "10.0.1.1@tcp",
 		"10.0.0.2@tcp", "10.0.1.2@tcp", extra_global);
-	conf_of(cb, sizeof(cb), is_mr, "10.0.0.2@tcp", "10.0.1.2@tcp",
-		"10.0.0.1@tcp", "10.0.1.1@tcp", extra_global);
+	conf_of(h->conf_b, sizeof(h->conf_b), is_mr, "10.0.0.2@tcp",
+		"10.0.1.2@tcp", "10.0.0.1@tcp", "10.0.1.1@tcp", extra_global);
 	h->a = sim_node_add(h->sim, "a", ca);
-	h->b = sim_node_add(h->sim, "b", cb);
+	h->b = sim_node_add(h->sim, "b", h->conf_b);
+}
+
+void hh_kill_b(struct hh *h)
+{
+	ul_node_shutdown(h->b->node);
+}
+
+void hh_restart_b(struct hh *h)
+{
+	char name[SIM_NAME_SIZE];
+
+	hh_kill_b(h);
+	snprintf(name, sizeof(name), "b%u", ++h->nrestarts);
+	h->b = sim_node_add(h->sim, name, h->conf_b);
+}
+
+struct ulnet_handle hh_sink(struct sim_node *n, uintptr_t tag)
+{
+	static char sink[64];
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	struct ulnet_md md;
+	struct ulnet_handle hd;
+
+	ulnet_nid_set_any(&any.nid);
+	md = sim_md(n, sink, sizeof(sink), ULNET_MD_THRESH_INF, ULNET_MD_OP_PUT,
+		    tag);
+	assert_int_equal(ul_node_md_attach(n->node, 3, &any, 0, 0,
+					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
+					   &hd),
+			 0);
+	return hd;
+}
+
+void hh_put(struct sim_node *n, const char *to, uintptr_t tag)
+{
+	static char src[64];
+	struct ulnet_process_id target = sim_pid(to);
+	struct ulnet_handle hs;
+	struct ulnet_md md;
+
+	md = sim_md(n, src, sizeof(src), 2, 0, tag);
+	assert_int_equal(ul_node_md_bind(n->node, &md, ULNET_UNLINK, &hs), 0);
+	assert_int_equal(ul_node_put(n->node, NULL, hs, ULNET_ACK_REQ, &target,
+				     3, 0, 0, 0),
+			 0);
 }
 
 void hh_fini(struct hh *h)

@@ -23,6 +23,8 @@ struct hh {
 	struct sim *sim;
 	struct sim_node *a, *b;
 	bool is_mr;
+	char conf_b[1024]; /* B's lnet.conf, for hh_restart_b() */
+	unsigned int nrestarts;
 };
 
 /* Build A and B (two NIs each when is_mr), discovery off, defaults. */
@@ -42,6 +44,22 @@ void hh_drop(struct sim_node *n, const char *src, const char *dst,
 /* `fault delay add -s src -d dst -m types -r rate -l latency_sec`. */
 void hh_delay(struct sim_node *n, const char *src, const char *dst,
 	      uint32_t msg_mask, uint32_t rate, uint32_t latency_sec);
+
+/*
+ * B's process dies (its node shuts down: its NIs leave the fabric) and a
+ * new incarnation starts with the same configuration; h->b becomes the
+ * new node (the old one stays in the sim, stopped, until hh_fini).
+ */
+void hh_kill_b(struct hh *h);
+void hh_restart_b(struct hh *h);
+
+/*
+ * A sink MD on n's portal 3 taking every PUT (events tagged tag), and a
+ * PUT with ACK of 64 bytes from n to the NID to on that portal (events
+ * tagged tag). The handle of the sink is returned.
+ */
+struct ulnet_handle hh_sink(struct sim_node *n, uintptr_t tag);
+void hh_put(struct sim_node *n, const char *to, uintptr_t tag);
 
 /* Health of a local NI / of n's peer NI for nid. */
 int hh_ni_health(struct sim_node *n, const char *nid);

@@ -288,9 +288,9 @@ static void socklnd_ack_progress_keeps_conn(void **state)
 }
 
 /*
- * A large payload tx written into the socket is not sent until TCP has
- * the peer's acknowledgement of its last byte: it completes OK when the
- * peer reads, not before. A small one completes when written.
+ * A tx written into the socket is not sent until TCP has the peer's
+ * acknowledgement of its last byte: it completes OK when the peer reads,
+ * not before, whatever its size.
  */
 static void socklnd_payload_tx_waits_for_ack(void **state)
 {
@@ -300,7 +300,7 @@ static void socklnd_payload_tx_waits_for_ack(void **state)
 	struct written wr = { &peer, len + 96 };
 	uint8_t *buf = malloc(len + 96);
 	uint64_t t_read;
-	int lfd, fd, one = 1, two = 2;
+	int lfd, fd, two = 2;
 
 	assert_non_null(buf);
 	lfd = start_one(w, &peer);
@@ -309,23 +309,79 @@ static void socklnd_payload_tx_waits_for_ack(void **state)
 	fd = sw_raw_accept_peer(w, lfd, 3);
 	assert_true(fd >= 0);
 	assert_true(sw_run_until(w, pred_written, &wr));
-	/* A small one behind it completes once written, unacknowledged. */
-	assert_int_equal(sw_send_put(w, 0, &peer, 1, 4 * KIB), 0);
-	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
-	assert_int_equal(w->tx_ndone[1], 1);
-	assert_int_equal(w->tx_status[1], 0);
+	/* A small one behind it waits too, though written. */
+	assert_int_equal(sw_send_put(w, 0, &peer, 1, 8), 0);
+	wr.bytes += 8 + 96;
+	assert_true(sw_run_until(w, pred_written, &wr));
 	sw_run_for(w, 100); /* the ACK poll runs many times meanwhile */
 	assert_int_equal(w->tx_ndone[0], 0);
+	assert_int_equal(w->tx_ndone[1], 0);
 
 	t_read = ul_loop_update_time(w->loop);
 	assert_true(sw_raw_read(w, fd, buf, len + 96));
 	assert_true(sw_run_until(w, sw_pred_tx_done, &two));
-	assert_int_equal(w->tx_status[0], 0);
-	assert_int_equal(w->tx_hs[0], UL_HSTATUS_OK);
-	assert_true(w->tx_done_ns[0] >= t_read);
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(w->tx_status[i], 0);
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_OK);
+		assert_true(w->tx_done_ns[i] >= t_read);
+	}
 	assert_int_equal(ul_socklnd_nconns(w->s), 1);
 	check_exactly_once(w);
 	free(buf);
+}
+
+/*
+ * Small PUTs written whole into a connection that then dies, before the
+ * peer's TCP acknowledged them (it never reads: its window is full of a
+ * large one ahead): not sent. A reset fails them REMOTE_DROPPED, a stall
+ * NETWORK_TIMEOUT and undelivered; the core resends both. Before, a PUT
+ * under 16 KiB completed OK once written and was lost with the
+ * connection.
+ */
+static void socklnd_small_put_dies_with_conn(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	struct written wr = { &peer, 0 };
+	int lfd, fd, n = 1 + 8;
+
+	for (int is_reset = 1; is_reset >= 0; is_reset--) {
+		if (!is_reset) {
+			sw_world_free(w);
+			w = *state = sw_world_new();
+			assert_non_null(w);
+		}
+		lfd = start_one(w, &peer);
+		if (is_reset)
+			ul_socklnd_ops.set_timeout(w->s, 600);
+		/* 256 KiB fills the window of a peer that never reads */
+		assert_int_equal(sw_send_put(w, 0, &peer, 0, 256 * KIB), 0);
+		for (int i = 1; i < n; i++)
+			assert_int_equal(sw_send_put(w, 0, &peer, i, 8), 0);
+		fd = sw_raw_accept_peer(w, lfd, 3);
+		assert_true(fd >= 0);
+		wr.bytes = 256 * KIB + 96 + (uint64_t)(n - 1) * (8 + 96);
+		/* all written into the socket, none acknowledged whole */
+		assert_true(sw_run_until(w, pred_written, &wr));
+		for (int i = 0; i < n; i++)
+			assert_int_equal(w->tx_ndone[i], 0);
+		if (is_reset)
+			raw_reset(w, fd);
+		assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+		for (int i = 1; i < n; i++) {
+			if (is_reset) {
+				assert_int_equal(w->tx_status[i], -ECONNRESET);
+				assert_int_equal(w->tx_hs[i],
+						 UL_HSTATUS_REMOTE_DROPPED);
+			} else {
+				assert_int_equal(w->tx_status[i], -ETIMEDOUT);
+				assert_int_equal(w->tx_hs[i],
+						 UL_HSTATUS_NETWORK_TIMEOUT);
+				assert_true(w->tx_undelivered[i]);
+			}
+		}
+		check_exactly_once(w);
+	}
 }
 
 int main(void)
@@ -341,6 +397,8 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_payload_tx_waits_for_ack, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_small_put_dies_with_conn, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
