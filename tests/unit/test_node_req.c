@@ -24,7 +24,9 @@
 #define CONF_DIR ULNET_VECTORS_DIR "/../unit/conf/"
 
 #define H4(name, a)                                                            \
-	{ name, true, UL_CONF_ADDR_IPV4, a, { 0 }, false }
+	{                                                                      \
+		name, true, UL_CONF_ADDR_IPV4, a, { 0 }, false                 \
+	}
 
 /* The host the example is applied on: eth0..eth3 up with these addresses. */
 static const struct ul_conf_hostaddr host[] = {
@@ -197,8 +199,8 @@ static const struct fail_case fail_cases[] = {
 	{ "udsp:\n  - idx: 0\n    src: tcp\n  - idx: 1\n    src: tcp\n", 0,
 	  "" },
 	/* 4: a global value the core refuses, named */
-	{ "global:\n  retry_count: 200\n  transaction_timeout: 100\n",
-	  -ENODATA, "line 2: retry_count: 200 must not exceed" },
+	{ "global:\n  retry_count: 200\n  transaction_timeout: 100\n", -ENODATA,
+	  "line 2: retry_count: 200 must not exceed" },
 	/* 5: the checks LNet makes, not the parser: lo, LND tunables */
 	{ "net:\n  - net type: lo\n", -ENODEV,
 	  "line 2: setting @lo not allowed" },
