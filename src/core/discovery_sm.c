@@ -8,16 +8,16 @@
 /* Bit t of allowed[f] says f -> t is legal (discovery_sm.h). */
 #define ST(x) (1u << UL_DISC_STATE_##x)
 static const uint32_t allowed[UL_DISC_STATE_NR] = {
-	[UL_DISC_STATE_IDLE] = ST(QUEUED) | ST(UPTODATE),
+	[UL_DISC_STATE_IDLE] = ST(QUEUED) | ST(UP_TO_DATE),
 	[UL_DISC_STATE_QUEUED] = ST(PING_SENT) | ST(FAILED),
-	[UL_DISC_STATE_PING_SENT] = ST(UPTODATE) | ST(QUEUED) | ST(FAILED),
-	[UL_DISC_STATE_UPTODATE] = ST(IDLE),
-	[UL_DISC_STATE_FAILED] = ST(QUEUED) | ST(UPTODATE) | ST(IDLE),
+	[UL_DISC_STATE_PING_SENT] = ST(UP_TO_DATE) | ST(QUEUED) | ST(FAILED),
+	[UL_DISC_STATE_UP_TO_DATE] = ST(IDLE),
+	[UL_DISC_STATE_FAILED] = ST(QUEUED) | ST(UP_TO_DATE) | ST(IDLE),
 };
 #undef ST
 
 static const char *const state_names[UL_DISC_STATE_NR] = {
-	"idle", "queued", "ping_sent", "uptodate", "failed",
+	"idle", "queued", "ping_sent", "up_to_date", "failed",
 };
 
 const char *ul_disc_state_name(enum ul_disc_state s)
@@ -56,7 +56,7 @@ bool ul_disc_is_busy(const struct ul_peer *p)
 
 bool ul_disc_is_uptodate(const struct ul_peer *p)
 {
-	return p->disc_state == UL_DISC_STATE_UPTODATE;
+	return p->disc_state == UL_DISC_STATE_UP_TO_DATE;
 }
 
 void ul_disc_invalidate(struct ul_peer *p)
@@ -68,7 +68,7 @@ void ul_disc_invalidate(struct ul_peer *p)
 void ul_disc_on_merged(struct ul_peer *p)
 {
 	if (!ul_disc_is_busy(p))
-		(void)ul_disc_set_state(NULL, p, UL_DISC_STATE_UPTODATE);
+		(void)ul_disc_set_state(NULL, p, UL_DISC_STATE_UP_TO_DATE);
 }
 
 void ul_disc_set_stage_bits(struct ul_peer *p, uint32_t state)
@@ -76,7 +76,7 @@ void ul_disc_set_stage_bits(struct ul_peer *p, uint32_t state)
 	if (ul_disc_is_busy(p))
 		return;
 	if (state & UL_PEER_STATE_NIDS_UPTODATE)
-		(void)ul_disc_set_state(NULL, p, UL_DISC_STATE_UPTODATE);
+		(void)ul_disc_set_state(NULL, p, UL_DISC_STATE_UP_TO_DATE);
 	else
 		(void)ul_disc_set_state(NULL, p, UL_DISC_STATE_IDLE);
 }
@@ -105,7 +105,7 @@ uint32_t ul_disc_state_bits(const struct ul_peer *p)
 	case UL_DISC_STATE_PING_SENT:
 		s |= UL_PEER_STATE_DISCOVERING | UL_PEER_STATE_PING_SENT;
 		break;
-	case UL_DISC_STATE_UPTODATE:
+	case UL_DISC_STATE_UP_TO_DATE:
 		s |= UL_PEER_STATE_NIDS_UPTODATE;
 		break;
 	case UL_DISC_STATE_FAILED:

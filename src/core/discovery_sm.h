@@ -4,20 +4,20 @@
  * ul_disc_set_state(), which refuses (and logs) a move the table in
  * discovery_sm.c does not allow:
  *
- *   IDLE -> QUEUED -> PING_SENT -> UPTODATE     (a round that worked)
+ *   IDLE -> QUEUED -> PING_SENT -> UP_TO_DATE     (a round that worked)
  *                     PING_SENT -> QUEUED       (ping again)
  *   QUEUED or PING_SENT -> FAILED -> QUEUED     (a later send retries)
- *   UPTODATE or FAILED -> IDLE                  (NIDs no longer current)
- *   IDLE or FAILED -> UPTODATE                  (a `discover` merged)
+ *   UP_TO_DATE or FAILED -> IDLE                  (NIDs no longer current)
+ *   IDLE or FAILED -> UP_TO_DATE                  (a `discover` merged)
  *
  * lnetctl's stage bits come from the state: QUEUED is DISCOVERING,
- * PING_SENT is DISCOVERING | PING_SENT, UPTODATE is NIDS_UPTODATE,
+ * PING_SENT is DISCOVERING | PING_SENT, UP_TO_DATE is NIDS_UPTODATE,
  * FAILED is REDISCOVER. DISCOVERED ("completed once") and the
  * orthogonal flags (MULTI_RAIL, NO_DISCOVERY, CONFIGURED, LOCK_PRIMARY,
  * ROUTER_ENABLED) stay properties of the peer.
  *
  * There is no push yet (§8.2): no state waits for a push ACK and
- * "needs a push" is never true, so UPTODATE alone is up to date (§6).
+ * "needs a push" is never true, so UP_TO_DATE alone is up to date (§6).
  */
 #ifndef UL_CORE_DISCOVERY_SM_H
 #define UL_CORE_DISCOVERY_SM_H
@@ -58,7 +58,7 @@ bool ul_disc_is_busy(const struct ul_peer *p);
 bool ul_disc_is_uptodate(const struct ul_peer *p);
 /*
  * The NIDs are no longer known to be current (a `discover`, a locked
- * primary's other NIDs deleted): UPTODATE or FAILED go IDLE; a round in
+ * primary's other NIDs deleted): UP_TO_DATE or FAILED go IDLE; a round in
  * progress is left to finish.
  */
 void ul_disc_invalidate(struct ul_peer *p);
@@ -70,7 +70,7 @@ void ul_disc_invalidate(struct ul_peer *p);
 void ul_disc_on_merged(struct ul_peer *p);
 /*
  * `peer set --state`: the stage bits of state, where p is not in a
- * round (a round keeps its stage). NIDS_UPTODATE gives UPTODATE, its
+ * round (a round keeps its stage). NIDS_UPTODATE gives UP_TO_DATE, its
  * absence IDLE; DISCOVERING, PING_SENT and REDISCOVER name events that
  * did not happen and are not taken.
  */

@@ -108,11 +108,11 @@ struct ul_peer_net {
  * the stage bits of lnetctl's `peer state` are derived from it).
  */
 enum ul_disc_state {
-	UL_DISC_STATE_IDLE,	 /* NIDs not known to be current; no round */
-	UL_DISC_STATE_QUEUED,	 /* DISCOVERING: a round waits for the tick */
-	UL_DISC_STATE_PING_SENT, /* DISCOVERING | PING_SENT: reply awaited */
-	UL_DISC_STATE_UPTODATE,	 /* NIDS_UPTODATE: the last reply merged */
-	UL_DISC_STATE_FAILED,	 /* REDISCOVER: the last round failed */
+	UL_DISC_STATE_IDLE,	  /* NIDs not known to be current; no round */
+	UL_DISC_STATE_QUEUED,	  /* DISCOVERING: a round waits for the tick */
+	UL_DISC_STATE_PING_SENT,  /* DISCOVERING | PING_SENT: reply awaited */
+	UL_DISC_STATE_UP_TO_DATE, /* NIDS_UPTODATE: the last reply merged */
+	UL_DISC_STATE_FAILED,	  /* REDISCOVER: the last round failed */
 	UL_DISC_STATE_NR,
 };
 
@@ -146,7 +146,7 @@ struct ul_peer {
 	enum ul_disc_state disc_state;
 	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED */
 	int disc_error;		  /* the last failed round's -errno, or 0 */
-	enum ul_peer_rtr rtr;  /* its routing, as its last reply said */
+	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
 	int refcount;
 	bool is_dead;
 };

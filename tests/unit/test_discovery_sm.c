@@ -19,7 +19,7 @@
 #define I UL_DISC_STATE_IDLE
 #define Q UL_DISC_STATE_QUEUED
 #define P UL_DISC_STATE_PING_SENT
-#define U UL_DISC_STATE_UPTODATE
+#define U UL_DISC_STATE_UP_TO_DATE
 #define F UL_DISC_STATE_FAILED
 
 /* legal[from][to]: the life cycle drawn in discovery_sm.h. */
@@ -89,7 +89,7 @@ static void disc_sm_state_bits_follow_state(void **state)
 		/* 0 */ { UL_DISC_STATE_IDLE, 0x11 },
 		/* 1 */ { UL_DISC_STATE_QUEUED, 0x51 },
 		/* 2 */ { UL_DISC_STATE_PING_SENT, 0x251 },
-		/* 3 */ { UL_DISC_STATE_UPTODATE, 0x111 }, /* 273 */
+		/* 3 */ { UL_DISC_STATE_UP_TO_DATE, 0x111 }, /* 273 */
 		/* 4 */ { UL_DISC_STATE_FAILED, 0x31 },
 	};
 	struct ul_peer p;
@@ -103,8 +103,8 @@ static void disc_sm_state_bits_follow_state(void **state)
 		p.disc_state = rows[i].st;
 		assert_int_equal(ul_disc_state_bits(&p), rows[i].bits);
 	}
-	/* Up to date is UPTODATE alone (no push yet, §6). */
-	p.disc_state = UL_DISC_STATE_UPTODATE;
+	/* Up to date is UP_TO_DATE alone (no push yet, §6). */
+	p.disc_state = UL_DISC_STATE_UP_TO_DATE;
 	assert_true(ul_disc_is_uptodate(&p));
 	p.disc_state = UL_DISC_STATE_FAILED;
 	assert_false(ul_disc_is_uptodate(&p));
@@ -123,11 +123,11 @@ static void disc_sm_admin_and_merge_leave_rounds_alone(void **state)
 	assert_int_equal(p.disc_state, UL_DISC_STATE_PING_SENT);
 	p.disc_state = UL_DISC_STATE_FAILED;
 	ul_disc_set_stage_bits(&p, UL_PEER_STATE_NIDS_UPTODATE);
-	assert_int_equal(p.disc_state, UL_DISC_STATE_UPTODATE);
+	assert_int_equal(p.disc_state, UL_DISC_STATE_UP_TO_DATE);
 	ul_disc_invalidate(&p);
 	assert_int_equal(p.disc_state, UL_DISC_STATE_IDLE);
 	ul_disc_on_merged(&p);
-	assert_int_equal(p.disc_state, UL_DISC_STATE_UPTODATE);
+	assert_int_equal(p.disc_state, UL_DISC_STATE_UP_TO_DATE);
 }
 
 int main(void)
