@@ -7,6 +7,7 @@
 
 #include "core/core.h"
 #include "core/discovery.h"
+#include "core/discovery_sm.h"
 #include "ulnet/ulnet.h"
 #include "util/err.h"
 #include "wire/wire.h"
@@ -21,7 +22,7 @@ void ul_discovery_start(struct ul_core *c, const struct ulnet_nid *target)
 	struct ul_peer *p = ul_peer_find(c, target);
 
 	if (p)
-		p->is_nids_uptodate = false;
+		ul_disc_invalidate(p);
 }
 
 /* The reply's entry for nid, or NULL. */
@@ -209,7 +210,7 @@ int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 		merge_status(c, p, res);
 	}
 	p->is_discovered = true;
-	p->is_nids_uptodate = true;
+	ul_disc_on_merged(p);
 	if (p->rtr_refcount)
 		ul_route_on_gw_reply(c, p, p->rtr == UL_PEER_RTR_DISABLED,
 				     res->nis, res->nnis);

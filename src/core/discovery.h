@@ -1,9 +1,8 @@
 /*
- * What `lnetctl discover` learns from a peer (reference/discovery.md §8.3,
- * §10, §11): ulnet's discovery is one ping, whose reply is merged into
- * the peer table here. There is no push and no discovery state machine
- * yet, so nothing here runs on its own, and a peer learns of our NIDs
- * only by pinging us.
+ * What a discovery ping learns from a peer (reference/discovery.md §8.3,
+ * §10, §11), for `lnetctl discover` and for the send path's rounds
+ * (core/discovery_send.h): the reply is merged into the peer table here.
+ * There is no push yet, so a peer learns of our NIDs only by pinging us.
  *
  * The merge follows LNet's process_data and merge steps:
  *  - the peer that takes the reply: the target's peer (created by the
@@ -19,7 +18,8 @@
  *    primary or a gateway's NID is marked down instead);
  *  - the reply's primary becomes the primary unless the primary is
  *    locked, and goes first either way;
- *  - DISCOVERED and NIDS_UPTODATE; a gateway's routes learn single-hop
+ *  - DISCOVERED, and NIDS_UPTODATE unless a round of the peer's own is
+ *    in progress (it ends the round itself); a gateway's routes learn single-hop
  *    and aliveness (core/route.h).
  * Errors of single NIDs are ignored, as LNet ignores them (configuration
  * wins over discovery); only -ENOMEM fails the merge.

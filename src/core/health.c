@@ -386,8 +386,8 @@ static int send_rec_ping(struct ul_node *n, const struct ulnet_nid *nid,
 	rp->is_local = is_local;
 	/* lost like any tracked request: after transaction_timeout */
 	rc = ul_ping_send(n, NULL, &to,
-			  tt > UINT32_MAX / 1000 ? UINT32_MAX : tt * 1000, true,
-			  rec_ping_done, rp);
+			  tt > UINT32_MAX / 1000 ? UINT32_MAX : tt * 1000,
+			  UL_PING_KIND_RECOVERY, rec_ping_done, rp);
 	if (rc)
 		free(rp);
 	return rc;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_send.h"
 #include "core/health.h"
 #include "core/msg.h"
 
@@ -40,7 +41,7 @@ struct ul_msg *ul_msg_alloc(struct ul_node *n)
 #define ST(x) (1u << UL_MSG_STATE_##x)
 static const uint32_t allowed[] = {
 	[UL_MSG_STATE_NEW] = ST(QUEUED_PEER) | ST(QUEUED_NI) | ST(DELAYED) |
-			     ST(LND) | ST(RX) | ST(DONE),
+			     ST(LND) | ST(RX) | ST(DONE) | ST(WAIT_DISC),
 	[UL_MSG_STATE_QUEUED_PEER] = ST(READY) | ST(RESEND) | ST(DONE),
 	[UL_MSG_STATE_QUEUED_NI] = ST(READY) | ST(RESEND) | ST(DONE),
 	[UL_MSG_STATE_READY] = ST(QUEUED_PEER) | ST(QUEUED_NI) | ST(DELAYED) |
@@ -51,12 +52,14 @@ static const uint32_t allowed[] = {
 	/* a GET's receive turns into its REPLY's send (msg_rx.c) */
 	[UL_MSG_STATE_RX] = ST(NEW) | ST(DELAYED) | ST(DONE),
 	[UL_MSG_STATE_DONE] = 0,
+	/* discovery ended: selected now, or failed with its error */
+	[UL_MSG_STATE_WAIT_DISC] = ST(NEW) | ST(DONE),
 };
 #undef ST
 
 static const char *const state_names[] = {
 	"new", "queued_peer", "queued_ni", "ready", "delayed",
-	"lnd", "resend",      "rx",	   "done",
+	"lnd", "resend",      "rx",	   "done",  "wait_disc",
 };
 
 bool ul_msg_set_state(struct ul_node *n, struct ul_msg *m, enum ul_msg_state to)
@@ -477,6 +480,19 @@ static void fill_send_event(struct ul_node *n, struct ul_msg *m,
 	ev->hdr_data = a->type == UL_MSG_PUT ? a->hdr_data : 0;
 }
 
+void ul_msg_send_committed(struct ul_node *n, struct ul_msg *m)
+{
+	struct ul_md *md = m->md;
+
+	/* The path is known now: the event names the NI it left from. */
+	m->mev.ev.initiator.nid = m->tx.hdr.src_nid;
+	m->mev.ev.source = m->tx.hdr.src_nid;
+	if (m->has_answer && ul_rspt_is_tracked(n, m->type, md->options))
+		ul_rspt_attach(n, md, m);
+	ul_msg_post(n, m);
+	ul_msg_drain_ready(n);
+}
+
 int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 		   const struct ul_msg_send_args *a)
 {
@@ -485,6 +501,7 @@ int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 	struct ul_msg *m;
 	struct iovec *v;
 	bool is_ack = a->type == UL_MSG_PUT && a->want_ack;
+	bool is_waiting;
 	int rc;
 
 	if (a->type == UL_MSG_PUT && md->length > ULNET_MTU)
@@ -526,19 +543,32 @@ int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 		hdr->msg.get.sink_length = md->length > ULNET_MTU ? ULNET_MTU
 								  : md->length;
 	}
-	rc = ul_msg_route(n, m, a->self, &a->target->nid, NULL, md->numa_node,
-			  a->portal == UL_WIRE_RESERVED_PORTAL);
+	/* What routing needs, kept for a send that waits on discovery. */
+	m->has_self = a->self != NULL;
+	if (a->self)
+		m->self = *a->self;
+	m->numa_node = md->numa_node;
+	m->is_reserved = a->portal == UL_WIRE_RESERVED_PORTAL;
+	m->has_answer = is_ack || a->type == UL_MSG_GET;
+	hdr->dest_nid = a->target->nid;
+	rc = ul_disc_on_send(n, m, &is_waiting);
 	if (rc)
 		goto err_free;
+	if (!is_waiting) {
+		rc = ul_msg_route(n, m, a->self, &a->target->nid, NULL,
+				  md->numa_node, m->is_reserved);
+		if (rc)
+			goto err_free;
+	}
 	ul_md_attach_msg(md);
 	m->md = md;
 	md->req_msg = md->nmsgs == 1 ? m : NULL;
 	fill_send_event(n, m, md, a);
-	if ((is_ack || a->type == UL_MSG_GET) &&
-	    ul_rspt_is_tracked(n, a->type, md->options))
-		ul_rspt_attach(n, md, m);
-	ul_msg_post(n, m);
-	ul_msg_drain_ready(n);
+	if (is_waiting) {
+		ul_disc_park(n, m);
+		return 0;
+	}
+	ul_msg_send_committed(n, m);
 	return 0;
 
 err_free:

@@ -9,6 +9,7 @@
  * table in msg.c does not allow:
  *
  *   NEW -> [QUEUED_PEER -> READY] -> [QUEUED_NI -> READY] -> LND -> DONE
+ *   NEW -> WAIT_DISC (its peer is being discovered) -> NEW or DONE
  *   NEW ... -> DELAYED (a delay rule holds it, credits kept) -> LND
  *   RX -> DELAYED (a delay rule holds its delivery) -> DONE or NEW
  *   LND (or a queue) -> RESEND (health.md §7) -> NEW (selected again)
@@ -123,6 +124,9 @@ struct ul_node {
 	bool is_dispatching;
 	bool is_posting;
 	struct ul_ping_state *ping; /* ping and push targets, ping clients */
+	/* Discovery on the send path (discovery_send.c) */
+	struct ul_list disc_queue;  /* struct ul_peer QUEUED, ref held */
+	struct ul_list disc_parked; /* struct ul_msg in WAIT_DISC */
 };
 
 enum ul_msg_state {
@@ -135,6 +139,8 @@ enum ul_msg_state {
 	UL_MSG_STATE_RESEND,	  /* on ul_node.resendq (health.md §7) */
 	UL_MSG_STATE_RX,	  /* parsed, payload coming: until rx_done */
 	UL_MSG_STATE_DONE,	  /* finalized */
+	UL_MSG_STATE_WAIT_DISC,	  /* parked on ul_node.disc_parked until
+				   * its peer's discovery ends */
 };
 
 struct ul_msg {
@@ -153,6 +159,7 @@ struct ul_msg {
 	bool is_recovery;	 /* a recovery ping (health.md §5.1) */
 	bool is_reserved;	 /* on the reserved portal */
 	bool has_self;		 /* the caller pinned the source NI */
+	bool has_answer;	 /* a GET, or a PUT asking for an ACK */
 	uint32_t retry_count;	 /* resends done so far */
 	int numa_node;		 /* the MD's, for selection */
 	struct ulnet_nid self;	 /* the pinned source NI (has_self) */
@@ -203,6 +210,12 @@ struct ul_msg_send_args {
 };
 int ul_msg_send_md(struct ul_node *n, struct ul_md *md,
 		   const struct ul_msg_send_args *a);
+/*
+ * The second half of ul_msg_send_md() for a request m (md attached, its
+ * SEND event prepared) that ul_msg_route() just committed: track its
+ * answer if asked, and post it. Also used when m leaves WAIT_DISC.
+ */
+void ul_msg_send_committed(struct ul_node *n, struct ul_msg *m);
 
 /* Shared by msg.c (send, finalize) and msg_rx.c (receive). */
 struct ul_msg *ul_msg_alloc(struct ul_node *n);

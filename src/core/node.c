@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_send.h"
 #include "core/health.h"
 #include "core/msg.h"
 #include "core/ping.h"
@@ -103,6 +104,8 @@ void ul_node_tick(struct ul_node *n, uint64_t now_ns)
 	next = t < next ? t : next;
 	t = routing_tick(n, now_ns);
 	next = t < next ? t : next;
+	t = ul_disc_tick(n, now_ns);
+	next = t < next ? t : next;
 	API_LEAVE(n);
 	if (next != UINT64_MAX)
 		ul_node_tick_arm(n, next);
@@ -148,6 +151,8 @@ int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 	ul_list_init(&n->delayq);
 	ul_list_init(&n->ni_recq);
 	ul_list_init(&n->lpni_recq);
+	ul_list_init(&n->disc_queue);
+	ul_list_init(&n->disc_parked);
 	ul_fault_set_init(&n->faults, opts->fault_seed);
 	ul_timer_init(&n->tick_timer, tick_timer_fired);
 	/* 0@lo is always served, by lolnd. */
@@ -364,6 +369,7 @@ void ul_node_shutdown(struct ul_node *n)
 	ul_resend_fail_all(n, -ESHUTDOWN);
 	ul_fault_release_all(n, true);
 	ul_msg_fail_all_queued(n, -ESHUTDOWN);
+	ul_disc_shutdown(n, -ESHUTDOWN);
 	ul_ping_shutdown(n);
 	stop_all_nis(n);
 	ul_msg_rspt_clear(n);

@@ -230,16 +230,10 @@ int ul_node_route_del(struct ul_node *n, uint32_t net,
 		      struct ul_err *err);
 
 /*
- * `peer set --state` (lnetctl.md §7.3): LNet's state bits; the ones a
- * peer keeps here change, the rest is ignored. -ENOENT for no such peer.
+ * `peer set --state` (lnetctl.md §7.3): LNet's state bits
+ * (UL_PEER_STATE_*, core/discovery_sm.h); the ones a peer keeps here
+ * change, the rest is ignored. -ENOENT for no such peer.
  */
-#define UL_PEER_STATE_MULTI_RAIL (1u << 0)
-#define UL_PEER_STATE_NO_DISCOVERY (1u << 1)
-#define UL_PEER_STATE_ROUTER_ENABLED (1u << 2)
-#define UL_PEER_STATE_CONFIGURED (1u << 3)
-#define UL_PEER_STATE_DISCOVERED (1u << 4)
-#define UL_PEER_STATE_NIDS_UPTODATE (1u << 8)
-#define UL_PEER_STATE_LOCK_PRIMARY (1u << 20)
 int ul_node_peer_set_state(struct ul_node *n, const struct ulnet_nid *nid,
 			   uint32_t state, struct ul_err *err);
 

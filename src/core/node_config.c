@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_sm.h"
 #include "core/msg.h"
 #include "core/routing.h"
 #include "core/udsp.h"
@@ -200,7 +201,7 @@ int ul_node_peer_set_state(struct ul_node *n, const struct ulnet_nid *nid,
 		p->rtr = UL_PEER_RTR_DISABLED;
 	p->is_configured = state & UL_PEER_STATE_CONFIGURED;
 	p->is_discovered = state & UL_PEER_STATE_DISCOVERED;
-	p->is_nids_uptodate = state & UL_PEER_STATE_NIDS_UPTODATE;
+	ul_disc_set_stage_bits(p, state);
 	/* LNet keeps the lock's time: never locked is the earliest. */
 	p->is_lock_prim = state & UL_PEER_STATE_LOCK_PRIMARY;
 	if (n->udsp)

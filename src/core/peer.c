@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_sm.h"
 #include "util/err.h"
 
 /* ---- NID lists ---- */
@@ -239,6 +240,7 @@ static struct ul_peer *peer_alloc(struct ul_core *c,
 		return NULL;
 	ul_list_init(&peer->peer_nets);
 	ul_list_init(&peer->routes);
+	ul_list_init(&peer->disc_link);
 	peer->primary_nid = *prim_nid;
 	peer->rtr_check_net = ULNET_NET_ANY;
 	peer->is_alive = !c->tun.check_routers_before_use;
@@ -642,7 +644,7 @@ int ul_peer_del(struct ul_core *c, const struct ulnet_nid *prim_nid, bool force,
 				  "gateway");
 	/* A locked primary stays unless forced (lnetctl.md §7.2). */
 	if (peer->is_lock_prim && !force)
-		peer->is_nids_uptodate = false;
+		ul_disc_invalidate(peer);
 	peer_unlink_nis(c, peer, peer->is_lock_prim && !force);
 	return 0;
 }

@@ -32,6 +32,7 @@
 
 struct ul_core;
 struct ul_err;
+struct ul_net;
 struct ul_ni;
 struct ul_peer_ni_msgs;
 
@@ -102,6 +103,19 @@ struct ul_peer_net {
 	bool is_dead;
 };
 
+/*
+ * Where a peer's discovery stands (core/discovery_sm.h owns the moves;
+ * the stage bits of lnetctl's `peer state` are derived from it).
+ */
+enum ul_disc_state {
+	UL_DISC_STATE_IDLE,	  /* NIDs not known to be current; no round */
+	UL_DISC_STATE_QUEUED,	  /* DISCOVERING: a round waits for the tick */
+	UL_DISC_STATE_PING_SENT,  /* DISCOVERING | PING_SENT: reply awaited */
+	UL_DISC_STATE_UP_TO_DATE, /* NIDS_UPTODATE: the last reply merged */
+	UL_DISC_STATE_FAILED,	  /* REDISCOVER: the last round failed */
+	UL_DISC_STATE_NR,
+};
+
 /* What a peer's last discover reply said of its routing (state bit 2). */
 enum ul_peer_rtr {
 	UL_PEER_RTR_UNKNOWN,  /* no reply merged yet */
@@ -128,8 +142,11 @@ struct ul_peer {
 	bool is_alive;	       /* lp_alive, for gateways (routing.md §4.1) */
 	bool has_no_discovery; /* NO_DISCOVERY: it or we have discovery off */
 	bool is_discovered;    /* DISCOVERED: a discover completed once */
-	bool is_nids_uptodate; /* NIDS_UPTODATE: NIDs as its last reply */
-	enum ul_peer_rtr rtr;  /* its routing, as its last reply said */
+	/* Discovery (core/discovery_sm.h); owned by the node's thread. */
+	enum ul_disc_state disc_state;
+	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED */
+	int disc_error;		  /* the last failed round's -errno, or 0 */
+	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
 	int refcount;
 	bool is_dead;
 };

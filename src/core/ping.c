@@ -276,9 +276,11 @@ static void client_event(struct ul_node *n, const struct ulnet_event *ev)
 	if (!ev->unlinked)
 		return;
 	pc->md = NULL;
-	client_complete(pc,
-			n->state == UL_NODE_STATE_RUNNING ? -EIO : -ESHUTDOWN,
-			NULL);
+	/* An unlink with a reason (a response timeout) gives that reason. */
+	rc = n->state != UL_NODE_STATE_RUNNING ? -ESHUTDOWN
+	     : ev->status		       ? ev->status
+					       : -EIO;
+	client_complete(pc, rc, NULL);
 	ul_list_del(&pc->link);
 	free(pc);
 }
@@ -298,12 +300,13 @@ int ul_node_ping(struct ul_node *n, const struct ulnet_nid *self,
 		 const struct ulnet_process_id *target, uint32_t timeout_ms,
 		 ul_node_ping_cb cb, void *arg)
 {
-	return ul_ping_send(n, self, target, timeout_ms, false, cb, arg);
+	return ul_ping_send(n, self, target, timeout_ms, UL_PING_KIND_USER, cb,
+			    arg);
 }
 
 int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		 const struct ulnet_process_id *target, uint32_t timeout_ms,
-		 bool is_recovery, ul_node_ping_cb cb, void *arg)
+		 enum ul_ping_kind kind, ul_node_ping_cb cb, void *arg)
 {
 	struct ul_ping_state *ps;
 	struct ul_ping_client *pc;
@@ -319,12 +322,12 @@ int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		.target = &to,
 		.portal = UL_WIRE_RESERVED_PORTAL,
 		.match_bits = UL_WIRE_PING_MATCHBITS,
-		.is_recovery = is_recovery,
+		.is_recovery = kind == UL_PING_KIND_RECOVERY,
 	};
 	int rc;
 
 	/* LNet's own pings are tracked whatever response_tracking says. */
-	if (is_recovery)
+	if (kind != UL_PING_KIND_USER)
 		umd.options |= ULNET_MD_TRACK_RESPONSE;
 	if (n->state != UL_NODE_STATE_RUNNING)
 		return -ESHUTDOWN;

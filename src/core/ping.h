@@ -4,8 +4,8 @@
  * ping info, rebuilt with a rising sequence number whenever the NI list
  * or an NI's status changes), the push target (PUTs are taken, truncated
  * to the minimum ping size, and ACKed; nothing reads them, since
- * discovery is not implemented), and the ping client behind
- * ul_node_ping().
+ * discovery does not handle pushes yet), and the ping client behind
+ * ul_node_ping() and discovery's pings (core/discovery_send.h).
  *
  * Timers: one per ping client, its timeout.
  */
@@ -29,14 +29,21 @@ uint32_t ul_ping_seq(const struct ul_node *n);
 int ul_ping_targets_post(struct ul_node *n);
 /* Rebuild the ping info after an NI change; logs on failure. */
 void ul_ping_targets_refresh(struct ul_node *n);
+/* Who sends a ping, which decides how it travels. */
+enum ul_ping_kind {
+	UL_PING_KIND_USER,	/* ul_node_ping(): tracked as configured */
+	UL_PING_KIND_RECOVERY,	/* health.md §5.1: that exact NID, tracked,
+				 * never resent */
+	UL_PING_KIND_DISCOVERY, /* discovery.md §8.1: tracked, an ordinary
+				 * message for health (may be resent) */
+};
 /*
- * ul_node_ping() (node.h), or with is_recovery a recovery ping
- * (health.md §5.1): to that exact NID, response-tracked, never resent.
- * The callback runs exactly once, as for ul_node_ping().
+ * ul_node_ping() (node.h) for any kind. The callback runs exactly once,
+ * as for ul_node_ping().
  */
 int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		 const struct ulnet_process_id *target, uint32_t timeout_ms,
-		 bool is_recovery, ul_node_ping_cb cb, void *arg);
+		 enum ul_ping_kind kind, ul_node_ping_cb cb, void *arg);
 /* Unlink the targets and stop the clients' timers (shutdown). */
 void ul_ping_shutdown(struct ul_node *n);
 /* Free the service's state (destroy, after shutdown). */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_sm.h"
 #include "core/health.h"
 #include "core/msg.h"
 #include "runtime/ctlsrv_int.h"
@@ -224,29 +225,6 @@ int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
 	return 0;
 }
 
-/* LNet's peer state bits that ulnet tracks (lnetctl.md §7.3). */
-static uint32_t peer_state_bits(const struct ul_peer *p)
-{
-	uint32_t s = 0;
-
-	if (p->is_mr)
-		s |= 1u << 0;
-	if (p->has_no_discovery)
-		s |= 1u << 1;
-	/* Only what a discover reply said makes it a router here. */
-	if (p->rtr == UL_PEER_RTR_ENABLED)
-		s |= 1u << 2;
-	if (p->is_configured)
-		s |= 1u << 3;
-	if (p->is_discovered)
-		s |= 1u << 4;
-	if (p->is_nids_uptodate)
-		s |= 1u << 8;
-	if (p->is_lock_prim)
-		s |= 1u << 20;
-	return s;
-}
-
 /* What lnet_udsp_get_construct_info shows of a list (lnet-dlc.h). */
 #define SHOW_NIDS_MAX 128
 
@@ -338,7 +316,7 @@ static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
 	out->is_mr = p->is_mr;
 	if (level >= 3) {
 		out->has_state = true;
-		out->state = peer_state_bits(p);
+		out->state = ul_disc_state_bits(p);
 	}
 	out->pnis = calloc(p->nnis ? p->nnis : 1, sizeof(*out->pnis));
 	if (!out->pnis)

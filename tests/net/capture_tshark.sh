@@ -13,9 +13,11 @@
 # a pings b and sends a short stream of 64-byte PUTs (one in flight) to
 # b's perf sink; c pings d on a port the dissector does not know. tshark,
 # reading the capture on its own, must show:
-#  - the ping as a GET from 127.0.1.1 to 127.0.1.2, portal 0, match bits
+#  - the ping as a GET from an NI of a to an NI of b, portal 0, match bits
 #    0x8000000000000000, and its REPLY back with b's ping info as payload
-#    (16 + 3 * 16 = 64 bytes: 0@lo and two NIs);
+#    (16 + 3 * 16 = 64 bytes: 0@lo and two NIs); twice, since the first
+#    perf PUT waits for the discovery of b, which is such a ping too
+#    (discovery.md §7.1: `ping` itself discovers nothing);
 #  - every PUT ulnetctl counted (no more, no fewer) from an NI of a to an
 #    NI of b, portal 62, match bits 0x554c504552460000, 64-byte payload,
 #    each with its ACK back (same match bits, mlength 64);
@@ -102,21 +104,22 @@ fields >"$tmp/msgs.out" || ul_fail "tshark cannot read the capture"
 [ -s "$tmp/msgs.out" ] || ul_fail "tshark decoded no LNet message"
 count() { grep -Ec "$1" "$tmp/msgs.out" || true; }
 
-A=127.0.1.1 B=127.0.1.2
+A='127\.0\.[12]\.1' B='127\.0\.[12]\.2'
 # Columns: type nids(dest,src) types pids(dest,src) portal bits plen mlen
 P='2,2 12345 12345'
-[ "$(count "^2 $B,$A $P 0 0x8000000000000000 0 *$")" = 1 ] ||
-	ul_fail "not one ping GET from $A to $B on portal 0"
-[ "$(count "^3 $A,$B $P +64 *$")" = 1 ] ||
-	ul_fail "not one 64-byte ping REPLY from $B to $A"
+# The `ping`, and the discovery ping before the first perf PUT.
+[ "$(count "^2 $B,$A $P 0 0x8000000000000000 0 *$")" = 2 ] ||
+	ul_fail "not two ping GETs from a to b on portal 0"
+[ "$(count "^3 $A,$B $P +64 *$")" = 2 ] ||
+	ul_fail "not two 64-byte ping REPLYs from b to a"
 n=$(count "^1 127\.0\.[12]\.2,127\.0\.[12]\.1 $P 62 0x554c504552460000 64 *$")
 [ "$n" = "$puts" ] || ul_fail "$n perf PUTs decoded, ulnetctl counted $puts"
 n=$(count "^0 127\.0\.[12]\.1,127\.0\.[12]\.2 $P +0x554c504552460000 0 64$")
 [ "$n" = "$puts" ] || ul_fail "$n ACKs decoded for $puts PUTs"
 # Nothing else on port 988: no message of another shape.
 n=$(grep -c "127\.0\.[12]\." "$tmp/msgs.out")
-[ "$n" = $((2 + 2 * puts)) ] ||
-	ul_fail "$n messages on port 988, expected $((2 + 2 * puts))"
+[ "$n" = $((4 + 2 * puts)) ] ||
+	ul_fail "$n messages on port 988, expected $((4 + 2 * puts))"
 # c -> d on port 7988: only decoded when asked to.
 [ "$(count '127\.0\.3\.')" = 0 ] || ul_fail "port 7988 decoded without -d"
 fields -d tcp.port==7988,lnet >"$tmp/msgs.out" || ul_fail "tshark -d"

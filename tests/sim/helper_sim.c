@@ -16,6 +16,7 @@
 #include <cmocka.h>
 
 #include "core/core.h"
+#include "core/discovery_sm.h"
 #include "ctl/conf.h"
 #include "ctl/conf_host.h"
 #include "ctl/node_req.h"
@@ -413,4 +414,18 @@ uint64_t sim_csum(const void *buf, size_t len)
 		h *= 0x100000001b3ull;
 	}
 	return h;
+}
+
+void sim_peer_known(struct sim_node *sn, const char *nid)
+{
+	struct ulnet_nid id = sim_nid(nid);
+	struct ul_peer_ni *lpni;
+	struct ul_peer *p;
+
+	assert_int_equal(ul_peer_ni_find_or_create(ul_node_core(sn->node), &id,
+						   NULL, &lpni),
+			 0);
+	p = ul_peer_ni_peer(lpni);
+	p->is_discovered = true;
+	assert_true(ul_disc_set_state(NULL, p, UL_DISC_STATE_UP_TO_DATE));
 }

@@ -106,6 +106,14 @@ size_t sim_ev_count_type(const struct sim_node *sn, uintptr_t tag,
 /* The last recorded event with this tag, or NULL. */
 const struct sim_ev *sim_ev_last(const struct sim_node *sn, uintptr_t tag);
 
+/*
+ * Make the peer of nid on sn (created as a send creates it) discovered
+ * and up to date, as after an earlier discovery round: for tests of what
+ * happens to messages once a peer is known, whose traffic must not start
+ * with a discovery ping.
+ */
+void sim_peer_known(struct sim_node *sn, const char *nid);
+
 /* Parse a NID or fail the test. */
 struct ulnet_nid sim_nid(const char *s);
 /* The process id (NID, 12345) a test sends to. */

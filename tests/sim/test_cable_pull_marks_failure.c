@@ -81,6 +81,8 @@ static void cable_pull_marks_failure(void **state)
 					   &hd),
 			 0);
 
+	/* B was discovered before: only the PUTs cross the links. */
+	sim_peer_known(a, "10.0.0.2@tcp");
 	/* The cable of eth0 goes; nobody has told the node yet. */
 	assert_int_equal(ul_simfab_ni_set_up(sim->fab, &a0, false), 0);
 	md = sim_md(a, src, sizeof(src), ULNET_MD_THRESH_INF, 0, TAG_PINNED);

@@ -79,6 +79,8 @@ static void lossy_link_response_timeout(void **state)
 
 	(void)state;
 	ulnet_nid_set_any(&any.nid);
+	/* Discovered before the link went bad: no discovery ping to lose. */
+	sim_peer_known(a, "10.0.0.2@tcp");
 	assert_int_equal(ul_simfab_link_set(sim->fab, &na, &nb, &lossy), 0);
 	md = sim_md(b, sink, sizeof(sink), ULNET_MD_THRESH_INF,
 		    ULNET_MD_OP_PUT | ULNET_MD_OP_GET, 99);

@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/core.h"
+#include "core/discovery_sm.h"
 #include "helper_mocklnd.h"
 #include "lnd/lolnd.h"
 #include "util/err.h"
@@ -396,4 +398,18 @@ struct ulnet_handle mock_bind(struct ul_node *n, void *buf, size_t len,
 	if (ul_node_md_bind(n, &md, unlink, &h))
 		abort();
 	return h;
+}
+
+void mock_peer_known(struct ul_node *n, const char *nid)
+{
+	struct ulnet_nid id = mock_nid(nid);
+	struct ul_peer_ni *lpni;
+	struct ul_peer *p;
+
+	if (ul_peer_ni_find_or_create(ul_node_core(n), &id, NULL, &lpni))
+		abort();
+	p = ul_peer_ni_peer(lpni);
+	p->is_discovered = true;
+	if (!ul_disc_set_state(NULL, p, UL_DISC_STATE_UP_TO_DATE))
+		abort();
 }

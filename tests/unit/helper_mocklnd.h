@@ -62,6 +62,13 @@ void mock_fabric_fini(struct mock_fabric *f);
 struct ul_node *mock_node(struct mock_fabric *f, const char *const *nids,
 			  size_t n, int peer_credits, int credits);
 
+/*
+ * Make the peer of nid on n (created as a send creates it) discovered and
+ * up to date, as after an earlier discovery round, so that a test of the
+ * message layer sees only its own messages (no discovery ping first).
+ */
+void mock_peer_known(struct ul_node *n, const char *nid);
+
 /* Run timers due up to now + for_ns (in order), flushing every node. */
 void mock_run(struct mock_fabric *f, uint64_t for_ns);
 /* Let held sends go (each after the delay). */

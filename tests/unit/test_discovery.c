@@ -16,18 +16,15 @@
 #include <cmocka.h>
 
 #include "core/discovery.h"
+#include "core/discovery_sm.h"
 #include "helper_topo.h"
 #include "ulnet/ulnet.h"
 #include "wire/wire.h"
 
-/* LNet's state bits (lnetctl.md §7.3) as a ulnet peer keeps them. */
+/* LNet's state word (lnetctl.md §7.3), derived as peer show does. */
 static uint32_t state_of(const struct ul_peer *p)
 {
-	return (p->is_mr ? 1u : 0) | (p->has_no_discovery ? 2u : 0) |
-	       (p->rtr == UL_PEER_RTR_ENABLED ? 4u : 0) |
-	       (p->is_configured ? 8u : 0) | (p->is_discovered ? 16u : 0) |
-	       (p->is_nids_uptodate ? 256u : 0) |
-	       (p->is_lock_prim ? 1u << 20 : 0);
+	return ul_disc_state_bits(p);
 }
 
 static struct ul_core *node_x(void)

@@ -43,6 +43,8 @@ static int two_setup(void **state)
 	assert_non_null(t->b);
 	t->a_nid = mock_nid(an[0]);
 	t->b_nid = mock_nid(bn[0]);
+	/* Discovered earlier: no discovery ping in the samples. */
+	mock_peer_known(t->a, bn[0]);
 	t->to_b.nid = t->b_nid;
 	t->to_b.pid = ULNET_PID_LUSTRE;
 	mock_attach(t->b, 5, 1, t->dst, sizeof(t->dst),

@@ -67,6 +67,7 @@ static void peer_credits_bound_what_is_in_flight(void **state)
 	struct ulnet_handle h;
 	size_t n;
 
+	mock_peer_known(a, b_nids[0]); /* no discovery ping first */
 	mock_attach(b, 4, 1, x->buf[1], 256,
 		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
 		    &x->r[1]);
@@ -111,6 +112,8 @@ static void ni_credits_bound_what_is_in_flight(void **state)
 					  pid_of(c_nids[0]) };
 	struct ulnet_handle h;
 
+	mock_peer_known(a, b_nids[0]); /* no discovery pings first */
+	mock_peer_known(a, c_nids[0]);
 	mock_attach(b, 4, 1, x->buf[1], 256,
 		    ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE, ULNET_MD_THRESH_INF,
 		    &x->r[1]);
@@ -345,6 +348,7 @@ static void unanswered_put_unlinks_after_transaction_timeout(void **state)
 	struct ulnet_handle h;
 
 	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	mock_peer_known(a, b_nids[0]); /* its ping would be dropped too */
 	h = mock_bind(a, x->buf[0], 10, 0, 2, ULNET_UNLINK, &x->r[0]);
 	x->f.is_drop = true;
 	assert_int_equal(
@@ -402,6 +406,7 @@ static void timeout_with_send_in_flight_fails_the_send(void **state)
 	struct ulnet_handle h;
 
 	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	mock_peer_known(a, b_nids[0]); /* its ping would be held too */
 	h = mock_bind(a, x->buf[0], 10, 0, 2, ULNET_UNLINK, &x->r[0]);
 	x->f.is_hold = true;
 	assert_int_equal(ul_node_get(a, NULL, h, &to, 1, 0, 0), 0);
@@ -660,6 +665,7 @@ static void ni_del_fails_its_messages_and_ni_add_shows_in_ping(void **state)
 	struct ulnet_handle h;
 	size_t n;
 
+	mock_peer_known(a, b_nids[0]); /* the PUT itself is held */
 	h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
 	x->f.is_hold = true;
 	assert_int_equal(
@@ -692,6 +698,7 @@ static void failures_and_links_are_logged(void **state)
 	struct ulnet_handle h;
 
 	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	mock_peer_known(a, b_nids[0]); /* the PUT itself fails */
 	h = mock_bind(a, x->buf[0], 10, 0, 1, ULNET_UNLINK, &x->r[0]);
 	x->f.fail_status = -EIO;
 	x->f.fail_hstatus = UL_HSTATUS_REMOTE_DROPPED;
@@ -716,6 +723,7 @@ static void queued_past_its_deadline_times_out(void **state)
 	size_t n;
 
 	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	mock_peer_known(a, b_nids[0]); /* no discovery ping first */
 	h = mock_bind(a, x->buf[0], 10, ULNET_MD_NO_TRACK_RESPONSE,
 		      ULNET_MD_THRESH_INF, ULNET_RETAIN, &x->r[0]);
 	x->f.is_hold = true;
@@ -752,6 +760,7 @@ static void lnd_timeout_sets_the_deadline(void **state)
 	struct ulnet_handle h;
 
 	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	mock_peer_known(a, b_nids[0]); /* no discovery ping first */
 	assert_int_equal(ul_node_lnd_set_timeout(a, ULNET_LND_SOCK, 10), 0);
 	assert_int_equal(ul_node_lnd_timeout(a, ULNET_LND_SOCK), 10);
 	h = mock_bind(a, x->buf[0], 10, ULNET_MD_NO_TRACK_RESPONSE,
@@ -803,6 +812,7 @@ static void deleted_peer_leaves_no_message_state(void **state)
 	struct ulnet_handle h;
 
 	assert_non_null(mock_node(&x->f, b_nids, 1, 0, 0));
+	mock_peer_known(a, b_nids[0]); /* no discovery ping first */
 	h = mock_bind(a, x->buf[0], 10, ULNET_MD_NO_TRACK_RESPONSE,
 		      ULNET_MD_THRESH_INF, ULNET_RETAIN, &x->r[0]);
 	assert_int_equal(
@@ -813,6 +823,7 @@ static void deleted_peer_leaves_no_message_state(void **state)
 	assert_int_equal(nr_lpni_msgs(a), 0);
 
 	/* Again with one PUT in flight and one queued behind it. */
+	mock_peer_known(a, b_nids[0]); /* made again, as known */
 	x->f.is_hold = true;
 	for (int i = 0; i < 2; i++)
 		assert_int_equal(ul_node_put(a, NULL, h, ULNET_NOACK_REQ, &to,

@@ -163,6 +163,7 @@ static void stream_with_lost_put_ends(void **state)
 	b = mock_node(&f, bn, 1, 0, 0);
 	assert_non_null(a);
 	assert_non_null(b);
+	mock_peer_known(a, bn[0]); /* the first message is the lost PUT */
 	tt = ul_node_core(a)->tun.transaction_timeout;
 	assert_int_equal(ul_perf_sink_create(b, &sink), 0);
 	/* Two PUTs in flight; the stream drains as soon as time moves. */
@@ -209,6 +210,7 @@ static void lost_put_neither_stalls_nor_slows_the_rate(void **state)
 	b = mock_node(&f, bn, 1, 0, 0);
 	assert_non_null(a);
 	assert_non_null(b);
+	mock_peer_known(a, bn[0]); /* the first message is the lost PUT */
 	tt = ul_node_core(a)->tun.transaction_timeout;
 	assert_int_equal(ul_perf_sink_create(b, &sink), 0);
 	assert_int_equal(ul_perf_stream_start(a, &f.timers, &target, 4096,

@@ -1,0 +1,259 @@
+/*
+ * Discovery on the send path (discovery_send.h): parking requests,
+ * queuing peers, the discovery ping and what its end does to the peer
+ * and to the parked messages.
+ */
+#include <errno.h>
+#include <stdlib.h>
+
+#include "core/core.h"
+#include "core/discovery.h"
+#include "core/discovery_send.h"
+#include "core/discovery_sm.h"
+#include "core/msg.h"
+#include "core/ping.h"
+
+#define MSEC_PER_SEC 1000u
+
+/* One discovery ping in flight; owns a reference on peer. */
+struct disc_round {
+	struct ul_node *node;
+	struct ul_peer *peer;
+	struct ulnet_nid target; /* the primary NID pinged */
+};
+
+static const char *nid_str(const struct ulnet_nid *nid, char *buf, size_t len)
+{
+	return ulnet_nid_format(nid, buf, len);
+}
+
+int ul_disc_on_send(struct ul_node *n, struct ul_msg *m, bool *must_wait)
+{
+	const struct ulnet_nid *dst = &m->tx.hdr.dest_nid;
+	struct ul_peer_ni *lpni;
+	int rc;
+
+	*must_wait = false;
+	/* §2: discovery traffic and answers never wait (nor 0@lo). */
+	if (m->is_reserved || m->is_recovery || dst->nid_type == ULNET_LND_LO)
+		return 0;
+	if (m->type != UL_MSG_PUT && m->type != UL_MSG_GET)
+		return 0;
+	/* The peer as traffic makes it (LNet's lnet_nid2peerni_locked). */
+	rc = ul_peer_ni_find_or_create(n->core, dst, NULL, &lpni);
+	if (rc)
+		return rc;
+	*must_wait = !ul_disc_is_uptodate(ul_peer_ni_peer(lpni));
+	return 0;
+}
+
+/* Put p on the discovery queue (DISCOVERING) and have the tick run. */
+static void queue_peer(struct ul_node *n, struct ul_peer *p)
+{
+	if (!ul_disc_set_state(n->opts.log, p, UL_DISC_STATE_QUEUED))
+		return;
+	ul_peer_get(p);
+	ul_list_add_tail(&n->disc_queue, &p->disc_link);
+	ul_node_tick_arm(n, n->opts.timers->now_ns);
+}
+
+void ul_disc_park(struct ul_node *n, struct ul_msg *m)
+{
+	struct ul_peer *p = ul_peer_find(n->core, &m->tx.hdr.dest_nid);
+	char a[64];
+
+	ul_msg_set_state(n, m, UL_MSG_STATE_WAIT_DISC);
+	ul_list_add_tail(&n->disc_parked, &m->link);
+	ul_node_log(n, UL_D_NET, "%s to %s waits for discovery",
+		    ul_wire_msg_type_name(m->type),
+		    nid_str(&m->tx.hdr.dest_nid, a, sizeof(a)));
+	/* ul_disc_on_send() made the peer, and nothing ran since. */
+	if (p && !ul_disc_is_busy(p))
+		queue_peer(n, p);
+}
+
+/* m leaves WAIT_DISC: through selection now that its peer is known. */
+static void unpark_send(struct ul_node *n, struct ul_msg *m)
+{
+	struct ulnet_nid dst = m->tx.hdr.dest_nid;
+	int rc;
+
+	ul_msg_set_state(n, m, UL_MSG_STATE_NEW);
+	rc = ul_msg_route(n, m, m->has_self ? &m->self : NULL, &dst, NULL,
+			  m->numa_node, m->is_reserved);
+	if (rc) {
+		ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
+		return;
+	}
+	ul_msg_send_committed(n, m);
+}
+
+/*
+ * A round ended: every parked message looks at its peer again (a merge
+ * may have moved its NID to another peer, or deleted the peer): up to
+ * date sends it, just failed ends it with the round's error, otherwise
+ * it waits on, its peer queued if no round is on.
+ */
+static void reconsider_parked(struct ul_node *n)
+{
+	struct ul_list batch, keep;
+	struct ul_peer_ni *lpni;
+	struct ul_peer *p;
+	struct ul_msg *m;
+	int rc;
+
+	ul_list_init(&keep);
+	ul_list_take(&n->disc_parked, &batch);
+	while (!ul_list_empty(&batch)) {
+		m = ul_list_first_entry(&batch, struct ul_msg, link);
+		ul_list_del(&m->link);
+		rc = ul_peer_ni_find_or_create(n->core, &m->tx.hdr.dest_nid,
+					       NULL, &lpni);
+		if (rc) {
+			ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);
+			continue;
+		}
+		p = ul_peer_ni_peer(lpni);
+		if (ul_disc_is_uptodate(p)) {
+			unpark_send(n, m);
+			continue;
+		}
+		if (p->disc_state == UL_DISC_STATE_FAILED) {
+			m->is_no_resend = true;
+			ul_msg_finalize(n, m, p->disc_error, UL_HSTATUS_OK);
+			continue;
+		}
+		ul_list_add_tail(&keep, &m->link);
+		if (!ul_disc_is_busy(p))
+			queue_peer(n, p);
+	}
+	/* Events wait for the API depth to drop, so nothing parked since. */
+	while (!ul_list_empty(&keep)) {
+		m = ul_list_first_entry(&keep, struct ul_msg, link);
+		ul_list_del(&m->link);
+		ul_list_add_tail(&n->disc_parked, &m->link);
+	}
+}
+
+/* The round of p ended with -errno rc (§7.2 complete()). */
+static void round_failed(struct ul_node *n, struct ul_peer *p, int rc)
+{
+	char a[64];
+
+	if (rc >= 0)
+		rc = -EIO;
+	if (rc != -ESHUTDOWN)
+		ul_node_log(n, UL_D_NETERROR, "peer %s: discovery failed: %d",
+			    nid_str(&p->primary_nid, a, sizeof(a)), rc);
+	p->disc_error = rc;
+	(void)ul_disc_set_state(n->opts.log, p, UL_DISC_STATE_FAILED);
+}
+
+/* The ping client's callback: the round's single end. */
+static void ping_done(void *arg, int status,
+		      const struct ulnet_ping_result *res)
+{
+	struct disc_round *r = arg;
+	struct ul_node *n = r->node;
+	struct ul_peer *p = r->peer, *q = p;
+	char a[64];
+	int rc = status;
+
+	n->api_depth++;
+	if (n->state != UL_NODE_STATE_RUNNING)
+		rc = -ESHUTDOWN;
+	else if (rc == 0)
+		rc = ul_discovery_merge(n->core, &r->target, res, &q, NULL);
+	if (rc) {
+		round_failed(n, p, rc);
+	} else {
+		/*
+		 * The reply went to q, which is p unless another peer held
+		 * its primary or p was made again (discovery.h); p's round
+		 * is over either way and q was marked by the merge.
+		 */
+		p->disc_error = 0;
+		(void)ul_disc_set_state(n->opts.log, p,
+					UL_DISC_STATE_UP_TO_DATE);
+		ul_node_log(n, UL_D_NET, "peer %s discovered: %s, %u NIDs",
+			    nid_str(&q->primary_nid, a, sizeof(a)),
+			    q->is_mr ? "Multi-Rail" : "not Multi-Rail",
+			    q->nnis);
+	}
+	if (n->state == UL_NODE_STATE_RUNNING)
+		reconsider_parked(n);
+	ul_peer_put(p);
+	free(r);
+	n->api_depth--;
+	ul_msg_drain_ready(n);
+}
+
+/* §8.1: a GET to p's primary NID on the reserved portal, tracked. */
+static int send_ping(struct ul_node *n, struct ul_peer *p)
+{
+	uint64_t tt_ms =
+		(uint64_t)n->core->tun.transaction_timeout * MSEC_PER_SEC;
+	struct ulnet_process_id to = { .pid = ULNET_PID_LUSTRE };
+	struct disc_round *r = malloc(sizeof(*r));
+	int rc;
+
+	if (!r)
+		return -ENOMEM;
+	r->node = n;
+	r->peer = p;
+	r->target = p->primary_nid;
+	to.nid = p->primary_nid;
+	/* A silent peer ends the round after transaction_timeout. */
+	rc = ul_ping_send(n, NULL, &to,
+			  tt_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)tt_ms,
+			  UL_PING_KIND_DISCOVERY, ping_done, r);
+	if (rc)
+		free(r);
+	return rc;
+}
+
+uint64_t ul_disc_tick(struct ul_node *n, uint64_t now_ns)
+{
+	struct ul_list batch;
+	struct ul_peer *p;
+	int rc;
+
+	(void)now_ns;
+	ul_list_take(&n->disc_queue, &batch);
+	while (!ul_list_empty(&batch)) {
+		p = ul_list_first_entry(&batch, struct ul_peer, disc_link);
+		ul_list_del(&p->disc_link);
+		/* The queue's reference goes to the round. */
+		if (!ul_disc_set_state(n->opts.log, p,
+				       UL_DISC_STATE_PING_SENT)) {
+			ul_peer_put(p);
+			continue;
+		}
+		rc = send_ping(n, p);
+		if (rc) {
+			round_failed(n, p, rc);
+			reconsider_parked(n);
+			ul_peer_put(p);
+		}
+	}
+	return UINT64_MAX;
+}
+
+void ul_disc_shutdown(struct ul_node *n, int status)
+{
+	struct ul_peer *p;
+	struct ul_msg *m;
+
+	while (!ul_list_empty(&n->disc_parked)) {
+		m = ul_list_first_entry(&n->disc_parked, struct ul_msg, link);
+		ul_msg_finalize(n, m, status, UL_HSTATUS_OK);
+	}
+	while (!ul_list_empty(&n->disc_queue)) {
+		p = ul_list_first_entry(&n->disc_queue, struct ul_peer,
+					disc_link);
+		ul_list_del(&p->disc_link);
+		p->disc_error = status;
+		(void)ul_disc_set_state(n->opts.log, p, UL_DISC_STATE_FAILED);
+		ul_peer_put(p);
+	}
+}
