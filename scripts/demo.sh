@@ -5,9 +5,11 @@
 #                    127.0.2.1@tcp ==== 127.0.2.2@tcp
 #
 # Each node has two tcp NIs ("rails") on its own loopback addresses and
-# knows the other as a Multi-Rail peer. The demo pings across, streams
-# 1 MiB PUTs from A to B for five seconds and shows how the bytes spread
-# over the two rails; then it stops both daemons and removes what it made.
+# no peer list: A's first PUT to B waits for discovery (a ping of B whose
+# reply lists B's NIDs), after which A knows B as a Multi-Rail peer. The
+# demo pings across, streams 1 MiB PUTs from A to B for five seconds,
+# shows how the bytes spread over the two rails and what A discovered;
+# then it stops both daemons and removes what it made.
 # The offline tools (NID lists, selection dry run, frame decoder) follow.
 set -euo pipefail
 build=${1:-build/plain}
@@ -39,19 +41,13 @@ show() {
 	echo "\$ $*"
 }
 
-node_conf() { # name, my two addresses, the peer's two addresses
+node_conf() { # name, my two addresses
 	cat >"$tmp/$1.yaml" <<-YAML
 	net:
 	  - net type: tcp
 	    local NI(s):
 	      - nid: $2@tcp
 	      - nid: $3@tcp
-	peer:
-	  - primary nid: $4@tcp
-	    Multi-Rail: True
-	    peer ni:
-	      - nid: $4@tcp
-	      - nid: $5@tcp
 	YAML
 }
 
@@ -69,8 +65,8 @@ start_node() { # name
 }
 
 echo "== ulnet demo: two multi-rail LNet nodes over TCP on loopback =="
-node_conf A 127.0.1.1 127.0.2.1 127.0.1.2 127.0.2.2
-node_conf B 127.0.1.2 127.0.2.2 127.0.1.1 127.0.2.1
+node_conf A 127.0.1.1 127.0.2.1
+node_conf B 127.0.1.2 127.0.2.2
 echo
 echo "node A's configuration (lnet.conf YAML, as lnetctl import reads it):"
 sed 's/^/    /' "$tmp/A.yaml"
@@ -88,9 +84,13 @@ echo "(${seconds} s of 1 MiB PUTs from A to B, 8 in flight, each ACKed)"
 "$ctl" --ctl "$tmp/A.ctl" perf put 127.0.1.2@tcp --size 1048576 \
 	--seconds "$seconds" --inflight 8 | tee "$tmp/perf.yaml"
 echo
-echo "Both rails carried about half of the bytes: selection alternates the"
+echo "Both rails carried about half of the bytes: the first PUT waited for"
+echo "discovery, which found B's two NIDs; selection then alternates the"
 echo "local NIs (round robin on equal health, credits and priority) and the"
 echo "peer NIs, so one node uses both interfaces toward its peer at once."
+
+show "ulnetctl --ctl A.ctl peer show"
+"$ctl" --ctl "$tmp/A.ctl" peer show
 
 show "ulnetctl --ctl B.ctl net show --net tcp -v"
 "$ctl" --ctl "$tmp/B.ctl" net show --net tcp -v |
