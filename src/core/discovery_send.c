@@ -20,7 +20,12 @@ struct disc_round {
 	struct ul_node *node;
 	struct ul_peer *peer;
 	struct ulnet_nid target; /* the primary NID pinged */
+	uint32_t size;		 /* the sink's */
+	uint32_t rlength;	 /* the REPLY's whole length, once it came */
 };
+
+/* §8.1: the smallest discovery ping buffer, LNet's minimum ping size. */
+#define DISC_PING_MIN 272u
 
 static const char *nid_str(const struct ulnet_nid *nid, char *buf, size_t len)
 {
@@ -160,11 +165,21 @@ static void ping_done(void *arg, int status,
 	int rc = status;
 
 	n->api_depth++;
+	if (r->rlength > p->disc_ping_size)
+		p->disc_ping_size = r->rlength;
 	if (n->state != UL_NODE_STATE_RUNNING)
 		rc = -ESHUTDOWN;
 	else if (rc == 0)
 		rc = ul_discovery_merge(n->core, &r->target, res, &q, NULL);
-	if (rc) {
+	if (rc == -EMSGSIZE && r->rlength > r->size) {
+		/* §7.4, §14.12: truncated; again, with room for all of it */
+		ul_node_log(n, UL_D_NET,
+			    "peer %s: ping reply of %u bytes truncated at %u, "
+			    "pinging again",
+			    nid_str(&p->primary_nid, a, sizeof(a)), r->rlength,
+			    r->size);
+		queue_peer(n, p);
+	} else if (rc) {
 		round_failed(n, p, rc);
 	} else {
 		/*
@@ -202,11 +217,14 @@ static int send_ping(struct ul_node *n, struct ul_peer *p)
 	r->node = n;
 	r->peer = p;
 	r->target = p->primary_nid;
+	r->size = p->disc_ping_size > DISC_PING_MIN ? p->disc_ping_size
+						    : DISC_PING_MIN;
+	r->rlength = 0;
 	to.nid = p->primary_nid;
 	/* A silent peer ends the round after transaction_timeout. */
-	rc = ul_ping_send(n, NULL, &to,
-			  tt_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)tt_ms,
-			  UL_PING_KIND_DISCOVERY, ping_done, r);
+	rc = ul_ping_send_sized(
+		n, NULL, &to, tt_ms > UINT32_MAX ? UINT32_MAX : (uint32_t)tt_ms,
+		UL_PING_KIND_DISCOVERY, r->size, &r->rlength, ping_done, r);
 	if (rc)
 		free(r);
 	return rc;

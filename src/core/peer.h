@@ -146,6 +146,7 @@ struct ul_peer {
 	enum ul_disc_state disc_state;
 	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED */
 	int disc_error;		  /* the last failed round's -errno, or 0 */
+	uint32_t disc_ping_size;  /* the largest ping reply seen, bytes */
 	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
 	int refcount;
 	bool is_dead;

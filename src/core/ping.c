@@ -21,8 +21,10 @@ struct ul_ping_client {
 	struct ul_timer timer;
 	ul_node_ping_cb cb;
 	void *arg;
-	bool is_done; /* cb has run (or must never run) */
-	uint8_t buf[UL_PING_SINK_SIZE];
+	bool is_done;	   /* cb has run (or must never run) */
+	uint32_t *rlength; /* the REPLY's full length goes here */
+	uint32_t size;
+	uint8_t buf[]; /* the sink, size bytes */
 };
 
 struct ul_ping_state {
@@ -219,15 +221,23 @@ static void client_complete(struct ul_ping_client *pc, int status,
 		ul_node_md_unlink_internal(n, pc->md, 0);
 }
 
-/* Decode a REPLY into res (wire.md §8.1 receiver checks). */
+/*
+ * Decode a REPLY into res (wire.md §8.1 receiver checks). A reply cut
+ * short by our sink is -EMSGSIZE, *need the bytes its header says it has.
+ */
 static int decode_reply(const uint8_t *buf, uint32_t len,
-			struct ulnet_ping_result *res)
+			struct ulnet_ping_result *res, size_t *need)
 {
 	struct ul_wire_ping_info pi;
 	struct ul_wire_ping_ni *nis;
 	size_t count;
 	int rc = ul_wire_ping_info_check(buf, len, &pi, NULL);
 
+	*need = len;
+	if (rc == -ENOMSG) {
+		*need = ul_wire_ping_info_needed(buf, len);
+		return *need > len ? -EMSGSIZE : -EPROTO;
+	}
 	if (rc < 0)
 		return -EPROTO;
 	count = (size_t)pi.nnis + pi.nlarge;
@@ -265,11 +275,21 @@ static void client_event(struct ul_node *n, const struct ulnet_event *ev)
 	if (ev->type == ULNET_EVENT_SEND && ev->status)
 		client_complete(pc, ev->status, NULL);
 	if (ev->type == ULNET_EVENT_REPLY && !pc->is_done) {
+		size_t need = ev->mlength;
+
 		rc = ev->status;
 		res = malloc(sizeof(*res));
 		if (!rc)
-			rc = res ? decode_reply(pc->buf, ev->mlength, res)
+			rc = res ? decode_reply(pc->buf, ev->mlength, res,
+						&need)
 				 : -ENOMEM;
+		/* more than our sink took: cut, whatever the bytes say */
+		if (!ev->status && ev->rlength > ev->mlength) {
+			rc = -EMSGSIZE;
+			need = need > ev->rlength ? need : ev->rlength;
+		}
+		if (pc->rlength && !ev->status)
+			*pc->rlength = (uint32_t)need;
 		client_complete(pc, rc, rc ? NULL : res);
 		free(res);
 	}
@@ -308,11 +328,21 @@ int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		 const struct ulnet_process_id *target, uint32_t timeout_ms,
 		 enum ul_ping_kind kind, ul_node_ping_cb cb, void *arg)
 {
+	return ul_ping_send_sized(n, self, target, timeout_ms, kind,
+				  UL_PING_SINK_SIZE, NULL, cb, arg);
+}
+
+int ul_ping_send_sized(struct ul_node *n, const struct ulnet_nid *self,
+		       const struct ulnet_process_id *target,
+		       uint32_t timeout_ms, enum ul_ping_kind kind,
+		       uint32_t size, uint32_t *rlength, ul_node_ping_cb cb,
+		       void *arg)
+{
 	struct ul_ping_state *ps;
 	struct ul_ping_client *pc;
 	struct ulnet_process_id to;
 	struct ulnet_md umd = {
-		.length = UL_PING_SINK_SIZE,
+		.length = size,
 		.threshold = 2,		      /* SEND and REPLY */
 		.options = ULNET_MD_TRUNCATE, /* tracked as LNet's lnet_ping */
 		.numa_node = -1,
@@ -331,7 +361,8 @@ int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		umd.options |= ULNET_MD_TRACK_RESPONSE;
 	if (n->state != UL_NODE_STATE_RUNNING)
 		return -ESHUTDOWN;
-	if (!cb || !target || ulnet_nid_is_any(&target->nid))
+	if (!cb || !target || ulnet_nid_is_any(&target->nid) || !size ||
+	    size > UL_PING_SINK_MAX)
 		return -EINVAL;
 	if (self && !ulnet_nid_is_any(self)) {
 		if (!ul_ni_find(n->core, self))
@@ -339,7 +370,7 @@ int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		a.self = self;
 	}
 	ps = state(n);
-	pc = ps ? calloc(1, sizeof(*pc)) : NULL;
+	pc = ps ? calloc(1, sizeof(*pc) + size) : NULL;
 	if (!pc)
 		return -ENOMEM;
 	to = *target;
@@ -348,6 +379,8 @@ int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 	pc->node = n;
 	pc->cb = cb;
 	pc->arg = arg;
+	pc->rlength = rlength;
+	pc->size = size;
 	ul_timer_init(&pc->timer, client_timeout);
 	umd.start = pc->buf;
 	umd.user_ptr = pc;

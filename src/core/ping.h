@@ -21,6 +21,8 @@ struct ul_node;
 
 /* Sink buffer of a ping client: room for 255 NIs of 64-bit NIDs. */
 #define UL_PING_SINK_SIZE 4096u
+/* The largest sink a ping may ask for: a reply of 65,535 NIs. */
+#define UL_PING_SINK_MAX (16u + 65536u * 16u)
 
 /* The current sequence number of the ping info (entry 0's status). */
 uint32_t ul_ping_seq(const struct ul_node *n);
@@ -44,6 +46,18 @@ enum ul_ping_kind {
 int ul_ping_send(struct ul_node *n, const struct ulnet_nid *self,
 		 const struct ulnet_process_id *target, uint32_t timeout_ms,
 		 enum ul_ping_kind kind, ul_node_ping_cb cb, void *arg);
+/*
+ * As ul_ping_send() with a sink of size bytes. When rlength is given it
+ * gets the ping info's whole length, before the callback runs. A REPLY
+ * cut short by the sink (the responder sends what the GET asked for, so
+ * the info's own counts tell) ends the ping with -EMSGSIZE, so that the
+ * caller may ask again with that much room (discovery.md §7.4).
+ */
+int ul_ping_send_sized(struct ul_node *n, const struct ulnet_nid *self,
+		       const struct ulnet_process_id *target,
+		       uint32_t timeout_ms, enum ul_ping_kind kind,
+		       uint32_t size, uint32_t *rlength, ul_node_ping_cb cb,
+		       void *arg);
 /* Unlink the targets and stop the clients' timers (shutdown). */
 void ul_ping_shutdown(struct ul_node *n);
 /* Free the service's state (destroy, after shutdown). */

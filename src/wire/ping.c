@@ -278,6 +278,37 @@ static int parse(const uint8_t *p, size_t len, struct ul_wire_ping_info *pi,
 	return (int)end;
 }
 
+size_t ul_wire_ping_info_needed(const void *buf, size_t len)
+{
+	const uint8_t *p = buf;
+	size_t need, total;
+	uint32_t features, nnis;
+	bool sw;
+
+	if (len < UL_WIRE_PING_HDR_SIZE)
+		return 0;
+	if (ul_get_le32(p) == UL_WIRE_PING_MAGIC)
+		sw = false;
+	else if (ul_get_be32(p) == UL_WIRE_PING_MAGIC)
+		sw = true;
+	else
+		return 0;
+	features = ul_get_host32(p + 4, sw);
+	nnis = ul_get_host32(p + 12, sw);
+	if (nnis > UL_WIRE_INTERFACES_MAX)
+		nnis = UL_WIRE_INTERFACES_MAX;
+	need = UL_WIRE_PING_HDR_SIZE + (size_t)nnis * UL_WIRE_PING_NI_SIZE;
+	if ((features & UL_WIRE_PING_FEAT_LARGE_ADDR) && nnis &&
+	    len >= UL_WIRE_PING_HDR_SIZE + NS_MSG_SIZE + 4) {
+		total = ul_get_host32(p + UL_WIRE_PING_HDR_SIZE + NS_MSG_SIZE,
+				      sw);
+		if (total > need)
+			need = total;
+	}
+	return need > UL_WIRE_PING_INFO_MAX_SIZE ? UL_WIRE_PING_INFO_MAX_SIZE
+						 : need;
+}
+
 int ul_wire_ping_info_check(const void *buf, size_t len,
 			    struct ul_wire_ping_info *pi, struct ul_err *err)
 {

@@ -517,6 +517,15 @@ struct ul_wire_ping_info {
 int ul_wire_ping_info_check(const void *buf, size_t len,
 			    struct ul_wire_ping_info *pi, struct ul_err *err);
 /*
+ * How many bytes the ping info that buf[0..len) begins says it has: its
+ * 64-bit entries, or its large ones' ns_msg_size when that is readable
+ * (discovery.md §7.4: a truncated REPLY is asked for again with room for
+ * this). 0 when the header cannot be read (short, bad magic). A larger
+ * answer than len means the info was cut; it is never above
+ * UL_WIRE_PING_INFO_MAX_SIZE.
+ */
+size_t ul_wire_ping_info_needed(const void *buf, size_t len);
+/*
  * ul_wire_ping_info_check(), then the entries into nis[]: the 64-bit
  * entries first, then the large ones. -ENOSPC if nnis + nlarge > cap.
  * Count first with check() to size the array; nothing is allocated.

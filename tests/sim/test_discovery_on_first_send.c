@@ -20,6 +20,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "core/core.h"
@@ -339,6 +340,65 @@ static void ping_neither_waits_nor_discovers(void **state)
 	pair_fini(&p);
 }
 
+#define BIG_NIS 16
+
+/*
+ * §14.12: B with 16 NIs answers with 17 entries (0@lo first), 288 bytes,
+ * which A's first discovery ping (272 bytes) truncates; A pings again
+ * with room for all of it and then knows every NID, and the waiting PUT
+ * goes. The larger size is kept: a later discovery pings once.
+ */
+static void truncated_reply_is_pinged_again(void **state)
+{
+	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
+	char conf[2048], nid[32];
+	struct ul_peer *peer;
+	uint64_t gets = 0;
+	struct pair p;
+	struct ulnet_md md;
+	size_t off;
+	int i, n;
+
+	(void)state;
+	off = (size_t)snprintf(conf, sizeof(conf),
+			       "net:\n  - net type: tcp\n    local NI(s):\n");
+	for (i = 0; i < BIG_NIS; i++) {
+		n = snprintf(conf + off, sizeof(conf) - off,
+			     "      - nid: 10.0.%d.2@tcp\n", i);
+		assert_true(n > 0 && (size_t)n < sizeof(conf) - off);
+		off += (size_t)n;
+	}
+	memset(&p, 0, sizeof(p));
+	p.sim = sim_create(1);
+	p.a = sim_node_add(p.sim, "a", conf_a);
+	p.b = sim_node_add(p.sim, "b", conf);
+	ulnet_nid_set_any(&any.nid);
+	md = sim_md(p.b, p.sinkbuf, sizeof(p.sinkbuf), ULNET_MD_THRESH_INF,
+		    ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE, TAG_SINK);
+	assert_int_equal(ul_node_md_attach(p.b->node, PORTAL, &any, 0, 0,
+					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
+					   &p.sink),
+			 0);
+	md = sim_md(p.a, p.srcbuf, sizeof(p.srcbuf), ULNET_MD_THRESH_INF, 0,
+		    TAG_SRC);
+	assert_int_equal(ul_node_md_bind(p.a->node, &md, ULNET_RETAIN, &p.src),
+			 0);
+
+	put_to(&p, B0);
+	sim_run(p.sim, p.sim->heap.now_ns + SEC);
+	for (i = 0; i < BIG_NIS; i++) {
+		snprintf(nid, sizeof(nid), "10.0.%d.2@tcp", i);
+		gets += sim_ni_info(p.b, nid).stats.recv_count[UL_MSG_GET];
+	}
+	assert_int_equal(gets, 2); /* truncated, then whole */
+	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 1);
+	peer = a_peer(&p, B0);
+	assert_true(peer->is_mr);
+	assert_int_equal(peer->nnis, BIG_NIS);
+	assert_int_equal(peer->disc_ping_size, 16 + (BIG_NIS + 1) * 16);
+	pair_fini(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -348,6 +408,7 @@ int main(void)
 		cmocka_unit_test(discovery_spreads_puts_over_both_rails),
 		cmocka_unit_test(configured_peer_keeps_its_nids),
 		cmocka_unit_test(ping_neither_waits_nor_discovers),
+		cmocka_unit_test(truncated_reply_is_pinged_again),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

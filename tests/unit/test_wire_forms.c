@@ -338,6 +338,31 @@ static void ping_info_with_large_addr_round_trips(void **state)
 	assert_memory_equal(out_nis, nis, sizeof(nis));
 }
 
+/*
+ * A ping info cut short (a REPLY to a GET that asked for too little)
+ * says how long it is: its entries, or its ns_msg_size once readable.
+ */
+static void cut_ping_info_tells_its_length(void **state)
+{
+	struct ul_wire_ping_info pi = { .features = 0x1e, .pid = 12345 };
+	struct ul_wire_ping_ni nis[3];
+	uint8_t out[128];
+
+	(void)state;
+	make_large_nis(nis);
+	assert_int_equal(ul_wire_ping_info_encode(&pi, nis, 3, out, sizeof(out),
+						  NULL),
+			 72);
+	assert_int_equal(ul_wire_ping_info_check(out, 40, &pi, NULL), -ENOMSG);
+	assert_int_equal(ul_wire_ping_info_needed(out, 72), 72);
+	assert_int_equal(ul_wire_ping_info_needed(out, 40), 72);
+	/* ns_msg_size not there yet: the two 64-bit entries */
+	assert_int_equal(ul_wire_ping_info_needed(out, 20), 48);
+	assert_int_equal(ul_wire_ping_info_needed(out, 10), 0);
+	out[0] ^= 0xff;
+	assert_int_equal(ul_wire_ping_info_needed(out, 72), 0);
+}
+
 static void ping_info_large_addr_with_inconsistent_msg_size_fails(void **state)
 {
 	static const struct {
@@ -535,6 +560,7 @@ int main(void)
 		cmocka_unit_test(hello_v4_round_trips_and_refuses_ips),
 		cmocka_unit_test(v4_message_uses_96_byte_header),
 		cmocka_unit_test(ping_info_with_large_addr_round_trips),
+		cmocka_unit_test(cut_ping_info_tells_its_length),
 		cmocka_unit_test(
 			ping_info_large_addr_with_inconsistent_msg_size_fails),
 		cmocka_unit_test(
