@@ -394,6 +394,26 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns)
 		       strerror(-rc));
 }
 
+/*
+ * Read what the socket holds before a stall closes the connection: its
+ * bytes were acknowledged to the peer by our TCP, so the peer takes the
+ * messages in them for delivered and will not send them again. A loaded
+ * loop may reach this tick before the readable event; closing first
+ * would drop them (a PUT lost, its sender waiting for an ACK).
+ */
+static void drain_before_close(struct sock_conn *conn)
+{
+	uint64_t before;
+	int i;
+
+	for (i = 0; i < 64 && conn->state == SOCK_CONN_ESTABLISHED; i++) {
+		before = conn->stats.rx_bytes;
+		sock_conn_recv(conn);
+		if (conn->stats.rx_bytes == before)
+			break;
+	}
+}
+
 /* ---- NI start and stop ------------------------------------------------ */
 
 static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
@@ -423,6 +443,9 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 		 */
 		if (timeout_ns && (unacked || !ul_list_empty(&conn->txq)) &&
 		    now_ns - conn->tx_progress_ns >= timeout_ns) {
+			drain_before_close(conn);
+			if (conn->state != SOCK_CONN_ESTABLISHED)
+				continue;
 			ul_log(s->opts.log, UL_D_NETERROR,
 			       "socklnd %s: %s conn to %s: no send progress "
 			       "for %us (%llu bytes unacknowledged, %zu "
@@ -437,6 +460,10 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 		}
 		if (timeout_ns && is_mid_msg &&
 		    now_ns - conn->rx_progress_ns >= timeout_ns) {
+			drain_before_close(conn);
+			if (conn->state != SOCK_CONN_ESTABLISHED ||
+			    now_ns - conn->rx_progress_ns < timeout_ns)
+				continue;
 			ul_log(s->opts.log, UL_D_NETERROR,
 			       "socklnd %s: %s conn to %s: receive stalled "
 			       "inside a message for %us, closing",
