@@ -23,8 +23,7 @@ struct ul_ping_client {
 	void *arg;
 	bool is_done;	   /* cb has run (or must never run) */
 	uint32_t *rlength; /* the REPLY's full length goes here */
-	uint32_t size;
-	uint8_t buf[]; /* the sink, size bytes */
+	uint8_t buf[];	   /* the sink, size bytes */
 };
 
 struct ul_ping_state {
@@ -380,7 +379,6 @@ int ul_ping_send_sized(struct ul_node *n, const struct ulnet_nid *self,
 	pc->cb = cb;
 	pc->arg = arg;
 	pc->rlength = rlength;
-	pc->size = size;
 	ul_timer_init(&pc->timer, client_timeout);
 	umd.start = pc->buf;
 	umd.user_ptr = pc;

@@ -14,6 +14,7 @@
 #include "ctl/node_req.h"
 #include "nid/expr.h"
 #include "util/err.h"
+#include "util/log.h"
 
 /* ---- net add, net del, net set (lnetctl.md §6) ------------------------ */
 
@@ -668,11 +669,26 @@ static int apply_call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
  * also its error, with its line. lnetctl's silent refusals get the name
  * of what was refused, since nothing else says it.
  */
+/* A report's text: the server's, or its errno's. */
+static const char *report_descr(const struct ul_conf_report *r)
+{
+	return r->descr && r->descr[0] ? r->descr : strerror(-r->errnum);
+}
+
+void ul_node_req_log_report(const struct ul_log *log, const char *where,
+			    const struct ul_conf_report *r)
+{
+	ul_log(log, r->is_ignored ? UL_D_WARNING : UL_D_ERROR,
+	       "%s line %u: %s %s: errno %d: %s%s", where, r->line,
+	       r->d2_op ? r->d2_op : r->op, r->object, r->errnum,
+	       report_descr(r),
+	       r->is_ignored ? " (skipped, as lnetctl does)" : "");
+}
+
 static void apply_report(void *ctx, const struct ul_conf_report *r)
 {
 	const struct apply *ap = ctx;
-	const char *descr = r->descr && r->descr[0] ? r->descr
-						    : strerror(-r->errnum);
+	const char *descr = report_descr(r);
 
 	if (ap->ops && ap->ops->report)
 		ap->ops->report(ap->ops->ctx, r);

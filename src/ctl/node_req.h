@@ -74,6 +74,15 @@ struct ul_node_req_apply_ops {
 };
 
 /*
+ * One error of an apply as a log line: "<where> line <n>: <op> <object>:
+ * errno <e>: <text>", a warning when the import goes past it (lnetctl
+ * keeps some to itself; a daemon still says why it did not come up).
+ */
+struct ul_log;
+void ul_node_req_log_report(const struct ul_log *log, const char *where,
+			    const struct ul_conf_report *r);
+
+/*
  * Apply a read lnet.conf (either dialect, conf.h) to env's node through
  * the import engine, as `ulnetctl import` would over a control socket:
  * in document order, stopping at the first failure (the netlink dialect)

@@ -16,8 +16,6 @@
 #include "core/udsp.h"
 #include "ctl/conf.h"
 #include "ctl/node_req.h"
-#include "ctl/conf_host.h"
-#include "ctl/conf_import.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
@@ -39,13 +37,8 @@ struct local_import {
 static void local_report(void *ctx, const struct ul_conf_report *r)
 {
 	struct local_import *li = ctx;
-	const char *descr = r->descr && r->descr[0] ? r->descr
-						    : strerror(-r->errnum);
 
-	ul_log(li->srv->log, r->is_ignored ? UL_D_WARNING : UL_D_ERROR,
-	       "%s line %u: %s %s: errno %d: %s%s", li->path, r->line,
-	       r->d2_op ? r->d2_op : r->op, r->object, r->errnum, descr,
-	       r->is_ignored ? " (skipped, as lnetctl does)" : "");
+	ul_node_req_log_report(li->srv->log, li->path, r);
 }
 
 /* Every note of the file, lnetctl's own lines included, with its line. */

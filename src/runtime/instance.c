@@ -171,13 +171,8 @@ static void log_note(void *ctx, unsigned int line, const char *text)
 static void log_report(void *ctx, const struct ul_conf_report *r)
 {
 	struct ulnet *u = ctx;
-	const char *descr = r->descr && r->descr[0] ? r->descr
-						    : strerror(-r->errnum);
 
-	ul_log(&u->log, r->is_ignored ? UL_D_WARNING : UL_D_ERROR,
-	       "lnet.conf line %u: %s %s: errno %d: %s%s", r->line,
-	       r->d2_op ? r->d2_op : r->op, r->object, r->errnum, descr,
-	       r->is_ignored ? " (skipped, as lnetctl does)" : "");
+	ul_node_req_log_report(&u->log, "lnet.conf", r);
 }
 
 static void log_warning(void *ctx, const struct ul_conf_warning *w)
