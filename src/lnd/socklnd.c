@@ -394,26 +394,6 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns)
 		       strerror(-rc));
 }
 
-/*
- * Read what the socket holds before a stall closes the connection: its
- * bytes were acknowledged to the peer by our TCP, so the peer takes the
- * messages in them for delivered and will not send them again. A loaded
- * loop may reach this tick before the readable event; closing first
- * would drop them (a PUT lost, its sender waiting for an ACK).
- */
-static void drain_before_close(struct sock_conn *conn)
-{
-	uint64_t before;
-	int i;
-
-	for (i = 0; i < 64 && conn->state == SOCK_CONN_ESTABLISHED; i++) {
-		before = conn->stats.rx_bytes;
-		sock_conn_recv(conn);
-		if (conn->stats.rx_bytes == before)
-			break;
-	}
-}
-
 /* ---- NI start and stop ------------------------------------------------ */
 
 static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
@@ -443,9 +423,6 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 		 */
 		if (timeout_ns && (unacked || !ul_list_empty(&conn->txq)) &&
 		    now_ns - conn->tx_progress_ns >= timeout_ns) {
-			drain_before_close(conn);
-			if (conn->state != SOCK_CONN_ESTABLISHED)
-				continue;
 			ul_log(s->opts.log, UL_D_NETERROR,
 			       "socklnd %s: %s conn to %s: no send progress "
 			       "for %us (%llu bytes unacknowledged, %zu "
@@ -454,13 +431,13 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 			       peer->nidstr, s->timeout_sec,
 			       (unsigned long long)unacked,
 			       conn->stats.txq_len);
-			sock_conn_close(conn, -ETIMEDOUT,
-					UL_HSTATUS_NETWORK_TIMEOUT);
+			sock_conn_close_drained(conn, -ETIMEDOUT,
+						UL_HSTATUS_NETWORK_TIMEOUT);
 			continue;
 		}
 		if (timeout_ns && is_mid_msg &&
 		    now_ns - conn->rx_progress_ns >= timeout_ns) {
-			drain_before_close(conn);
+			sock_conn_drain(conn);
 			if (conn->state != SOCK_CONN_ESTABLISHED ||
 			    now_ns - conn->rx_progress_ns < timeout_ns)
 				continue;
@@ -512,8 +489,16 @@ static void on_ni_tick(struct ul_timer *t, uint64_t now_ns)
 {
 	struct sock_ni *ni = ul_container_of(t, struct sock_ni, tick);
 	struct sock_peer *peer, *tmp;
+	struct sock_conn *conn, *ctmp;
+	bool is_link_down = ni->is_link_down;
 
+	ni->is_link_down = false;
 	ul_list_for_each_entry_safe(peer, tmp, &ni->peers, link) {
+		if (is_link_down)
+			ul_list_for_each_entry_safe(conn, ctmp, &peer->conns,
+						    link)
+				sock_conn_close_drained(conn, -ENETDOWN,
+							UL_HSTATUS_LOCAL_DROPPED);
 		ni_tick_peer(peer, now_ns);
 		if (peer_is_idle(peer, now_ns))
 			peer_free(peer);
@@ -726,15 +711,19 @@ static int sock_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 static void sock_link_change(struct ul_lnd_ni *lni, bool is_up)
 {
 	struct sock_ni *ni = lni->data;
-	struct sock_peer *peer;
 
-	if (!ni || is_up)
+	if (!ni || is_up || ni->is_stopping)
 		return;
-	/* The interface went down: what is queued cannot leave. */
-	ul_list_for_each_entry(peer, &ni->peers, link)
-		sock_peer_close_conns(peer, -ENETDOWN,
-				      UL_HSTATUS_LOCAL_DROPPED);
-	sock_deliver(ni->s);
+	/*
+	 * The interface went down: what is queued cannot leave, so every
+	 * connection closes and its txs go back to be resent on another
+	 * rail. Not here, inside the core's call: each socket is read
+	 * first (sock_conn_close_drained), which delivers messages upward,
+	 * so the tick does it, at once.
+	 */
+	ni->is_link_down = true;
+	(void)ul_timer_arm(ul_loop_timers(ni->s->loop), &ni->tick,
+			   sock_now(ni));
 }
 
 static void sock_set_timeout(void *ctx, uint32_t sec);

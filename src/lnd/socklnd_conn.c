@@ -258,6 +258,34 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 	sock_peer_connect_next(peer, sock_now(ni));
 }
 
+void sock_conn_drain(struct sock_conn *conn)
+{
+	uint64_t before;
+	int i;
+
+	/*
+	 * Each pass reads up to the receive budget; the socket's buffer is
+	 * finite, and a pass that reads nothing (empty, or the receive
+	 * waits for a buffer) ends it. The cap only guards a peer that
+	 * keeps the buffer full faster than we read.
+	 */
+	for (i = 0; i < 1024 && conn->state == SOCK_CONN_ESTABLISHED; i++) {
+		before = conn->stats.rx_bytes;
+		sock_conn_recv(conn);
+		if (conn->stats.rx_bytes == before)
+			break;
+	}
+}
+
+void sock_conn_close_drained(struct sock_conn *conn, int status,
+			     enum ul_hstatus hs)
+{
+	sock_conn_drain(conn);
+	/* A read may have found the end or an error and closed it. */
+	if (conn->state == SOCK_CONN_ESTABLISHED)
+		sock_conn_close(conn, status, hs);
+}
+
 void sock_conn_established(struct sock_conn *conn,
 			   const struct ul_wire_hello *hello)
 {

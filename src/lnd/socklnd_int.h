@@ -118,6 +118,8 @@ struct sock_ni {
 	struct ul_list passive; /* handshaking struct sock_conn.link */
 	struct ul_timer tick;
 	bool is_stopping;
+	/* The link went down: the next tick closes every connection. */
+	bool is_link_down;
 	char nidstr[ULNET_NIDSTR_SIZE];
 };
 
@@ -280,6 +282,16 @@ int sock_acceptor_port(const struct sock_ni *ni);
 /* socklnd_conn.c */
 int sock_conn_connect(struct sock_peer *peer, uint32_t ctype);
 void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs);
+/* Read what conn's socket holds now (not from the receive path). */
+void sock_conn_drain(struct sock_conn *conn);
+/*
+ * Close an established connection for a reason of this side's (a stall,
+ * its link going down) after reading what its socket holds: our TCP
+ * acknowledged those bytes, so the peer counts the messages in them as
+ * delivered and never sends them again. Not from inside the receive path.
+ */
+void sock_conn_close_drained(struct sock_conn *conn, int status,
+			     enum ul_hstatus hs);
 void sock_conn_established(struct sock_conn *conn,
 			   const struct ul_wire_hello *hello);
 bool sock_conn_set_state(struct sock_conn *conn, enum sock_conn_state st);

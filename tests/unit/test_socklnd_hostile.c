@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/sockios.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -399,6 +401,44 @@ static void socklnd_keepalive_received_is_ignored(void **state)
 		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 1);
 }
 
+/*
+ * B's link goes down while a PUT its TCP already acknowledged waits in
+ * the socket, unread. The sender counts it delivered and never sends it
+ * again, so B reads it before the connection closes: without that the
+ * PUT is lost and its sender waits for an ACK that never comes.
+ */
+static void socklnd_link_down_reads_what_tcp_acked(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t buf[256], in[64];
+	size_t len, inlen = 0;
+	int fd, outq = 1;
+
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	len = sw_build_put(w, K_RAW, K_B, 100, 78, buf, sizeof(buf));
+	assert_int_equal(sw_raw_write(fd, buf, len), 0);
+	/* B's kernel has it all (loopback acknowledges at once). */
+	for (int i = 0; i < 1000 && outq; i++) {
+		assert_int_equal(ioctl(fd, SIOCOUTQ, &outq), 0);
+		if (outq)
+			usleep(1000);
+	}
+	assert_int_equal(outq, 0);
+	assert_int_equal(w->nis[1].nparse, 0); /* the loop has not run */
+	w->lnd.ops->link_change(&w->nis[1].lni, false);
+	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, 78);
+	assert_int_equal(w->nis[1].rx[0].status, 0);
+	assert_true(sw_log_has(w, "down (passive): -100"));
+}
+
 static void socklnd_keepalive_sent_after_silence(void **state)
 {
 	struct sw_world *w = *state;
@@ -684,6 +724,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_duplicate_conn_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_link_down_reads_what_tcp_acked, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_race_lost_by_lower_nid,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
