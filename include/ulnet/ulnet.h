@@ -139,6 +139,19 @@ enum ulnet_src_port {
 /* Log line sink: one line per event, no trailing newline. */
 typedef void (*ulnet_log_cb)(void *ctx, const char *line);
 
+/*
+ * What a log line is about: LNet's debug mask names, which start each
+ * line ("neterror: ..."). ulnet_opts.log_mask selects them.
+ */
+enum ulnet_log_mask {
+	ULNET_LOG_NET = 1u << 0, /* one line per message: a debugging aid */
+	ULNET_LOG_NETERROR = 1u << 1,
+	ULNET_LOG_CONSOLE = 1u << 2,
+	ULNET_LOG_WARNING = 1u << 3,
+	ULNET_LOG_ERROR = 1u << 4,
+	ULNET_LOG_INFO = 1u << 5,
+};
+
 struct ulnet_opts {
 	/*
 	 * lnet.conf text (YAML, as lnetctl import reads it) or a path to
@@ -158,6 +171,8 @@ struct ulnet_opts {
 	ulnet_log_cb log;	      /* NULL: no log */
 	void *log_ctx;
 	bool is_link_monitor_off; /* do not watch interfaces (rtnetlink) */
+	/* ULNET_LOG_* bits; 0: every one but ULNET_LOG_NET */
+	uint32_t log_mask;
 };
 
 /* Zero opts and set every default. */

@@ -148,6 +148,16 @@ static void copy_err(char *err, size_t err_size, const struct ul_err *e)
 		snprintf(err, err_size, "%s", e->msg[0] ? e->msg : "");
 }
 
+/* The public mask names are the log's own bits. */
+_Static_assert((unsigned)ULNET_LOG_NET == (unsigned)UL_D_NET &&
+		       (unsigned)ULNET_LOG_NETERROR ==
+			       (unsigned)UL_D_NETERROR &&
+		       (unsigned)ULNET_LOG_CONSOLE == (unsigned)UL_D_CONSOLE &&
+		       (unsigned)ULNET_LOG_WARNING == (unsigned)UL_D_WARNING &&
+		       (unsigned)ULNET_LOG_ERROR == (unsigned)UL_D_ERROR &&
+		       (unsigned)ULNET_LOG_INFO == (unsigned)UL_D_INFO,
+	       "ulnet_log_mask and ul_log_mask differ");
+
 void ulnet_opts_init(struct ulnet_opts *opts)
 {
 	memset(opts, 0, sizeof(*opts));
@@ -331,7 +341,8 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 		u->opts.accept_port = ULNET_ACCEPT_PORT;
 	u->log.fn = opts->log;
 	u->log.ctx = opts->log_ctx;
-	u->log.mask = UL_LOG_DEFAULT_MASK;
+	u->log.mask = opts->log_mask ? opts->log_mask & UL_LOG_ALL_MASK
+				     : UL_LOG_DEFAULT_MASK;
 	if (rc == 0)
 		rc = ul_loop_create(&u->loop);
 	if (rc == 0)

@@ -7,6 +7,7 @@
 #ifndef UL_UTIL_LOG_H
 #define UL_UTIL_LOG_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 enum ul_log_mask {
@@ -17,6 +18,8 @@ enum ul_log_mask {
 	UL_D_ERROR = 1u << 4,
 	UL_D_INFO = 1u << 5, /* lifecycle: NI up/down, connections */
 };
+
+#define UL_LOG_ALL_MASK 0x3fu
 
 /* Default: everything but per-message detail. */
 #define UL_LOG_DEFAULT_MASK                                                    \
@@ -29,6 +32,16 @@ struct ul_log {
 	void *ctx;
 	uint32_t mask;
 };
+
+/*
+ * A debug mask as lctl's `debug=` takes one: names (net, neterror,
+ * console, warning, error, info, all) separated by spaces or commas.
+ * Without a sign the first name starts from nothing; +name adds to and
+ * -name takes from what came before, starting from base. 0, or -EINVAL
+ * with the offending name in bad (cap bytes).
+ */
+int ul_log_mask_parse(const char *s, uint32_t base, uint32_t *out, char *bad,
+		      size_t cap);
 
 /* Format one line ("<mask name>: <text>") and hand it to the sink. */
 void ul_log_emit(const struct ul_log *lg, uint32_t mask, const char *fmt, ...)

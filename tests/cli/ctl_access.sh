@@ -2,8 +2,9 @@
 # Who may use the control socket (ulnetd --ctl-group, proto.h
 # "Transport"): by default the socket is mode 0600 and another user is
 # refused with error YAML; with --ctl-group G it is mode 0660 with group
-# G and a member of G (not the owner) is served. Bad groups, --cpts and
-# --param values stop ulnetd with a message; --param sets a module
+# G and a member of G (not the owner) is served. Bad groups, --cpts,
+# --debug and --param values stop ulnetd with a message; --debug +net
+# adds per-message lines; --param sets a module
 # parameter (routing starts at once with both router waits at 0). The
 # cross-user part needs root (setpriv to uid/gid 65534) and is skipped
 # without it, with a line.
@@ -49,7 +50,31 @@ expect bad_param_low 2 "" \
 	-- "$ULNETD" --ctl "$TMP/x.ctl" --param lock_prim_nid=-2147483649
 expect bad_param_form 2 "" "ulnetd: bad --param 'lock_prim_nid': NAME=VALUE" \
 	-- "$ULNETD" --ctl "$TMP/x.ctl" --param lock_prim_nid
+expect bad_debug 2 "" \
+	"ulnetd: bad --debug '+net,+nett': unknown mask 'nett' (net, neterror, console, warning, error, info, all)" \
+	-- "$ULNETD" --ctl "$TMP/x.ctl" --debug +net,+nett
 check no_socket_left test ! -e "$TMP/x.ctl"
+# --debug +net adds one line per message to the default lines; without
+# it a ping logs none.
+net="net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.0.9.1@tcp"
+for d in dflt dbg; do
+	if [ $d = dbg ]; then
+		cli_daemon $d "$net" --debug +net
+	else
+		cli_daemon $d "$net"
+	fi
+	expect ${d}_ping 0 "*" "" -- "$ULNETCTL" --ctl "$TMP/$d.ctl" \
+		ping 127.0.9.1@tcp
+	cli_stop $d
+done
+check debug_net_logs_messages grep -q '^.*net: tx GET to 127.0.9.1@tcp' \
+	"$TMP/dbg.log"
+check debug_default_logs_info grep -q 'control socket ready' "$TMP/dbg.log"
+check default_no_message_lines \
+	bash -c "! grep -q 'net: tx ' '$TMP/dflt.log'"
 # Module parameters: routing starts at once with both waits at 0.
 cli_daemon fast "" --param alive_router_check_interval=0 \
 	--param router_ping_timeout=0

@@ -4,6 +4,7 @@
  *   ulnetd [--config FILE.yaml] [--ctl SOCKET] [--ctl-group G]
  *          [--foreground] [--port N] [--accept secure|all|none]
  *          [--src-port auto|priv|any] [--cpts N] [--param NAME=V]...
+ *          [--debug MASK]
  *
  * With no --config it brings up tcp on the first non-loopback interface,
  * as LNet does by default. It logs one line per event to stderr and shuts
@@ -32,6 +33,7 @@
 #include "runtime/perf.h"
 #include "ulnet/ulnet.h"
 #include "util/err.h"
+#include "util/log.h"
 
 #define DEFAULT_CTL "/run/ulnet/ulnetd.ctl"
 
@@ -52,7 +54,8 @@ static void usage(FILE *f)
 		"[--ctl-group G] [--foreground]\n"
 		"              [--port N] [--accept secure|all|none] "
 		"[--src-port auto|priv|any]\n"
-		"              [--cpts N] [--param NAME=V]... [--help]\n"
+		"              [--cpts N] [--param NAME=V]... [--debug MASK] "
+		"[--help]\n"
 		"  --config FILE    lnet.conf (YAML) to import at start; "
 		"without it, tcp on\n"
 		"                   the first non-loopback interface\n"
@@ -79,6 +82,12 @@ static void usage(FILE *f)
 		"                   avoid_asym_router_failure, "
 		"check_routers_before_use,\n"
 		"                   lock_prim_nid (repeatable)\n"
+		"  --debug MASK     what to log, as lctl's debug=: net, "
+		"neterror, console,\n"
+		"                   warning, error, info, all; +net adds "
+		"per-message lines\n"
+		"                   to the default (all but net), -info "
+		"takes lines away\n"
 		"  --help           this text\n",
 		DEFAULT_CTL);
 }
@@ -203,14 +212,15 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 		{ "ctl-group", required_argument, NULL, 'g' },
 		{ "cpts", required_argument, NULL, 'C' },
 		{ "param", required_argument, NULL, 'o' },
+		{ "debug", required_argument, NULL, 'd' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	char *end, bad[32];
 	long v;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:o:h", longopts,
+	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:o:d:h", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -232,6 +242,25 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 		case 'o':
 			if (parse_param(optarg, d))
 				return -EINVAL;
+			break;
+		case 'd':
+			if (ul_log_mask_parse(optarg, UL_LOG_DEFAULT_MASK,
+					      &o->log_mask, bad,
+					      sizeof(bad)) < 0) {
+				fprintf(stderr,
+					"ulnetd: bad --debug '%s': unknown "
+					"mask '%s' (net, neterror, console, "
+					"warning, error, info, all)\n",
+					optarg, bad);
+				return -EINVAL;
+			}
+			if (!o->log_mask) {
+				fprintf(stderr,
+					"ulnetd: --debug '%s' leaves nothing "
+					"to log\n",
+					optarg);
+				return -EINVAL;
+			}
 			break;
 		case 'p':
 			errno = 0;
