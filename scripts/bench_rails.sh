@@ -37,8 +37,13 @@
 # surviving capacity, PUTs failed, and the time from the repair until the
 # rail carries its share again.
 #
+# Discovery (last): 2 shaped rails; the time from a stream's first PUT
+# until both rails carry traffic, with the peer configured and with
+# discovery finding it (see discovery_time).
+#
 # Usage: scripts/bench_rails.sh [--shaped-only|--unshaped-only]
-#        [--failover-only|--no-failover] [BUILD]
+#        [--failover-only|--no-failover] [--discovery-only|--no-discovery]
+#        [BUILD]
 #   BUILD: a build tree with bench/tcp_stream, tools/ulnetd/ulnetd and
 #   tools/ulnetctl/ulnetctl (default build/bench, as `make bench` makes).
 #   Environment: SECONDS_ULNET (default 10), SECONDS_TCP (default 4),
@@ -50,8 +55,14 @@ set -euo pipefail
 
 passes="shaped unshaped"
 do_failover=true
+do_discovery=true
 while [ $# -gt 0 ]; do
 	case $1 in
+	--discovery-only)
+		passes=
+		do_failover=false
+		;;
+	--no-discovery) do_discovery=false ;;
 	--shaped-only) passes=shaped ;;
 	--unshaped-only) passes=unshaped ;;
 	--failover-only) passes= ;;
@@ -226,13 +237,17 @@ ulnet_daemons() {
 			for ((k = 0; k < n; k++)); do
 				echo "      - nid: 198.18.$k.$me@tcp"
 			done
-			echo "peer:"
-			echo "  - primary nid: 198.18.0.$peer@tcp"
-			echo "    Multi-Rail: True"
-			echo "    peer ni:"
-			for ((k = 0; k < n; k++)); do
-				echo "      - nid: 198.18.$k.$peer@tcp"
-			done
+			# UL_NO_PEER: nothing about the other node; discovery
+			# finds it.
+			if [ -z "${UL_NO_PEER:-}" ]; then
+				echo "peer:"
+				echo "  - primary nid: 198.18.0.$peer@tcp"
+				echo "    Multi-Rail: True"
+				echo "    peer ni:"
+				for ((k = 0; k < n; k++)); do
+					echo "      - nid: 198.18.$k.$peer@tcp"
+				done
+			fi
 		} >"$tmp/$side.yaml"
 	done
 	ip netns exec "$nsb" "$daemon" --config "$tmp/B.yaml" \
@@ -526,6 +541,72 @@ failover() {
 	done
 }
 
+# Discovery time: 2 shaped rails, a 3 s stream from A to B's first NID;
+# the time from its start until A sends on both rails at >= 50 % of a
+# rail's rate (in a DISC_SAMPLE_MS sample), with B configured as a
+# Multi-Rail peer ("static") and with no peer configuration on either
+# node ("discovered": the first PUT waits for a ping to B's first NID,
+# whose reply lists B's two). The difference is what discovery costs.
+disc_first_both() { # samples, t0 -> ms, or "never"
+	awk -v t0="$2" -v rate="$(rate_bps "$rate")" '
+	{
+		for (i = 2; i <= NF; i++) {
+			split($i, a, "=")
+			b[a[1]] = a[2]
+		}
+		t = $1
+		if (have && t > pt && !done) {
+			ok = 1
+			for (j in b)
+				if ((b[j] - pb[j]) * 8 / (t - pt) < 0.5 * rate)
+					ok = 0
+			if (ok) {
+				printf "%.0f\n", (t - t0) * 1000
+				done = 1
+			}
+		}
+		for (j in b)
+			pb[j] = b[j]
+		pt = t
+		have = 1
+	}
+	END { if (!done) print "never" }' "$1"
+}
+discovery_time() {
+	local mode t0 ms fo_sample=${DISC_SAMPLE_MS:-10}
+	disc_results=()
+	echo "== discovery: 2 shaped rails at $rate, 3 s stream of 1 MiB PUTs" \
+		"($inflight in flight), sampled every $fo_sample ms"
+	for mode in static discovered; do
+		topology 2 shaped
+		if [ $mode = discovered ]; then
+			UL_NO_PEER=1 ulnet_daemons 2
+		else
+			ulnet_daemons 2
+		fi
+		sampler_start "$tmp/samples"
+		t0=$EPOCHREALTIME
+		"$ctl" --ctl "$tmp/A.ctl" perf put 198.18.0.2@tcp \
+			--size 1048576 --seconds 3 --inflight "$inflight" \
+			>"$tmp/perf.yaml" 2>"$tmp/perf.log" ||
+			die "ulnetctl perf put failed ($mode)"
+		"$ctl" --ctl "$tmp/A.ctl" peer show --nid 198.18.0.2@tcp \
+			>"$tmp/peer.yaml" 2>&1 || true
+		stop_pids
+		ms=$(disc_first_both "$tmp/samples" "$t0")
+		echo "    $mode: both rails at >= 50 % after $ms ms; A's peer" \
+			"$(awk '$1 == "Multi-Rail:" { print "Multi-Rail: " $2 }' \
+				"$tmp/peer.yaml"),"\
+			"$(grep -c 'nid: 198' "$tmp/peer.yaml") NIDs"
+		disc_results+=("$ms")
+		teardown
+	done
+	echo
+	echo "Discovery (both rails in use, ms from the first PUT; goal: after"
+	echo "one discovery round trip): static ${disc_results[0]} ms," \
+		"discovered ${disc_results[1]} ms"
+}
+
 wait_line() { # file, text
 	for _ in $(seq 200); do
 		grep -q "$2" "$1" 2>/dev/null && return 0
@@ -548,7 +629,7 @@ if [ -n "$passes" ]; then
 		"of 1 MiB PUTs ($inflight in flight), TCP/MPTCP ${sec_tcp} s" \
 		"per stream"
 else
-	echo "bench_rails: $(nproc) CPUs, $(uname -sr); failover only"
+	echo "bench_rails: $(nproc) CPUs, $(uname -sr); no goodput passes"
 fi
 results=()
 for pass in $passes; do
@@ -591,4 +672,7 @@ if [ ${#results[@]} -gt 0 ]; then
 fi
 if $do_failover; then
 	failover
+fi
+if $do_discovery; then
+	discovery_time
 fi
