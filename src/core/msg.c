@@ -282,11 +282,13 @@ void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m)
 	if (n->opts.log && (n->opts.log->mask & UL_D_NET)) {
 		char a[64], b[64];
 
-		ul_node_log(n, UL_D_NET, "tx %s to %s via %s len %u%s",
-			    ul_wire_msg_type_name(m->type),
-			    ulnet_nid_format(&m->tx.target_nid, a, sizeof(a)),
-			    ulnet_nid_format(&m->ni->nid, b, sizeof(b)),
-			    m->tx.nob, m->retry_count ? " (resend)" : "");
+		ul_node_log(
+			n, UL_D_NET, "tx %s to %s via %s len %u md %#llx%s",
+			ul_wire_msg_type_name(m->type),
+			ulnet_nid_format(&m->tx.target_nid, a, sizeof(a)),
+			ulnet_nid_format(&m->ni->nid, b, sizeof(b)), m->tx.nob,
+			(unsigned long long)ul_wire_hdr_md_cookie(&m->tx.hdr),
+			m->retry_count ? " (resend)" : "");
 	}
 	m->tx.is_undelivered = false;
 	rc = nni->lni.lnd->ops->send(&nni->lni, &m->tx);

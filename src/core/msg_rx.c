@@ -213,9 +213,10 @@ static int drop_rx(struct ul_node *n, struct ul_ni *ni, struct ul_peer_ni *lpni,
 	char a[64];
 
 	ul_msg_count_drop(n, ni, lpni, hdr->type, hdr->payload_length);
-	ul_node_log(n, UL_D_NET, "drop %s from %s: %s",
+	ul_node_log(n, UL_D_NET, "drop %s from %s md %#llx: %s",
 		    ul_wire_msg_type_name(hdr->type),
-		    ulnet_nid_format(from_nid, a, sizeof(a)), why);
+		    ulnet_nid_format(from_nid, a, sizeof(a)),
+		    (unsigned long long)ul_wire_hdr_md_cookie(hdr), why);
 	return 0;
 }
 
@@ -292,10 +293,11 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 	rx->niov = m->rx.niov;
 	rx->mlen = m->rx.mlen;
 	rx->msg = m;
-	ul_node_log(n, UL_D_NET, "rx %s from %s len %u mlen %u",
+	ul_node_log(n, UL_D_NET, "rx %s from %s len %u mlen %u md %#llx",
 		    ul_wire_msg_type_name(hdr->type),
 		    ulnet_nid_format(from_nid, a, sizeof(a)),
-		    hdr->payload_length, rx->mlen);
+		    hdr->payload_length, rx->mlen,
+		    (unsigned long long)ul_wire_hdr_md_cookie(hdr));
 	return 0;
 }
 

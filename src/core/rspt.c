@@ -172,12 +172,14 @@ uint64_t ul_rspt_tick(struct ul_node *n, uint64_t now_ns)
 		if (md->is_rspt_hastened)
 			ul_node_log(n, UL_D_NETERROR,
 				    "no response from %s, whose connections "
-				    "were lost: MD unlinked",
-				    buf);
+				    "were lost: MD %#llx unlinked",
+				    buf, (unsigned long long)md->cookie);
 		else
 			ul_node_log(n, UL_D_NETERROR,
-				    "no response from %s in %u s: MD unlinked",
-				    buf, n->core->tun.transaction_timeout);
+				    "no response from %s in %u s: MD %#llx "
+				    "unlinked",
+				    buf, n->core->tun.transaction_timeout,
+				    (unsigned long long)md->cookie);
 		/* §6 step 2: whatever its number of NIs. */
 		lpni = ul_peer_ni_find(n->core, &md->rspt_nid);
 		if (lpni)

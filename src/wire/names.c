@@ -62,3 +62,19 @@ const char *ul_wire_ni_status_name(uint32_t status)
 		return NULL;
 	}
 }
+
+uint64_t ul_wire_hdr_md_cookie(const struct ul_wire_lnet_hdr *hdr)
+{
+	switch (hdr->type) {
+	case UL_WIRE_MSG_ACK:
+		return hdr->msg.ack.dst_wmd.wh_object_cookie;
+	case UL_WIRE_MSG_PUT:
+		return hdr->msg.put.ack_wmd.wh_object_cookie;
+	case UL_WIRE_MSG_GET:
+		return hdr->msg.get.return_wmd.wh_object_cookie;
+	case UL_WIRE_MSG_REPLY:
+		return hdr->msg.reply.dst_wmd.wh_object_cookie;
+	default:
+		return 0;
+	}
+}

@@ -563,6 +563,13 @@ uint32_t ul_wire_csum(uint32_t crc, const void *buf, size_t len);
 
 /* "PUT", "NOOP", "CONTROL", ...; NULL for a value with no name. */
 const char *ul_wire_msg_type_name(uint32_t type);
+/*
+ * The object cookie of the MD handle a header carries: the requester's
+ * (a PUT's ack_wmd, a GET's return_wmd) or the one answered (an ACK's
+ * or REPLY's dst_wmd), so a request and its answer log the same value;
+ * 0 for other types. For debug lines.
+ */
+uint64_t ul_wire_hdr_md_cookie(const struct ul_wire_lnet_hdr *hdr);
 const char *ul_wire_ksock_type_name(uint32_t type);
 const char *ul_wire_conn_type_name(uint32_t ctype);
 const char *ul_wire_ni_status_name(uint32_t status);
