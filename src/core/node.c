@@ -60,6 +60,9 @@ void ul_node_routing_changed(struct ul_node *n)
 	ul_ping_targets_refresh(n);
 	if (when)
 		ul_node_tick_arm(n, when);
+	/* A router's NI statuses are watched from now on (rtrchk.h). */
+	if (c->tun.routing && n->state == UL_NODE_STATE_RUNNING)
+		ul_node_tick_arm(n, n->opts.timers->now_ns);
 }
 
 void ul_node_routing_reset(struct ul_node *n)
