@@ -26,6 +26,8 @@
 #include "util/hash.h"
 #include "util/list.h"
 
+struct ul_log;
+
 struct ul_core_observer {
 	void *ctx; /* passed back to every hook */
 	/* A local net was created (before its first NI is added). */
@@ -96,6 +98,7 @@ struct ul_core {
 	uint32_t numa_max;	     /* largest distance: "any" node */
 	struct ul_core_observer obs;
 	struct ul_counters counters; /* the message layer's */
+	const struct ul_log *log;    /* the node's, for route state changes */
 };
 
 /*

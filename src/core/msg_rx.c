@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "core/msg.h"
+#include "core/rtrchk.h"
 
 static struct ul_node_ni *lni_nni(struct ul_lnd_ni *lni)
 {
@@ -260,6 +261,8 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 				       "no peer for the sender");
 		/* health.md §5.2: heard from (lpni_last_alive). */
 		lpni->msgs->last_alive_ns = n->opts.timers->now_ns;
+		/* routing.md §4.2, §7.5: statuses, before matching. */
+		ul_rtrchk_on_rx(n, ni, lpni, hdr);
 		src_lpni = ul_peer_ni_find(n->core, &hdr->src_nid);
 		if (src_lpni)
 			initiator = ul_peer_ni_peer(src_lpni)->primary_nid;

@@ -101,6 +101,13 @@ struct ul_net {
 	uint32_t sel_priority;	  /* UDSP net priority, lower better */
 	uint32_t seq;		  /* round-robin stamp (selection.md §4.5) */
 	struct ul_net_tunables tun;
+	/*
+	 * net_last_alive, for a router (routing.md §7.5, core/rtrchk.h):
+	 * when an LNet ping last arrived on one of its NIs (ns, node
+	 * time), valid once has_rtr_alive. Node thread.
+	 */
+	uint64_t rtr_alive_ns;
+	bool has_rtr_alive;
 	int refcount;
 	bool is_dead; /* unlinked; freed on the last put */
 };

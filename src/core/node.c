@@ -19,6 +19,7 @@
 #include "core/health.h"
 #include "core/msg.h"
 #include "core/ping.h"
+#include "core/rtrchk.h"
 #include "lnd/lolnd.h"
 #include "util/err.h"
 
@@ -59,6 +60,9 @@ void ul_node_routing_changed(struct ul_node *n)
 	ul_ping_targets_refresh(n);
 	if (when)
 		ul_node_tick_arm(n, when);
+	/* A router's NI statuses are watched from now on (rtrchk.h). */
+	if (c->tun.routing && n->state == UL_NODE_STATE_RUNNING)
+		ul_node_tick_arm(n, n->opts.timers->now_ns);
 }
 
 void ul_node_routing_reset(struct ul_node *n)
@@ -106,6 +110,8 @@ void ul_node_tick(struct ul_node *n, uint64_t now_ns)
 	next = t < next ? t : next;
 	t = ul_disc_tick(n, now_ns);
 	next = t < next ? t : next;
+	t = ul_rtrchk_tick(n, now_ns);
+	next = t < next ? t : next;
 	API_LEAVE(n);
 	if (next != UINT64_MAX)
 		ul_node_tick_arm(n, next);
@@ -140,6 +146,7 @@ int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 	}
 	n->core = core;
 	n->opts = *opts;
+	core->log = opts->log;
 	n->state = UL_NODE_STATE_NEW;
 	ul_list_init(&n->nis);
 	ul_list_init(&n->msgs);
@@ -344,6 +351,8 @@ int ul_node_startup(struct ul_node *n, struct ul_err *err)
 		ul_err_set(err, rc, "cannot post the ping target");
 		goto err_stop;
 	}
+	/* Gateways configured before the start are checked now (§5). */
+	ul_node_tick_arm(n, n->opts.timers->now_ns);
 	API_LEAVE(n);
 	return 0;
 

@@ -141,6 +141,9 @@ int ul_node_route_add(struct ul_node *n, uint32_t net,
 		case 0:
 			if (n->udsp)
 				ul_udsp_on_route_add(n->udsp, route);
+			/* Its gateway is checked at once (routing.md §2.2). */
+			if (n->state == UL_NODE_STATE_RUNNING)
+				ul_node_tick_arm(n, n->opts.timers->now_ns);
 			continue;
 		case -EACCES:
 			return ul_err_set(err, rc, "setting @lo not allowed");

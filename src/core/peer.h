@@ -99,6 +99,9 @@ struct ul_peer_net {
 	uint32_t sel_priority; /* UDSP peer net priority, lower better */
 	int healthv;	       /* max healthv of its peer NIs */
 	uint32_t seq;	       /* round-robin stamp (selection.md §4.5) */
+	/* lpn_next_ping: when the router checker next pings a gateway on
+	 * this net (ns, node time; 0: due now). Node thread. */
+	uint64_t rtr_next_check_ns;
 	int refcount;
 	bool is_dead;
 };
@@ -148,6 +151,8 @@ struct ul_peer {
 	int disc_error;		  /* the last failed round's -errno, or 0 */
 	uint32_t disc_ping_size;  /* the largest ping reply seen, bytes */
 	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
+	bool is_rtr_checking;	  /* RTR_DISCOVERY: a router check is out */
+	bool is_rtr_checked;	  /* RTR_DISCOVERED: one check completed */
 	int refcount;
 	bool is_dead;
 };

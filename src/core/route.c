@@ -8,6 +8,7 @@
 
 #include "core/core.h"
 #include "util/err.h"
+#include "util/log.h"
 #include "ulnet/ulnet.h"
 #include "wire/wire.h"
 
@@ -166,6 +167,7 @@ int ul_route_add(struct ul_core *c, uint32_t net_id, const struct ulnet_nid *gw,
 	rnet_insert(c, rnet, r);
 	ul_list_add_tail(&peer->routes, &r->gw_link);
 	peer->rtr_refcount++;
+	ul_route_gw_check_now(peer);
 	if (out)
 		*out = r;
 	return 0;
@@ -257,10 +259,57 @@ bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r)
 	    (r->hops == 1 || r->is_single_hop) && !gw_has_up_ni(gw, r->net_id))
 		return false;
 	/*
-	 * ulnet has no router checker yet: a gateway no discover reply has
-	 * spoken for is taken as routing (LNet checks it at route add).
+	 * A gateway no reply has spoken for yet is taken as routing: on a
+	 * running node the router checker pings it as the route is added,
+	 * and a dry run (debug select) has no checker.
 	 */
 	return gw->rtr != UL_PEER_RTR_DISABLED;
+}
+
+void ul_route_gw_check_now(struct ul_peer *gw)
+{
+	struct ul_peer_net *lpn;
+
+	ul_list_for_each_entry(lpn, &gw->peer_nets, peer_link)
+		lpn->rtr_next_check_ns = 0;
+}
+
+/* The cached flag, with LNet's line on every change (routing.md §4.3). */
+static void route_set_alive(struct ul_core *c, struct ul_route *r,
+			    bool is_alive)
+{
+	char net[ULNET_NIDSTR_SIZE], gw[ULNET_NIDSTR_SIZE];
+
+	if (r->is_alive == is_alive)
+		return;
+	r->is_alive = is_alive;
+	ul_log(c->log, UL_D_CONSOLE,
+	       "route to %s through %s has gone from %s to %s",
+	       ulnet_net_format(r->net_id, net, sizeof(net)),
+	       ulnet_nid_format(&r->gw_nid, gw, sizeof(gw)),
+	       is_alive ? "down" : "up", is_alive ? "up" : "down");
+}
+
+void ul_route_gw_set_alive(struct ul_core *c, struct ul_peer *gw, bool is_alive)
+{
+	struct ul_peer_net *lpn;
+	struct ul_peer_ni *lpni;
+	struct ul_route *r;
+	char a[ULNET_NIDSTR_SIZE];
+
+	if (gw->is_alive != is_alive)
+		ul_log(c->log, UL_D_NET, "gateway %s is %s",
+		       ulnet_nid_format(&gw->primary_nid, a, sizeof(a)),
+		       is_alive ? "alive" : "dead");
+	gw->is_alive = is_alive;
+	if (is_alive)
+		return;
+	/* §4.1: a failed check takes every NI and route of it down. */
+	ul_list_for_each_entry(lpn, &gw->peer_nets, peer_link)
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+			lpni->ns_status = UL_NS_STATUS_DOWN;
+	ul_list_for_each_entry(r, &gw->routes, gw_link)
+		route_set_alive(c, r, false);
 }
 
 /* The reply lists a NID on net_id (*is_up: one of them is up). */
@@ -288,16 +337,25 @@ void ul_route_on_gw_reply(struct ul_core *c, struct ul_peer *gw,
 	struct ul_route *r;
 	bool is_up;
 
+	char net[ULNET_NIDSTR_SIZE], gw_str[ULNET_NIDSTR_SIZE];
+
 	ul_list_for_each_entry(r, &gw->routes, gw_link) {
 		if (is_rte_disabled || !gw_has_up_ni(gw, r->local_net_id)) {
-			r->is_alive = false;
+			route_set_alive(c, r, false);
 			continue;
 		}
 		r->is_single_hop = reply_has_net(nis, n, r->net_id, &is_up);
+		if (r->hops == 1 && !r->is_single_hop)
+			ul_log(c->log, UL_D_WARNING,
+			       "route to %s through %s is configured with "
+			       "hop 1 but the gateway is not on that net",
+			       ulnet_net_format(r->net_id, net, sizeof(net)),
+			       ulnet_nid_format(&r->gw_nid, gw_str,
+						sizeof(gw_str)));
 		if (c->tun.avoid_asym_router_failure &&
 		    (r->hops == 1 || r->is_single_hop))
-			r->is_alive = is_up;
+			route_set_alive(c, r, is_up);
 		else
-			r->is_alive = true;
+			route_set_alive(c, r, true);
 	}
 }

@@ -82,11 +82,25 @@ bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r);
  * route's local net, that route is down; otherwise it is single-hop when
  * the reply lists a NID on the remote net, and with
  * avoid_asym_router_failure a single-hop (or hop 1) route is up only if
- * one of those NIDs is.
+ * one of those NIDs is. Every change of a route's cached flag is logged
+ * ("route to N through G has gone from up to down"), as LNet does.
  */
 void ul_route_on_gw_reply(struct ul_core *c, struct ul_peer *gw,
 			  bool is_rte_disabled, const struct ulnet_ping_ni *nis,
 			  size_t n);
+
+/*
+ * Every peer net of gateway gw is due for a router check now (route add,
+ * routing.md §2.2); the caller wakes the node tick.
+ */
+void ul_route_gw_check_now(struct ul_peer *gw);
+/*
+ * The end of a router check of gw (routing.md §4.1): alive after a reply,
+ * dead after a failure, which also marks every peer NI of gw down and
+ * every route through it down (cached flag, logged as LNet logs it).
+ */
+void ul_route_gw_set_alive(struct ul_core *c, struct ul_peer *gw,
+			   bool is_alive);
 
 /* For ul_core_destroy(): every route and remote net. */
 void ul_route_del_all(struct ul_core *c);

@@ -7,7 +7,9 @@
 # (273); a primary locked before keeps its place (sanity-lnet 304);
 # with discovery off here, or there, B is a non-MR peer of one NID; a
 # gateway shows ROUTER_ENABLED only from B's reply, and its route goes
-# down when B's reply says B does not route; an unreachable NID lands
+# down when B's reply says B does not route (A runs without the router
+# checker, alive_router_check_interval=0, so that only discover speaks
+# for the gateway; tests/sim/test_route_*.c test the checker); an unreachable NID lands
 # under "manage:" with exit 255; no NID fails as lnetctl does; every
 # target is parsed before any is discovered (a bad one: D1, 234, nothing
 # done); host names resolve; an unknown option prints getopt's line only;
@@ -20,7 +22,7 @@ conf() { # n
 	printf '      - nid: 127.1.7.%s@tcp\n      - nid: 127.1.17.%s@tcp\n' "$1" "$1"
 }
 cli_daemon b "$(conf 2)" --cpts 2
-cli_daemon a "$(conf 1)" --cpts 2
+cli_daemon a "$(conf 1)" --cpts 2 --param alive_router_check_interval=0
 export ULNET_CTL=$TMP/a.ctl
 
 u=$ULNETCTL

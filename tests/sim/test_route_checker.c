@@ -1,0 +1,359 @@
+/*
+ * Route liveness on the sending node and the router checker
+ * (reference/routing.md §4, §5, §7.5, scenarios §10.1, 4, 5, 6, 7), on
+ * the virtual clock:
+ *
+ *   C 10.0.0.10@tcp --- R 10.0.0.1@tcp   R 10.1.0.1@tcp1 --- S 10.1.0.20@tcp1
+ *
+ * R has routing enabled (STARTING for 110 s, then ENABLED); C routes
+ * tcp1 through R's tcp NID, S routes tcp through R's tcp1 NID. Nothing
+ * is forwarded here: what is tested is what C and S think of their
+ * routes, which is what `route show -v` prints (ul_route_is_alive) and
+ * what route choice reads. Default tunables: checks every 60 s, R's NIs
+ * DOWN after 110 s without a ping on their net.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "core/core.h"
+#include "helper_sim.h"
+#include "util/err.h"
+
+#define SEC 1000000000ull
+#define C_NID "10.0.0.10@tcp"
+#define R_TCP "10.0.0.1@tcp"
+#define R_TCP1 "10.1.0.1@tcp1"
+#define S_NID "10.1.0.20@tcp1"
+
+static const char conf_c[] = "net:\n"
+			     "  - net type: tcp\n"
+			     "    local NI(s):\n"
+			     "      - nid: 10.0.0.10@tcp\n";
+static const char conf_r[] = "net:\n"
+			     "  - net type: tcp\n"
+			     "    local NI(s):\n"
+			     "      - nid: 10.0.0.1@tcp\n"
+			     "  - net type: tcp1\n"
+			     "    local NI(s):\n"
+			     "      - nid: 10.1.0.1@tcp1\n";
+static const char conf_s[] = "net:\n"
+			     "  - net type: tcp1\n"
+			     "    local NI(s):\n"
+			     "      - nid: 10.1.0.20@tcp1\n";
+
+struct topo {
+	struct sim *sim;
+	struct sim_node *c, *r, *s;
+};
+
+/* Every node with discovery as given; R starts routing at time 0. */
+static void topo_init(struct topo *t, bool is_discovery)
+{
+	struct ul_err err = { 0 };
+
+	t->sim = sim_create(1);
+	t->c = sim_node_add(t->sim, "c", conf_c);
+	t->r = sim_node_add(t->sim, "r", conf_r);
+	t->s = sim_node_add(t->sim, "s", conf_s);
+	if (!is_discovery) {
+		ul_node_core(t->c->node)->tun.discovery = 0;
+		ul_node_core(t->r->node)->tun.discovery = 0;
+		ul_node_core(t->s->node)->tun.discovery = 0;
+	}
+	assert_int_equal(ul_node_routing_set(t->r->node, "routing", 1, 1, &err),
+			 0);
+}
+
+static void route_add(struct sim_node *sn, const char *net, const char *gw)
+{
+	struct ulnet_nid g = sim_nid(gw);
+	struct ul_err err = { 0 };
+	uint32_t net_id;
+
+	assert_int_equal(ulnet_net_parse(net, &net_id, NULL, 0), 0);
+	assert_int_equal(ul_node_route_add(sn->node, net_id, &g, 1,
+					   UL_HOPS_UNDEFINED, 0, &err),
+			 0);
+}
+
+/* The one route of sn to net (route show -v's "state"). */
+static struct ul_route *route_of(struct sim_node *sn, const char *net)
+{
+	struct ul_core *c = ul_node_core(sn->node);
+	struct ul_rnet *rnet;
+	uint32_t net_id;
+
+	assert_int_equal(ulnet_net_parse(net, &net_id, NULL, 0), 0);
+	rnet = ul_rnet_find(c, net_id);
+	assert_non_null(rnet);
+	assert_int_equal(rnet->nroutes, 1);
+	return ul_list_first_entry(&rnet->routes, struct ul_route, rnet_link);
+}
+
+static bool is_up(struct sim_node *sn, const char *net)
+{
+	return ul_route_is_alive(ul_node_core(sn->node), route_of(sn, net));
+}
+
+static bool ni_is_up(struct sim_node *sn, const char *nid)
+{
+	return sim_ni_info(sn, nid).is_up;
+}
+
+static void run_to(struct topo *t, uint64_t sec)
+{
+	sim_run(t->sim, sec * SEC);
+}
+
+/*
+ * §10.1 and §5: routes through R are checked at once (R is STARTING and
+ * says RTE_DISABLED: down), and at the first check after R is ENABLED
+ * (110 s) they are up, R known as a Multi-Rail router with both NIDs,
+ * and single-hop.
+ */
+static void route_up_at_first_check_after_router_enabled(void **state)
+{
+	struct topo t;
+	struct ul_peer *gw;
+
+	(void)state;
+	topo_init(&t, true);
+	route_add(t.c, "tcp1", R_TCP);
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 1);
+	assert_false(is_up(t.c, "tcp1"));
+	assert_false(is_up(t.s, "tcp"));
+	gw = route_of(t.c, "tcp1")->gateway;
+	assert_true(gw->is_rtr_checked);
+	assert_int_equal(gw->rtr, UL_PEER_RTR_DISABLED);
+	/* Checks at 0, 60, 120; R ENABLED at 110. */
+	run_to(&t, 119);
+	assert_false(is_up(t.c, "tcp1"));
+	run_to(&t, 121);
+	assert_true(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.s, "tcp"));
+	assert_int_equal(gw->rtr, UL_PEER_RTR_ENABLED);
+	assert_true(gw->is_mr);
+	assert_int_equal(gw->nnis, 2);
+	assert_true(route_of(t.c, "tcp1")->is_single_hop);
+	/* Both of R's nets were pinged, so R publishes both up. */
+	assert_true(ni_is_up(t.r, R_TCP));
+	assert_true(ni_is_up(t.r, R_TCP1));
+	run_to(&t, 400);
+	assert_true(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.s, "tcp"));
+	sim_destroy(t.sim);
+}
+
+/*
+ * §10.7: set routing 0 on R publishes RTE_DISABLED; C's route stays up
+ * until C's next check (at 180 s), then goes down. Routing back on:
+ * up again at the first check after R is ENABLED once more.
+ */
+static void router_disabled_route_down_at_next_check(void **state)
+{
+	struct ul_err err = { 0 };
+	struct ul_core *rc;
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, true);
+	route_add(t.c, "tcp1", R_TCP);
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 170);
+	assert_true(is_up(t.c, "tcp1"));
+	assert_int_equal(ul_node_routing_set(t.r->node, "routing", 0, 1, &err),
+			 0);
+	run_to(&t, 179);
+	assert_true(is_up(t.c, "tcp1"));
+	run_to(&t, 181);
+	assert_false(is_up(t.c, "tcp1"));
+	assert_false(is_up(t.s, "tcp"));
+	/* STOPPING ends 110 s after (no buffer is out): DISABLED at 280. */
+	run_to(&t, 281);
+	rc = ul_node_core(t.r->node);
+	assert_int_equal(rc->routing.state, UL_ROUTING_DISABLED);
+	assert_int_equal(ul_node_routing_set(t.r->node, "routing", 1, 1, &err),
+			 0);
+	/* ENABLED at 391; C's checks at 360, 420. */
+	run_to(&t, 419);
+	assert_false(is_up(t.c, "tcp1"));
+	run_to(&t, 421);
+	assert_true(is_up(t.c, "tcp1"));
+	sim_destroy(t.sim);
+}
+
+/*
+ * §10.4, §7.5: only C has a route. R's tcp1 NI hears no ping and is
+ * DOWN from 110 s; with avoid_asym_router_failure C's route is down at
+ * its check at 120 s. Once S routes through R too, R's tcp1 is up and
+ * so is C's route at C's next check. When C goes away, R's tcp NI is
+ * DOWN 110 s after C's last ping and S's route goes down at S's next
+ * check.
+ */
+static void aarf_one_side_configured(void **state)
+{
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, true);
+	route_add(t.c, "tcp1", R_TCP);
+	run_to(&t, 125);
+	assert_true(ni_is_up(t.r, R_TCP));
+	assert_false(ni_is_up(t.r, R_TCP1));
+	assert_int_equal(route_of(t.c, "tcp1")->gateway->rtr,
+			 UL_PEER_RTR_ENABLED);
+	assert_false(is_up(t.c, "tcp1"));
+	/* S's check pings R's tcp1 at 125, C's next check is at 180. */
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 126);
+	assert_true(ni_is_up(t.r, R_TCP1));
+	assert_true(is_up(t.s, "tcp"));
+	assert_false(is_up(t.c, "tcp1"));
+	run_to(&t, 181);
+	assert_true(is_up(t.c, "tcp1"));
+	/* C's last check pings R at 180: R's tcp is quiet from 290 on. */
+	ul_node_shutdown(t.c->node);
+	run_to(&t, 289);
+	assert_true(ni_is_up(t.r, R_TCP));
+	run_to(&t, 292);
+	assert_false(ni_is_up(t.r, R_TCP));
+	/* S's checks at 125, 185, 245, 305. */
+	assert_true(is_up(t.s, "tcp"));
+	run_to(&t, 306);
+	assert_false(is_up(t.s, "tcp"));
+	sim_destroy(t.sim);
+}
+
+/*
+ * §10.5: with avoid_asym_router_failure 0, C's route is up while R's
+ * tcp1 NI is down, and S's stays up after C went away.
+ */
+static void aarf_off_route_up_on_one_side(void **state)
+{
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, true);
+	ul_node_core(t.c->node)->tun.avoid_asym_router_failure = 0;
+	ul_node_core(t.s->node)->tun.avoid_asym_router_failure = 0;
+	route_add(t.c, "tcp1", R_TCP);
+	run_to(&t, 125);
+	assert_false(ni_is_up(t.r, R_TCP1));
+	assert_true(is_up(t.c, "tcp1"));
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 181);
+	ul_node_shutdown(t.c->node);
+	run_to(&t, 400);
+	assert_false(ni_is_up(t.r, R_TCP));
+	assert_true(is_up(t.s, "tcp"));
+	sim_destroy(t.sim);
+}
+
+/*
+ * §10.6, §4.3: discovery off everywhere. R stays a non-MR peer of one
+ * NID on C and S, so only the routes' cached flags speak: down while R
+ * says RTE_DISABLED, up once R routes, and (AARF) down on C while R's
+ * tcp1 NI is DOWN, up once S's checks have pinged it.
+ */
+static void discovery_off_uses_cached_flag(void **state)
+{
+	struct ul_route *r;
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, false);
+	route_add(t.c, "tcp1", R_TCP);
+	run_to(&t, 1);
+	r = route_of(t.c, "tcp1");
+	assert_false(r->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	run_to(&t, 125);
+	r = route_of(t.c, "tcp1");
+	assert_false(r->gateway->is_mr);
+	assert_true(r->gateway->has_no_discovery);
+	assert_int_equal(r->gateway->nnis, 1);
+	/* The reply lists R's tcp1 NID, DOWN: single-hop, AARF says down. */
+	assert_true(r->is_single_hop);
+	assert_false(r->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 181);
+	r = route_of(t.c, "tcp1");
+	assert_true(r->is_alive);
+	assert_true(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.s, "tcp"));
+	sim_destroy(t.sim);
+}
+
+/*
+ * §4.1, §5: a gateway that stops answering is dead after its next check
+ * fails (the check's ping ends by its response deadline or the LND's
+ * error): its routes and peer NIs are down.
+ */
+static void silent_gateway_goes_down_at_next_check(void **state)
+{
+	struct ul_peer *gw;
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, true);
+	ul_node_core(t.c->node)->tun.avoid_asym_router_failure = 0;
+	route_add(t.c, "tcp1", R_TCP);
+	run_to(&t, 170);
+	assert_true(is_up(t.c, "tcp1"));
+	gw = route_of(t.c, "tcp1")->gateway;
+	ul_node_shutdown(t.r->node);
+	run_to(&t, 179);
+	assert_true(gw->is_alive);
+	assert_true(is_up(t.c, "tcp1"));
+	/* The transaction timeout (150 s) bounds the failing check. */
+	run_to(&t, 180 + 151);
+	assert_false(gw->is_alive);
+	assert_false(route_of(t.c, "tcp1")->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	sim_destroy(t.sim);
+}
+
+/*
+ * §3 check_routers_before_use: the gateway and its route start down and
+ * come up only when a check has answered.
+ */
+static void check_routers_before_use_starts_down(void **state)
+{
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, true);
+	ul_node_core(t.c->node)->tun.check_routers_before_use = 1;
+	ul_node_core(t.c->node)->tun.avoid_asym_router_failure = 0;
+	/* R enabled before the route exists, so its first answer counts. */
+	run_to(&t, 111);
+	route_add(t.c, "tcp1", R_TCP);
+	assert_false(route_of(t.c, "tcp1")->gateway->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	run_to(&t, 112);
+	assert_true(is_up(t.c, "tcp1"));
+	sim_destroy(t.sim);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(route_up_at_first_check_after_router_enabled),
+		cmocka_unit_test(router_disabled_route_down_at_next_check),
+		cmocka_unit_test(aarf_one_side_configured),
+		cmocka_unit_test(aarf_off_route_up_on_one_side),
+		cmocka_unit_test(discovery_off_uses_cached_flag),
+		cmocka_unit_test(silent_gateway_goes_down_at_next_check),
+		cmocka_unit_test(check_routers_before_use_starts_down),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
