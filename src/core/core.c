@@ -44,6 +44,7 @@ void ul_core_destroy(struct ul_core *c)
 	ul_route_del_all(c);
 	ul_peer_del_all(c);
 	ul_net_del_all(c);
+	ul_routing_fini(&c->routing);
 	ul_hash_fini(&c->peer_ni_hash);
 	free(c->numa_dist);
 	free(c);

@@ -40,9 +40,11 @@ void ul_msg_drain_ready(struct ul_node *n)
 	if (n->is_posting)
 		return;
 	n->is_posting = true;
-	while (!ul_list_empty(&n->ready)) {
+	while (!ul_list_empty(&n->ready) || !ul_list_empty(&n->fwd_ready)) {
 		struct ul_list batch;
 
+		/* Forwarded messages that got their router credits. */
+		ul_fwd_run(n);
 		/* What posting releases waits for the next batch. */
 		ul_list_take(&n->ready, &batch);
 		while (!ul_list_empty(&batch)) {

@@ -49,17 +49,25 @@ static const uint32_t allowed[] = {
 	[UL_MSG_STATE_DELAYED] = ST(LND) | ST(NEW) | ST(DONE),
 	[UL_MSG_STATE_LND] = ST(RESEND) | ST(DONE),
 	[UL_MSG_STATE_RESEND] = ST(NEW) | ST(DONE),
-	/* a GET's receive turns into its REPLY's send (msg_rx.c) */
-	[UL_MSG_STATE_RX] = ST(NEW) | ST(DELAYED) | ST(DONE),
+	/*
+	 * A GET's receive turns into its REPLY's send (msg_rx.c); a
+	 * forwarded message's into its send on, maybe after waiting for
+	 * router credits (forward.c).
+	 */
+	[UL_MSG_STATE_RX] = ST(NEW) | ST(DELAYED) | ST(DONE) | ST(QUEUED_RTR) |
+			    ST(QUEUED_RTRBUF),
 	[UL_MSG_STATE_DONE] = 0,
 	/* discovery ended: selected now, or failed with its error */
 	[UL_MSG_STATE_WAIT_DISC] = ST(NEW) | ST(DONE),
+	[UL_MSG_STATE_QUEUED_RTR] = ST(QUEUED_RTRBUF) | ST(NEW) | ST(DONE),
+	[UL_MSG_STATE_QUEUED_RTRBUF] = ST(NEW) | ST(DONE),
 };
 #undef ST
 
 static const char *const state_names[] = {
-	"new", "queued_peer", "queued_ni", "ready", "delayed",
-	"lnd", "resend",      "rx",	   "done",  "wait_disc",
+	"new",	   "queued_peer", "queued_ni",	"ready",
+	"delayed", "lnd",	  "resend",	"rx",
+	"done",	   "wait_disc",	  "queued_rtr", "queued_rtrbuf",
 };
 
 bool ul_msg_set_state(struct ul_node *n, struct ul_msg *m, enum ul_msg_state to)
@@ -84,6 +92,10 @@ void ul_msg_free(struct ul_node *n, struct ul_msg *m)
 		ul_ni_put(m->ni);
 	if (m->lpni)
 		ul_peer_ni_put(m->lpni);
+	if (m->rtr_lpni)
+		ul_peer_ni_put(m->rtr_lpni);
+	assert(!m->rtrbuf); /* forward.c gives it back first */
+	free(m->eager);
 	free(m->iov_alloc);
 	free(m);
 	n->core->counters.msgs_alloc--;
@@ -123,6 +135,7 @@ struct ul_peer_ni_msgs *ul_msg_lpni_msgs(struct ul_node *n,
 	if (!pm)
 		return NULL;
 	ul_list_init(&pm->txq);
+	ul_list_init(&pm->rtrq);
 	ul_list_init(&pm->rec.link);
 	pm->lpni = lpni;
 	lpni->msgs = pm;
@@ -187,6 +200,10 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 		req.md_numa_node = numa_node;
 		req.is_reserved_portal = is_reserved;
 		req.is_recovery = m->is_recovery;
+		/* routing.md §7.4 step 7: the originator's header stays. */
+		req.is_forward = m->is_forward;
+		if (m->is_forward)
+			req.hdr_src_nid = m->rx_hdr.src_nid;
 		rc = ul_select(c, &req, &res, NULL);
 		if (rc)
 			return rc;
@@ -238,11 +255,18 @@ void ul_msg_post(struct ul_node *n, struct ul_msg *m)
 		ul_msg_finalize(n, m, -ESHUTDOWN, UL_HSTATUS_OK);
 		return;
 	}
-	if (n->opts.timers->now_ns > m->deadline_ns) {
+	if (!ul_fwd_next_hop_is_alive(n, m)) {
+		/* routing.md §7.4 step 10: maybe another NID of the hop. */
+		ul_msg_count_drop(n, m->ni, m->lpni, m->type, m->tx.nob);
+		ul_msg_finalize(n, m, -EHOSTUNREACH, UL_HSTATUS_REMOTE_DROPPED);
+		return;
+	}
+	if (!m->is_forward && n->opts.timers->now_ns > m->deadline_ns) {
 		/*
 		 * lnet_post_send_locked's drop: the deadline passed before
 		 * the message reached the LND. LNet never gets here for
-		 * loopback, which has no peer NI.
+		 * loopback, which has no peer NI. A router never drops what
+		 * it forwards for its age (health.md §3, routing.md §7.4).
 		 */
 		if (m->lpni)
 			ul_msg_count_drop(n, m->ni, m->lpni, m->type,
@@ -382,6 +406,11 @@ void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,
 	ul_msg_set_state(n, m, UL_MSG_STATE_DONE);
 	ul_msg_stats(n, m, status);
 	ul_msg_return_credits(n, m, was);
+	if (m->is_forward) {
+		ul_fwd_finalize(n, m, was, status);
+		ul_msg_drain_ready(n);
+		return;
+	}
 	if (is_rx_put && status == 0 && m->want_ack)
 		ul_msg_send_ack(n, m);
 	if (!md) {
@@ -458,6 +487,7 @@ void ul_msg_fail_all_queued(struct ul_node *n, int status)
 
 	ul_list_for_each_entry(nni, &n->nis, link)
 		ul_msg_fail_ni_queue(n, nni, status);
+	ul_fwd_drop_waiting(n, status);
 }
 
 static void fill_send_event(struct ul_node *n, struct ul_msg *m,

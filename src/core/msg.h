@@ -14,6 +14,9 @@
  *   RX -> DELAYED (a delay rule holds its delivery) -> DONE or NEW
  *   LND (or a queue) -> RESEND (health.md §7) -> NEW (selected again)
  *   NEW -> RX -> DONE, or (a GET) -> the REPLY's send path above
+ *   RX (forwarded: payload into a router buffer or, when none is free,
+ *   received eagerly) -> [QUEUED_RTR] -> [QUEUED_RTRBUF] -> NEW, then
+ *   the send path above toward its destination (forward.c)
  *
  * A queued message becomes READY when a credit comes back and is posted
  * again. Every message ends in ul_msg_finalize(): the health funnel
@@ -39,6 +42,8 @@
 
 struct ul_core;
 struct ul_ping_state;
+struct ul_rtrbuf;
+struct ul_rtrpool;
 
 /* Most LND types a node serves at once (lo, tcp, sim, ...). */
 #define UL_NODE_MAX_LNDS 8
@@ -92,6 +97,11 @@ struct ul_peer_ni_msgs {
 	uint32_t hs_network_timeout; /* NETWORK_TIMEOUT */
 	uint64_t last_alive_ns;	     /* last message from it, 0: never */
 	struct ul_recovery rec;	     /* peer NI recovery (health.md §5.2) */
+	/* Router credits of messages it sends us to forward (§7.3) */
+	bool has_rtr_credits; /* rtrcredits was set from its net */
+	int rtrcredits;	      /* free; negative: messages waiting */
+	int minrtrcredits;    /* lowest rtrcredits seen */
+	struct ul_list rtrq;  /* struct ul_msg in QUEUED_RTR, FIFO */
 };
 
 struct ul_node {
@@ -127,20 +137,25 @@ struct ul_node {
 	/* Discovery on the send path (discovery_send.c) */
 	struct ul_list disc_queue;  /* struct ul_peer QUEUED, ref held */
 	struct ul_list disc_parked; /* struct ul_msg in WAIT_DISC */
+	/* forwarded messages holding their router credits, to be sent */
+	struct ul_list fwd_ready;
 };
 
 enum ul_msg_state {
-	UL_MSG_STATE_NEW,	  /* built, not committed to an NI */
-	UL_MSG_STATE_QUEUED_PEER, /* waiting for a peer NI credit */
-	UL_MSG_STATE_QUEUED_NI,	  /* waiting for an NI credit */
-	UL_MSG_STATE_READY,	  /* released, on ul_node.ready */
-	UL_MSG_STATE_DELAYED,	  /* held by a delay rule (fault.md §6) */
-	UL_MSG_STATE_LND,	  /* with the LND until tx_done */
-	UL_MSG_STATE_RESEND,	  /* on ul_node.resendq (health.md §7) */
-	UL_MSG_STATE_RX,	  /* parsed, payload coming: until rx_done */
-	UL_MSG_STATE_DONE,	  /* finalized */
-	UL_MSG_STATE_WAIT_DISC,	  /* parked on ul_node.disc_parked until
+	UL_MSG_STATE_NEW,	    /* built, not committed to an NI */
+	UL_MSG_STATE_QUEUED_PEER,   /* waiting for a peer NI credit */
+	UL_MSG_STATE_QUEUED_NI,	    /* waiting for an NI credit */
+	UL_MSG_STATE_READY,	    /* released, on ul_node.ready */
+	UL_MSG_STATE_DELAYED,	    /* held by a delay rule (fault.md §6) */
+	UL_MSG_STATE_LND,	    /* with the LND until tx_done */
+	UL_MSG_STATE_RESEND,	    /* on ul_node.resendq (health.md §7) */
+	UL_MSG_STATE_RX,	    /* parsed, payload coming: until rx_done */
+	UL_MSG_STATE_DONE,	    /* finalized */
+	UL_MSG_STATE_WAIT_DISC,	    /* parked on ul_node.disc_parked until
 				   * its peer's discovery ends */
+	UL_MSG_STATE_QUEUED_RTR,    /* forwarded, payload in: waiting for a
+				   * router credit of its sender */
+	UL_MSG_STATE_QUEUED_RTRBUF, /* forwarded: waiting for a buffer */
 };
 
 struct ul_msg {
@@ -179,6 +194,18 @@ struct ul_msg {
 	struct ulnet_nid from_nid;	/* rx: previous hop */
 	struct iovec iov_one;
 	struct iovec *iov_alloc;
+	/*
+	 * Forwarding (forward.c): a message for another node that this
+	 * router received and sends on. rx_hdr is its header, kept as it
+	 * came (source and destination stay end to end).
+	 */
+	bool is_forward;
+	bool has_rtr_credit;	     /* one of rtr_lpni's router credits */
+	bool has_rtrbuf_credit;	     /* one of rtrpool's buffer credits */
+	struct ul_peer_ni *rtr_lpni; /* the sender; reference */
+	struct ul_rtrpool *rtrpool;  /* the pool of its payload size */
+	struct ul_rtrbuf *rtrbuf;    /* its buffer, once it has one */
+	unsigned char *eager;	     /* the payload, received eagerly */
 };
 
 /* Queue e (for e->md, which it references) for ul_node_dispatch(). */
@@ -345,6 +372,33 @@ void ul_msg_rx_deliver(struct ul_node *n, struct ul_msg *m);
 uint64_t ul_fault_tick(struct ul_node *n, uint64_t now_ns);
 /* Release (or, at shutdown, fail) every delayed message. */
 void ul_fault_release_all(struct ul_node *n, bool is_shutdown);
+
+/*
+ * Forwarding (forward.c, routing.md §7.4). ul_fwd_parse: a header for
+ * another node arrived (the LND's parse upcall, after the header
+ * checks): drop it or start receiving it. ul_fwd_rx_done: its payload is
+ * in. ul_fwd_finalize: the end of a forwarded message, from
+ * ul_msg_finalize (credits, buffer, counters). ul_fwd_run: send what got
+ * its router credits (from ul_msg_drain_ready). ul_fwd_drop_waiting:
+ * drop every message waiting for router credits, -ECANCELED (routing
+ * disabled, routing.md §7.1) or the shutdown's status.
+ */
+int ul_fwd_parse(struct ul_node *n, struct ul_node_ni *nni,
+		 const struct ul_wire_lnet_hdr *hdr,
+		 const struct ulnet_nid *from_nid, struct ul_lnd_rx *rx);
+void ul_fwd_rx_done(struct ul_node *n, struct ul_msg *m);
+void ul_fwd_finalize(struct ul_node *n, struct ul_msg *m, enum ul_msg_state was,
+		     int status);
+void ul_fwd_run(struct ul_node *n);
+void ul_fwd_drop_waiting(struct ul_node *n, int status);
+/*
+ * The peer aliveness check of a router (routing.md §7.4 step 10): false
+ * when m must not be sent to its next hop, which is not alive.
+ */
+bool ul_fwd_next_hop_is_alive(struct ul_node *n, const struct ul_msg *m);
+/* drop_asym_route (routing.md §8): a routed message for us to drop. */
+bool ul_fwd_is_asym(struct ul_node *n, const struct ul_wire_lnet_hdr *hdr,
+		    const struct ulnet_nid *from_nid);
 
 /* Make sure the node tick runs by when_ns (node.c). */
 void ul_node_tick_arm(struct ul_node *n, uint64_t when_ns);

@@ -9,8 +9,8 @@
  * destination that is ours or on the receiving NI's net but not this NI)
  * return -EPROTO so the LND closes the connection; every other problem
  * drops the message: rx->msg NULL, mlen 0, rlen the payload to skip, and
- * one drop counted. Forwarding is not implemented, so a message for
- * another node on another net is such a drop (LNet: routing disabled).
+ * one drop counted. A message for another node on another net is
+ * forward.c's: forwarded, or dropped when routing is disabled.
  */
 #include <errno.h>
 #include <string.h>
@@ -245,9 +245,7 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 	}
 	rx->rlen = hdr->payload_length;
 	if (!ulnet_nid_same(&hdr->dest_nid, &ni->nid))
-		return drop_rx(n, ni, NULL, hdr, from_nid,
-			       "not for this node (forwarding is not "
-			       "implemented)");
+		return ul_fwd_parse(n, nni, hdr, from_nid, rx);
 	if (n->state != UL_NODE_STATE_RUNNING || nni->is_stopping)
 		return drop_rx(n, ni, NULL, hdr, from_nid, "shutting down");
 	/* fault.md §4.1: before the sender's peer NI is looked up. */
@@ -266,6 +264,10 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 		src_lpni = ul_peer_ni_find(n->core, &hdr->src_nid);
 		if (src_lpni)
 			initiator = ul_peer_ni_peer(src_lpni)->primary_nid;
+		/* routing.md §8: only over a gateway we would use back. */
+		if (ul_fwd_is_asym(n, hdr, from_nid))
+			return drop_rx(n, ni, lpni, hdr, from_nid,
+				       "Dropping asymmetrical route");
 	}
 	m = ul_msg_alloc(n);
 	if (!m)
@@ -408,6 +410,8 @@ static void up_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 		ul_msg_finalize(n, m, status,
 				status == -ESHUTDOWN ? UL_HSTATUS_OK
 						     : UL_HSTATUS_REMOTE_ERROR);
+	else if (m->is_forward)
+		ul_fwd_rx_done(n, m);
 	else if (!ul_fault_rx_delay(n, m))
 		ul_msg_rx_deliver(n, m);
 	/*

@@ -54,6 +54,9 @@ static void count_msg(struct ul_node *n, struct ul_msg *m, int status)
 	if (m->lpni && m->lpni->msgs)
 		stats_add(&m->lpni->msgs->stats, m->is_tx, true, m->type,
 			  bytes);
+	/* A forwarded message counts globally as routed (forward.c). */
+	if (m->is_forward)
+		return;
 	if (m->is_tx) {
 		g->send_count++;
 		g->send_length += bytes;

@@ -67,6 +67,7 @@ void ul_node_routing_changed(struct ul_node *n)
 
 void ul_node_routing_reset(struct ul_node *n)
 {
+	ul_fwd_drop_waiting(n, -ECANCELED);
 	ul_routing_reset(&n->core->routing);
 	n->core->tun.routing = 0;
 	ul_ping_targets_refresh(n);
@@ -82,6 +83,9 @@ static uint64_t routing_tick(struct ul_node *n, uint64_t now_ns)
 		ul_node_log(n, UL_D_CONSOLE, "Message forwarding %s",
 			    r->state == UL_ROUTING_ENABLED ? "enabled"
 							   : "disabled");
+		/* routing.md §7.1: what waits for router credits is dropped. */
+		if (r->state == UL_ROUTING_DISABLED)
+			ul_fwd_drop_waiting(n, -ECANCELED);
 		ul_node_routing_changed(n);
 	}
 	when = ul_routing_deadline(r);
@@ -160,6 +164,7 @@ int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 	ul_list_init(&n->lpni_recq);
 	ul_list_init(&n->disc_queue);
 	ul_list_init(&n->disc_parked);
+	ul_list_init(&n->fwd_ready);
 	ul_fault_set_init(&n->faults, opts->fault_seed);
 	ul_timer_init(&n->tick_timer, tick_timer_fired);
 	/* 0@lo is always served, by lolnd. */

@@ -75,11 +75,7 @@ int ul_conf_walk_routing(struct ul_conf_walk *w, const struct ul_ynode *key,
 	c->routing_enable = w->dialect == UL_CONF_OLD_API ? s.value != 0
 							  : s.value == 1;
 	c->flags |= UL_CONF_HAS_ROUTING;
-	if (c->routing_enable)
-		rc = ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
-				       "enable 1 is kept and shown; ulnet "
-				       "does not forward messages yet");
-	return rc ? rc : ul_conf_walk_step(w, &s);
+	return ul_conf_walk_step(w, &s);
 }
 
 /*
@@ -118,7 +114,7 @@ int ul_conf_walk_buffers(struct ul_conf_walk *w, const struct ul_ynode *key,
 	rc = ul_conf_walk_note(w, key, UL_CONF_NOTE_NOT_APPLIED,
 			       "counts are kept and shown only while "
 			       "routing is on (LNet drops them while it is "
-			       "off); ulnet has no router buffer pools yet");
+			       "off)");
 	return rc ? rc : ul_conf_walk_step(w, &s);
 }
 

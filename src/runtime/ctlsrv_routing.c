@@ -2,8 +2,9 @@
  * `routing show` (reference/lnetctl.md §8.4, routing.md §7.2) on the
  * instance's side, over core/routing.h. `set routing` and `set
  * tiny|small|large_buffers` are node requests (ctl/node_req.h,
- * ul_node_routing_set). Nothing is forwarded yet: the pools are counts
- * (see routing.h).
+ * ul_node_routing_set). The pools are the ones forwarding takes its
+ * buffers from (core/forward.c): credits go below zero while messages
+ * wait for a buffer, and mincredits keeps the lowest.
  */
 #include <errno.h>
 #include <stdio.h>

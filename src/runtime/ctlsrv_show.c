@@ -262,14 +262,19 @@ static int fill_peer_ni(struct ul_ctl_peer_ni *out,
 					: 0;
 		/*
 		 * Router buffer credits (routing.md §7.3): the net's
-		 * peer_buffer_credits, else its peer credits; full, as
-		 * nothing is forwarded yet. None off local nets, as LNet.
+		 * peer_buffer_credits, else its peer credits, until it sends
+		 * us something to forward (core/forward.c). None off local
+		 * nets, as LNet.
 		 */
 		out->rtr_credits = !net ? 0
 				   : net->tun.peer_buffer_credits > 0
 					   ? net->tun.peer_buffer_credits
 					   : max;
 		out->min_rtr_credits = out->rtr_credits;
+		if (net && pm && pm->has_rtr_credits) {
+			out->rtr_credits = pm->rtrcredits;
+			out->min_rtr_credits = pm->minrtrcredits;
+		}
 		out->refcount = lpni->refcount;
 	}
 	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,

@@ -278,8 +278,7 @@ static const struct row rows[] = {
 	{ "buffers: {tiny: 4096, large: -5}\nrouting: {enable: 2}\n",
 	  UL_CONF_NETLINK, false, NULL, 0,
 	  "note 2 buffers: counts are kept and shown only while routing is on "
-	  "(LNet drops them while it is off); ulnet has no router buffer "
-	  "pools yet\n"
+	  "(LNet drops them while it is off)\n"
 	  "set tiny_buffers 4096\nset small_buffers 0\nset large_buffers -1\n"
 	  "set routing 0\n" },
 	/* 10: UDSP: priority carried, UINT32_MAX before any, 0 refused */

@@ -34,9 +34,9 @@ static const struct row rows[] = {
 		  "1:1 lnd_timeout: read-only; skipped" },
 	{ "global: {lnd_timeout: 49}\n", SKIP,
 	  "1:10 global.lnd_timeout: read-only; skipped" },
-	{ "routing: {enable: 1}\n", NOT_APPLIED,
-	  "1:1 routing: enable 1 is kept and shown; ulnet does not forward "
-	  "messages yet" },
+	/* routing: enable 1 is applied (ulnet forwards): no note of its own */
+	{ "routing: {enable: 1, foo: 2}\n", SKIP,
+	  "1:22 routing.foo: unknown key; skipped" },
 	{ "ping: {nids: {0: 192.168.1.20@tcp}}\n", SKIP,
 	  "1:1 'ping' is only run by import --exec; skipped" },
 	{ "discover: {nids: [192.168.1.20@tcp]}\n", SKIP,
@@ -70,8 +70,7 @@ static const struct row rows[] = {
 	/* 15 */
 	{ "buffers: {tiny: 5}\n", NOT_APPLIED,
 	  "1:1 buffers: counts are kept and shown only while routing is on "
-	  "(LNet drops them while it is off); ulnet has no router buffer pools "
-	  "yet" },
+	  "(LNet drops them while it is off)" },
 	{ "numa: {range: 1, foo: 2}\n", SKIP,
 	  "1:18 numa.foo: unknown key; skipped" },
 };
