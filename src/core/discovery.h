@@ -44,4 +44,12 @@ int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 		       const struct ulnet_ping_result *res,
 		       struct ul_peer **out, struct ul_err *err);
 
+/*
+ * LNet's lnet_peer_deletion() (discovery.md §10, MARK_DELETION): p goes
+ * with all its NIDs, its routes are taken off first and added again
+ * after (their gateway made again from each route's NID, as traffic
+ * makes a peer); traffic makes p again. 0 or -ENOMEM.
+ */
+int ul_discovery_peer_delete(struct ul_core *c, struct ul_peer *p);
+
 #endif /* UL_CORE_DISCOVERY_H */
