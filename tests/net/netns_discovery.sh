@@ -84,6 +84,8 @@ recv_from_b() { # messages A received from its peer B, over its NIs
 	ctl peer show -v 1 --nid $B0 | awk '/recv_count:/ { t += $NF }
 		END { print t + 0 }'
 }
+received_more() { [ "$(recv_from_b)" -gt "$1" ]; }
+b99_down() { [ "$(net_status ctlb tcp99 $B99)" = down ]; }
 perf() {
 	ctl perf put "$1" --size 64K --seconds 1 >"$tmp/perf.out" ||
 		ul_fail "perf put to $1"
@@ -145,7 +147,7 @@ peer:
 EOF
 [ "$(health_of $B99)" = 1000 ] || ul_fail "health of $B99 before"
 ip -n "$nsb" link set ub2 down
-ul_wait_for 50 eval '[ "$(net_status ctlb tcp99 $B99)" = down ]' ||
+ul_wait_for 50 b99_down ||
 	ul_fail "B's net show does not say tcp99 is down"
 ul_wait_for 50 health_below $B99 ||
 	ul_fail "A's health of $B99 stayed $(health_of $B99)"
@@ -177,7 +179,7 @@ ctl peer add --prim_nid $B0 --nid $B1 || ul_fail "peer add on A"
 before=$(recv_from_b)
 ctlb net del --net tcp --if ub1 || ul_fail "net del ub1 on B"
 # B's push is one more message received from B; after it, B1 is listed.
-ul_wait_for 50 eval '[ "$(recv_from_b)" -gt "$before" ]' ||
+ul_wait_for 50 received_more "$before" ||
 	ul_fail "no push from B arrived"
 lists ctl $B0 $B1 || ul_fail "configured $B1 left A's peer"
 echo "ok 14.6 a configured NID stays listed"
