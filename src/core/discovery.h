@@ -1,8 +1,8 @@
 /*
  * What a discovery ping learns from a peer (reference/discovery.md §8.3,
  * §10, §11), for `lnetctl discover` and for the send path's rounds
- * (core/discovery_send.h): the reply is merged into the peer table here.
- * There is no push yet, so a peer learns of our NIDs only by pinging us.
+ * (core/discovery_send.h), and for the pushes peers send us
+ * (core/discovery_push.h): the info is merged into the peer table here.
  *
  * The merge follows LNet's process_data and merge steps:
  *  - the peer that takes the reply: the target's peer (created by the
