@@ -420,6 +420,7 @@ struct ulnet_ping_result {
 	size_t nnis;			 /* entries filled, 0@lo excluded */
 	struct ulnet_ping_ni nis[64];
 	size_t nnis_total; /* entries the reply held, 0@lo excluded */
+	uint32_t seqno;	   /* the info's sequence number (entry 0) */
 };
 
 /*

@@ -107,12 +107,7 @@ static int drop_vanished(struct ul_core *c, struct ul_peer *p,
 	return 0;
 }
 
-/*
- * LNet's lnet_peer_deletion(): p goes with all its NIDs, its routes are
- * taken off first and added again after (their gateway made again from
- * each route's NID, as traffic makes a peer). -ENOMEM only.
- */
-static int peer_remake(struct ul_core *c, struct ul_peer *p)
+int ul_discovery_peer_delete(struct ul_core *c, struct ul_peer *p)
 {
 	struct ulnet_nid prim = p->primary_nid;
 	struct ul_route *r, *saved;
@@ -188,7 +183,7 @@ int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 	/* Newly without discovery: LNet deletes it, traffic makes it again. */
 	if (is_nodisc && !p->has_no_discovery && !p->is_configured &&
 	    (p->is_discovered || p->is_mr)) {
-		rc = peer_remake(c, p);
+		rc = ul_discovery_peer_delete(c, p);
 		if (rc)
 			return ul_err_set(err, rc, "out of memory");
 		rc = peer_of(c, target, &p);

@@ -1,8 +1,8 @@
 /*
  * What a discovery ping learns from a peer (reference/discovery.md §8.3,
  * §10, §11), for `lnetctl discover` and for the send path's rounds
- * (core/discovery_send.h): the reply is merged into the peer table here.
- * There is no push yet, so a peer learns of our NIDs only by pinging us.
+ * (core/discovery_send.h), and for the pushes peers send us
+ * (core/discovery_push.h): the info is merged into the peer table here.
  *
  * The merge follows LNet's process_data and merge steps:
  *  - the peer that takes the reply: the target's peer (created by the
@@ -43,5 +43,13 @@ void ul_discovery_start(struct ul_core *c, const struct ulnet_nid *target);
 int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 		       const struct ulnet_ping_result *res,
 		       struct ul_peer **out, struct ul_err *err);
+
+/*
+ * LNet's lnet_peer_deletion() (discovery.md §10, MARK_DELETION): p goes
+ * with all its NIDs, its routes are taken off first and added again
+ * after (their gateway made again from each route's NID, as traffic
+ * makes a peer); traffic makes p again. 0 or -ENOMEM.
+ */
+int ul_discovery_peer_delete(struct ul_core *c, struct ul_peer *p);
 
 #endif /* UL_CORE_DISCOVERY_H */

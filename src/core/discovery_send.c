@@ -8,8 +8,10 @@
 
 #include "core/core.h"
 #include "core/discovery.h"
+#include "core/discovery_push.h"
 #include "core/discovery_send.h"
 #include "core/discovery_sm.h"
+#include "core/health.h"
 #include "core/msg.h"
 #include "core/ping.h"
 
@@ -32,6 +34,12 @@ static const char *nid_str(const struct ulnet_nid *nid, char *buf, size_t len)
 	return ulnet_nid_format(nid, buf, len);
 }
 
+bool ul_disc_peer_is_uptodate(const struct ul_node *n, const struct ul_peer *p)
+{
+	return ul_disc_is_uptodate(p) &&
+	       !ul_disc_needs_push(p, ul_ping_seq(n), n->core->tun.discovery);
+}
+
 int ul_disc_on_send(struct ul_node *n, struct ul_msg *m, bool *must_wait)
 {
 	const struct ulnet_nid *dst = &m->tx.hdr.dest_nid;
@@ -48,18 +56,69 @@ int ul_disc_on_send(struct ul_node *n, struct ul_msg *m, bool *must_wait)
 	rc = ul_peer_ni_find_or_create(n->core, dst, NULL, &lpni);
 	if (rc)
 		return rc;
-	*must_wait = !ul_disc_is_uptodate(ul_peer_ni_peer(lpni));
+	*must_wait = !ul_disc_peer_is_uptodate(n, ul_peer_ni_peer(lpni));
 	return 0;
 }
 
-/* Put p on the discovery queue (DISCOVERING) and have the tick run. */
-static void queue_peer(struct ul_node *n, struct ul_peer *p)
+void ul_disc_queue(struct ul_node *n, struct ul_peer *p, enum ul_disc_state to)
 {
-	if (!ul_disc_set_state(n->opts.log, p, UL_DISC_STATE_QUEUED))
+	if (!ul_disc_set_state(n->opts.log, p, to))
 		return;
 	ul_peer_get(p);
 	ul_list_add_tail(&n->disc_queue, &p->disc_link);
 	ul_node_tick_arm(n, n->opts.timers->now_ns);
+}
+
+/* A round for p, not busy: a push if that is all it lacks, else a ping. */
+static void queue_peer(struct ul_node *n, struct ul_peer *p)
+{
+	ul_disc_queue(n, p,
+		      ul_disc_is_uptodate(p) ? UL_DISC_STATE_PUSH_QUEUED
+					     : UL_DISC_STATE_QUEUED);
+}
+
+void ul_disc_settle(struct ul_node *n, struct ul_peer *p)
+{
+	bool is_owed =
+		ul_disc_needs_push(p, ul_ping_seq(n), n->core->tun.discovery);
+
+	if (p->disc_state == UL_DISC_STATE_PING_SENT ||
+	    p->disc_state == UL_DISC_STATE_PUSH_SENT) {
+		p->disc_error = 0;
+		if (is_owed)
+			ul_disc_queue(n, p, UL_DISC_STATE_PUSH_QUEUED);
+		else
+			(void)ul_disc_set_state(n->opts.log, p,
+						UL_DISC_STATE_UP_TO_DATE);
+	} else if (is_owed && ul_disc_is_uptodate(p)) {
+		ul_disc_queue(n, p, UL_DISC_STATE_PUSH_QUEUED);
+	}
+}
+
+int ul_disc_merge(struct ul_node *n, const struct ulnet_nid *target,
+		  const struct ulnet_ping_result *res, struct ul_peer **out)
+{
+	bool was_up[sizeof(res->nis) / sizeof(res->nis[0])];
+	struct ul_peer_ni *lpni;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < res->nnis; i++) {
+		lpni = ul_peer_ni_find(n->core, &res->nis[i].nid);
+		was_up[i] = lpni && lpni->ns_status == UL_NS_STATUS_UP;
+	}
+	rc = ul_discovery_merge(n->core, target, res, out, NULL);
+	if (rc)
+		return rc;
+	(*out)->peer_seqno = res->seqno;
+	/* §8.3 merge step 2: a NID newly reported DOWN is a remote failure. */
+	for (i = 0; i < res->nnis; i++) {
+		lpni = ul_peer_ni_find(n->core, &res->nis[i].nid);
+		if (was_up[i] && lpni && ul_peer_ni_peer(lpni) == *out &&
+		    lpni->ns_status == UL_NS_STATUS_DOWN)
+			ul_health_lpni_fail(n, lpni);
+	}
+	return 0;
 }
 
 void ul_disc_park(struct ul_node *n, struct ul_msg *m)
@@ -99,7 +158,7 @@ static void unpark_send(struct ul_node *n, struct ul_msg *m)
  * date sends it, just failed ends it with the round's error, otherwise
  * it waits on, its peer queued if no round is on.
  */
-static void reconsider_parked(struct ul_node *n)
+void ul_disc_reconsider_parked(struct ul_node *n)
 {
 	struct ul_list batch, keep;
 	struct ul_peer_ni *lpni;
@@ -119,7 +178,7 @@ static void reconsider_parked(struct ul_node *n)
 			continue;
 		}
 		p = ul_peer_ni_peer(lpni);
-		if (ul_disc_is_uptodate(p)) {
+		if (ul_disc_peer_is_uptodate(n, p)) {
 			unpark_send(n, m);
 			continue;
 		}
@@ -140,8 +199,7 @@ static void reconsider_parked(struct ul_node *n)
 	}
 }
 
-/* The round of p ended with -errno rc (§7.2 complete()). */
-static void round_failed(struct ul_node *n, struct ul_peer *p, int rc)
+void ul_disc_round_failed(struct ul_node *n, struct ul_peer *p, int rc)
 {
 	char a[64];
 
@@ -170,7 +228,10 @@ static void ping_done(void *arg, int status,
 	if (n->state != UL_NODE_STATE_RUNNING)
 		rc = -ESHUTDOWN;
 	else if (rc == 0)
-		rc = ul_discovery_merge(n->core, &r->target, res, &q, NULL);
+		rc = ul_disc_merge(n, &r->target, res, &q);
+	/* §2: a peer's info this long may come as a push too. */
+	if (n->state == UL_NODE_STATE_RUNNING)
+		ul_ping_push_size_want(n, r->rlength);
 	if (rc == -EMSGSIZE && r->rlength > r->size) {
 		/* §7.4, §14.12: truncated; again, with room for all of it */
 		ul_node_log(n, UL_D_NET,
@@ -180,23 +241,24 @@ static void ping_done(void *arg, int status,
 			    r->size);
 		queue_peer(n, p);
 	} else if (rc) {
-		round_failed(n, p, rc);
+		ul_disc_round_failed(n, p, rc);
 	} else {
 		/*
 		 * The reply went to q, which is p unless another peer held
 		 * its primary or p was made again (discovery.h); p's round
-		 * is over either way and q was marked by the merge.
+		 * is over either way (up to date, or on to its push, §7.2)
+		 * and q was marked by the merge.
 		 */
-		p->disc_error = 0;
-		(void)ul_disc_set_state(n->opts.log, p,
-					UL_DISC_STATE_UP_TO_DATE);
+		ul_disc_settle(n, p);
+		if (q != p)
+			ul_disc_settle(n, q);
 		ul_node_log(n, UL_D_NET, "peer %s discovered: %s, %u NIDs",
 			    nid_str(&q->primary_nid, a, sizeof(a)),
 			    q->is_mr ? "Multi-Rail" : "not Multi-Rail",
 			    q->nnis);
 	}
 	if (n->state == UL_NODE_STATE_RUNNING)
-		reconsider_parked(n);
+		ul_disc_reconsider_parked(n);
 	ul_peer_put(p);
 	free(r);
 	n->api_depth--;
@@ -234,6 +296,7 @@ uint64_t ul_disc_tick(struct ul_node *n, uint64_t now_ns)
 {
 	struct ul_list batch;
 	struct ul_peer *p;
+	bool is_push;
 	int rc;
 
 	(void)now_ns;
@@ -241,16 +304,18 @@ uint64_t ul_disc_tick(struct ul_node *n, uint64_t now_ns)
 	while (!ul_list_empty(&batch)) {
 		p = ul_list_first_entry(&batch, struct ul_peer, disc_link);
 		ul_list_del(&p->disc_link);
-		/* The queue's reference goes to the round. */
+		/* The queue's reference goes to the round's ping or push. */
+		is_push = p->disc_state == UL_DISC_STATE_PUSH_QUEUED;
 		if (!ul_disc_set_state(n->opts.log, p,
-				       UL_DISC_STATE_PING_SENT)) {
+				       is_push ? UL_DISC_STATE_PUSH_SENT
+					       : UL_DISC_STATE_PING_SENT)) {
 			ul_peer_put(p);
 			continue;
 		}
-		rc = send_ping(n, p);
+		rc = is_push ? ul_disc_push_send(n, p) : send_ping(n, p);
 		if (rc) {
-			round_failed(n, p, rc);
-			reconsider_parked(n);
+			ul_disc_round_failed(n, p, rc);
+			ul_disc_reconsider_parked(n);
 			ul_peer_put(p);
 		}
 	}

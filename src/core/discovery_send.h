@@ -12,14 +12,15 @@
  * Never waiting: ACKs and REPLYs, anything on the reserved portal (pings
  * and pushes themselves), recovery pings and messages to 0@lo.
  *
- * Not done: push (§8.2), so a peer is never told of our NID changes and
- * "needs a push" is never true; the ping's sink is the ping client's
- * fixed UL_PING_SINK_SIZE, so a reply is never truncated below it and
- * there is no re-ping with a larger buffer (§7.4); no router-checker
- * rounds (RTR_DISCOVERY).
+ * A round whose reply leaves the peer owing a push of our ping info
+ * (§7.3) goes on to it (core/discovery_push.h) before the peer is up to
+ * date; a peer that only owes a push is queued for the push alone.
+ *
+ * Not done: router-checker rounds (RTR_DISCOVERY).
  *
  * Timers: none of its own; a queued peer arms the node tick for now,
- * and the ping client's timer (transaction_timeout) ends a silent round.
+ * the ping client's timer (transaction_timeout) ends a silent ping and
+ * response tracking a silent push.
  */
 #ifndef UL_CORE_DISCOVERY_SEND_H
 #define UL_CORE_DISCOVERY_SEND_H
@@ -27,8 +28,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "core/peer.h"
+
 struct ul_msg;
 struct ul_node;
+struct ulnet_ping_result;
+
+/* §6 up to date: UP_TO_DATE and owing no push of our current info. */
+bool ul_disc_peer_is_uptodate(const struct ul_node *n, const struct ul_peer *p);
 
 /*
  * A request m (type, portal, destination in its header set) is about to
@@ -39,7 +46,30 @@ struct ul_node;
 int ul_disc_on_send(struct ul_node *n, struct ul_msg *m, bool *must_wait);
 /* Park m (its MD attached, its event prepared) and queue its peer. */
 void ul_disc_park(struct ul_node *n, struct ul_msg *m);
-/* The node tick's phase: ping every queued peer. Returns UINT64_MAX. */
+/*
+ * Move p (not busy, or ending a ping or push) to QUEUED or PUSH_QUEUED
+ * (to) and queue it for the tick, which pings or pushes.
+ */
+void ul_disc_queue(struct ul_node *n, struct ul_peer *p, enum ul_disc_state to);
+/*
+ * p's NIDs were just merged or its push ACKed: a round in its ping or
+ * push ends up to date, or goes on to a push if one is owed (§7.2); a
+ * peer outside a round that is UP_TO_DATE is queued for an owed push.
+ */
+void ul_disc_settle(struct ul_node *n, struct ul_peer *p);
+/* p's round ended with -errno rc: FAILED (REDISCOVER), rc kept. */
+void ul_disc_round_failed(struct ul_node *n, struct ul_peer *p, int rc);
+/* After a round's end: parked messages go, fail or wait on (§7.2). */
+void ul_disc_reconsider_parked(struct ul_node *n);
+/*
+ * Merge ping info (a reply or a push) of target as core/discovery.h
+ * does, and what needs the node: the peer's sequence (§5) and a remote
+ * health failure for each of its NIDs newly reported DOWN (§8.3 merge
+ * step 2). 0 and *out (borrowed), or -errno as ul_discovery_merge().
+ */
+int ul_disc_merge(struct ul_node *n, const struct ulnet_nid *target,
+		  const struct ulnet_ping_result *res, struct ul_peer **out);
+/* The node tick's phase: ping or push every queued peer. */
 uint64_t ul_disc_tick(struct ul_node *n, uint64_t now_ns);
 /* Fail every parked message and drop every queued peer (shutdown). */
 void ul_disc_shutdown(struct ul_node *n, int status);

@@ -10,14 +10,19 @@
 static const uint32_t allowed[UL_DISC_STATE_NR] = {
 	[UL_DISC_STATE_IDLE] = ST(QUEUED) | ST(UP_TO_DATE),
 	[UL_DISC_STATE_QUEUED] = ST(PING_SENT) | ST(FAILED),
-	[UL_DISC_STATE_PING_SENT] = ST(UP_TO_DATE) | ST(QUEUED) | ST(FAILED),
-	[UL_DISC_STATE_UP_TO_DATE] = ST(IDLE),
+	[UL_DISC_STATE_PING_SENT] = ST(UP_TO_DATE) | ST(QUEUED) | ST(FAILED) |
+				    ST(PUSH_QUEUED),
+	[UL_DISC_STATE_UP_TO_DATE] = ST(IDLE) | ST(QUEUED) | ST(PUSH_QUEUED),
 	[UL_DISC_STATE_FAILED] = ST(QUEUED) | ST(UP_TO_DATE) | ST(IDLE),
+	[UL_DISC_STATE_PUSH_QUEUED] = ST(PUSH_SENT) | ST(FAILED),
+	[UL_DISC_STATE_PUSH_SENT] = ST(UP_TO_DATE) | ST(PUSH_QUEUED) |
+				    ST(FAILED),
 };
 #undef ST
 
 static const char *const state_names[UL_DISC_STATE_NR] = {
-	"idle", "queued", "ping_sent", "up_to_date", "failed",
+	"idle",	  "queued",	 "ping_sent", "up_to_date",
+	"failed", "push_queued", "push_sent",
 };
 
 const char *ul_disc_state_name(enum ul_disc_state s)
@@ -51,7 +56,37 @@ bool ul_disc_set_state(const struct ul_log *log, struct ul_peer *p,
 bool ul_disc_is_busy(const struct ul_peer *p)
 {
 	return p->disc_state == UL_DISC_STATE_QUEUED ||
-	       p->disc_state == UL_DISC_STATE_PING_SENT;
+	       p->disc_state == UL_DISC_STATE_PING_SENT ||
+	       p->disc_state == UL_DISC_STATE_PUSH_QUEUED ||
+	       p->disc_state == UL_DISC_STATE_PUSH_SENT;
+}
+
+bool ul_disc_needs_push(const struct ul_peer *p, uint32_t my_seq,
+			bool is_disc_on)
+{
+	if (!p->is_mr || p->disc_state == UL_DISC_STATE_PUSH_SENT)
+		return false;
+	if (p->is_push_forced)
+		return true;
+	if (p->has_no_discovery || !is_disc_on)
+		return false;
+	return p->node_seqno < my_seq;
+}
+
+/* Its NIDs were merged and no ping is owed (NIDS_UPTODATE). */
+static bool has_current_nids(const struct ul_peer *p)
+{
+	return p->disc_state == UL_DISC_STATE_UP_TO_DATE ||
+	       p->disc_state == UL_DISC_STATE_PUSH_QUEUED ||
+	       p->disc_state == UL_DISC_STATE_PUSH_SENT;
+}
+
+bool ul_disc_push_is_stale(const struct ul_peer *p, uint32_t seq,
+			   bool is_from_primary)
+{
+	if (is_from_primary && seq < p->peer_seqno)
+		return true;
+	return seq <= p->peer_seqno && has_current_nids(p);
 }
 
 bool ul_disc_is_uptodate(const struct ul_peer *p)
@@ -98,6 +133,8 @@ uint32_t ul_disc_state_bits(const struct ul_peer *p)
 		s |= UL_PEER_STATE_DISCOVERED;
 	if (p->is_lock_prim)
 		s |= UL_PEER_STATE_LOCK_PRIMARY;
+	if (p->is_push_forced)
+		s |= UL_PEER_STATE_FORCE_PUSH;
 	switch (p->disc_state) {
 	case UL_DISC_STATE_QUEUED:
 		s |= UL_PEER_STATE_DISCOVERING;
@@ -110,6 +147,13 @@ uint32_t ul_disc_state_bits(const struct ul_peer *p)
 		break;
 	case UL_DISC_STATE_FAILED:
 		s |= UL_PEER_STATE_REDISCOVER;
+		break;
+	case UL_DISC_STATE_PUSH_QUEUED:
+		s |= UL_PEER_STATE_DISCOVERING | UL_PEER_STATE_NIDS_UPTODATE;
+		break;
+	case UL_DISC_STATE_PUSH_SENT:
+		s |= UL_PEER_STATE_DISCOVERING | UL_PEER_STATE_NIDS_UPTODATE |
+		     UL_PEER_STATE_PUSH_SENT;
 		break;
 	case UL_DISC_STATE_IDLE:
 	case UL_DISC_STATE_NR:

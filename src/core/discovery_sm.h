@@ -6,18 +6,27 @@
  *
  *   IDLE -> QUEUED -> PING_SENT -> UP_TO_DATE     (a round that worked)
  *                     PING_SENT -> QUEUED       (ping again)
- *   QUEUED or PING_SENT -> FAILED -> QUEUED     (a later send retries)
+ *                     PING_SENT -> PUSH_QUEUED -> PUSH_SENT -> UP_TO_DATE
+ *                                              (merged; our info owed)
+ *   UP_TO_DATE -> PUSH_QUEUED                   (our ping info changed)
+ *   PUSH_SENT -> PUSH_QUEUED                    (it changed again)
+ *   UP_TO_DATE -> QUEUED                        (a push it sent was cut
+ *                                                or bad: ping it)
+ *   QUEUED, PING_SENT, PUSH_QUEUED or PUSH_SENT -> FAILED -> QUEUED
+ *                                               (a later send retries)
  *   UP_TO_DATE or FAILED -> IDLE                  (NIDs no longer current)
  *   IDLE or FAILED -> UP_TO_DATE                  (a `discover` merged)
  *
  * lnetctl's stage bits come from the state: QUEUED is DISCOVERING,
  * PING_SENT is DISCOVERING | PING_SENT, UP_TO_DATE is NIDS_UPTODATE,
- * FAILED is REDISCOVER. DISCOVERED ("completed once") and the
- * orthogonal flags (MULTI_RAIL, NO_DISCOVERY, CONFIGURED, LOCK_PRIMARY,
- * ROUTER_ENABLED) stay properties of the peer.
+ * PUSH_QUEUED is DISCOVERING | NIDS_UPTODATE, PUSH_SENT adds PUSH_SENT,
+ * FAILED is REDISCOVER. DISCOVERED ("completed once"), FORCE_PUSH and
+ * the orthogonal flags (MULTI_RAIL, NO_DISCOVERY, CONFIGURED,
+ * LOCK_PRIMARY, ROUTER_ENABLED) stay properties of the peer.
  *
- * There is no push yet (§8.2): no state waits for a push ACK and
- * "needs a push" is never true, so UP_TO_DATE alone is up to date (§6).
+ * Up to date (§6) is UP_TO_DATE and not needing a push (§7.3): a change
+ * of our ping info makes every discovered MR peer owe one, and sends to
+ * it wait until the push is ACKed.
  */
 #ifndef UL_CORE_DISCOVERY_SM_H
 #define UL_CORE_DISCOVERY_SM_H
@@ -39,6 +48,8 @@ struct ul_log;
 #define UL_PEER_STATE_DISCOVERING (1u << 6)
 #define UL_PEER_STATE_NIDS_UPTODATE (1u << 8)
 #define UL_PEER_STATE_PING_SENT (1u << 9)
+#define UL_PEER_STATE_PUSH_SENT (1u << 10)
+#define UL_PEER_STATE_FORCE_PUSH (1u << 14)
 #define UL_PEER_STATE_LOCK_PRIMARY (1u << 20)
 
 /*
@@ -52,10 +63,31 @@ bool ul_disc_set_state(const struct ul_log *log, struct ul_peer *p,
 bool ul_disc_is_allowed(enum ul_disc_state from, enum ul_disc_state to);
 const char *ul_disc_state_name(enum ul_disc_state s);
 
-/* A round is queued or its ping is out (DISCOVERING). */
+/* A round is queued or its ping or push is out (DISCOVERING). */
 bool ul_disc_is_busy(const struct ul_peer *p);
-/* Up to date (§6): sends to it need no discovery first. */
+/*
+ * The last round merged its NIDs and nothing is under way (UP_TO_DATE);
+ * up to date in §6's sense also needs !ul_disc_needs_push().
+ */
 bool ul_disc_is_uptodate(const struct ul_peer *p);
+/*
+ * §7.3 needs_push: p owes a push of our ping info of sequence my_seq;
+ * is_disc_on is our `discovery`. Only MR peers, never while a push is
+ * out; a forced push always; else only with discovery on at both ends
+ * and p not having ACKed my_seq.
+ */
+bool ul_disc_needs_push(const struct ul_peer *p, uint32_t my_seq,
+			bool is_disc_on);
+/*
+ * §8.2 passive, LNet's stale-push rule: a push of sequence seq is
+ * dropped when it comes from p's own primary (is_from_primary: its
+ * entry 1 is p's primary NID) with a sequence below the one we have,
+ * or when it is no newer than what we have and p's NIDs are current
+ * (merged, no ping owed). A reply is never stale (§5: a lower sequence
+ * means the peer restarted).
+ */
+bool ul_disc_push_is_stale(const struct ul_peer *p, uint32_t seq,
+			   bool is_from_primary);
 /*
  * The NIDs are no longer known to be current (a `discover`, a locked
  * primary's other NIDs deleted): UP_TO_DATE or FAILED go IDLE; a round in

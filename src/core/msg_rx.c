@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "core/msg.h"
+#include "core/ping.h"
 #include "core/rtrchk.h"
 
 static struct ul_node_ni *lni_nni(struct ul_lnd_ni *lni)
@@ -111,6 +112,9 @@ static bool match_request(struct ul_node *n, struct ul_msg *m,
 	    UL_MD_MATCH_OK)
 		return false;
 	m->md = md;
+	/* A push target takes one PUT; the next one needs a fresh one. */
+	if (is_put && portal == UL_WIRE_RESERVED_PORTAL)
+		ul_ping_on_put_matched(n, md);
 	fill_rx_event(m, md, is_put ? ULNET_EVENT_PUT : ULNET_EVENT_GET,
 		      initiator);
 	ev->pt_index = portal;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_push.h"
 #include "core/discovery_send.h"
 #include "core/health.h"
 #include "core/msg.h"
@@ -25,6 +26,18 @@
 
 #define API_ENTER(n) ((n)->api_depth++)
 #define API_LEAVE(n) ((n)->api_depth--)
+
+/*
+ * Our NI list or an NI's link changed (discovery.md §9): the ping info
+ * gets a new sequence number and the peers that need it are pushed it.
+ */
+static void local_nis_changed(struct ul_node *n)
+{
+	if (n->state != UL_NODE_STATE_RUNNING)
+		return;
+	ul_ping_targets_refresh(n);
+	ul_disc_push_update(n, false);
+}
 
 void ul_node_lnet_unconfigure(struct ul_node *n)
 {
@@ -257,9 +270,15 @@ int ul_node_tunable_set(struct ul_node *n, int id, int64_t value,
 
 	if (rc)
 		return rc;
-	/* The ping info publishes discovery (discovery.md §10). */
-	if (id == UL_TUNABLE_DISCOVERY && n->state == UL_NODE_STATE_RUNNING)
-		ul_ping_targets_refresh(n);
+	/*
+	 * The ping info publishes discovery (discovery.md §5, §10), in place;
+	 * turning it off pushes that to every MR peer, forced.
+	 */
+	if (id == UL_TUNABLE_DISCOVERY && n->state == UL_NODE_STATE_RUNNING) {
+		ul_ping_targets_republish(n);
+		if (!n->core->tun.discovery)
+			ul_disc_push_update(n, true);
+	}
 	/* lnd_timeout follows transaction_timeout and retry_count. */
 	lnd_timeout_apply(n);
 	return 0;
@@ -419,7 +438,7 @@ int ul_node_ni_add(struct ul_node *n, const struct ulnet_nid *nid,
 			ul_ni_add_undo(n->core, nid);
 			goto out;
 		}
-		ul_ping_targets_refresh(n);
+		local_nis_changed(n);
 	}
 	/* The net keeps its own; LNet says so once the NI is up. */
 	if (is_odd)
@@ -444,8 +463,7 @@ int ul_node_ni_del(struct ul_node *n, const struct ulnet_nid *nid,
 	if (ni->node_ni)
 		ni_stop(n, ni->node_ni);
 	rc = ul_ni_del(n->core, nid, err);
-	if (n->state == UL_NODE_STATE_RUNNING)
-		ul_ping_targets_refresh(n);
+	local_nis_changed(n);
 	API_LEAVE(n);
 	return rc;
 }
@@ -466,8 +484,7 @@ int ul_node_net_del(struct ul_node *n, uint32_t net_id, struct ul_err *err)
 			ni_stop(n, ni->node_ni);
 	}
 	rc = ul_net_del(n->core, net_id, err);
-	if (n->state == UL_NODE_STATE_RUNNING)
-		ul_ping_targets_refresh(n);
+	local_nis_changed(n);
 	API_LEAVE(n);
 	return rc;
 }
@@ -502,8 +519,8 @@ void ul_node_link_change(struct ul_node *n, const char *ifname, bool is_up)
 							       is_up);
 		}
 	}
-	if (is_changed && n->state == UL_NODE_STATE_RUNNING)
-		ul_ping_targets_refresh(n);
+	if (is_changed)
+		local_nis_changed(n);
 	API_LEAVE(n);
 }
 

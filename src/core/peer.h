@@ -111,11 +111,14 @@ struct ul_peer_net {
  * the stage bits of lnetctl's `peer state` are derived from it).
  */
 enum ul_disc_state {
-	UL_DISC_STATE_IDLE,	  /* NIDs not known to be current; no round */
-	UL_DISC_STATE_QUEUED,	  /* DISCOVERING: a round waits for the tick */
-	UL_DISC_STATE_PING_SENT,  /* DISCOVERING | PING_SENT: reply awaited */
-	UL_DISC_STATE_UP_TO_DATE, /* NIDS_UPTODATE: the last reply merged */
-	UL_DISC_STATE_FAILED,	  /* REDISCOVER: the last round failed */
+	UL_DISC_STATE_IDLE,	   /* NIDs not known to be current; no round */
+	UL_DISC_STATE_QUEUED,	   /* DISCOVERING: a round waits for the tick */
+	UL_DISC_STATE_PING_SENT,   /* DISCOVERING | PING_SENT: reply awaited */
+	UL_DISC_STATE_UP_TO_DATE,  /* NIDS_UPTODATE: the last reply merged */
+	UL_DISC_STATE_FAILED,	   /* REDISCOVER: the last round failed */
+	UL_DISC_STATE_PUSH_QUEUED, /* DISCOVERING | NIDS_UPTODATE: a push of
+				    * our ping info waits for the tick */
+	UL_DISC_STATE_PUSH_SENT,   /* ... | PUSH_SENT: its ACK awaited */
 	UL_DISC_STATE_NR,
 };
 
@@ -147,9 +150,16 @@ struct ul_peer {
 	bool is_discovered;    /* DISCOVERED: a discover completed once */
 	/* Discovery (core/discovery_sm.h); owned by the node's thread. */
 	enum ul_disc_state disc_state;
-	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED */
+	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED
+				   * or PUSH_QUEUED */
 	int disc_error;		  /* the last failed round's -errno, or 0 */
 	uint32_t disc_ping_size;  /* the largest ping reply seen, bytes */
+	uint32_t peer_seqno;	  /* lp_peer_seqno: its ping info's sequence,
+				   * from its last reply or push taken */
+	uint32_t node_seqno;	  /* lp_node_seqno: our sequence it ACKed in
+				   * a push; 0 when it has none of ours */
+	bool is_push_forced;	  /* FORCE_PUSH: owed a push whatever the
+				   * sequences say; cleared when it goes */
 	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
 	bool is_rtr_checking;	  /* RTR_DISCOVERY: a router check is out */
 	bool is_rtr_checked;	  /* RTR_DISCOVERED: one check completed */

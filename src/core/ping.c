@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/core.h"
+#include "core/discovery_push.h"
 #include "core/msg.h"
 #include "core/ping.h"
 
@@ -28,8 +29,10 @@ struct ul_ping_client {
 
 struct ul_ping_state {
 	struct ul_md *target; /* current ping target, live */
-	struct ul_md *push;   /* push target, live */
+	struct ul_md *push;   /* push target, live (threshold 1) */
 	uint32_t seq;	      /* of the current ping info */
+	uint32_t push_size;   /* push target's bytes: 272 or the largest
+			       * ping info a peer showed us (§2) */
 	struct ul_list clients;
 };
 
@@ -90,9 +93,7 @@ static int build_info(struct ul_node *n, uint32_t seq, void **out,
 	}
 	/*
 	 * DISCOVERY follows the tunable (§4, §10): a peer that reads it
-	 * clear treats this node as non-MR. ulnet answers pings with every
-	 * NID and takes pushes (and ignores their data), which is what a
-	 * discovering peer needs of it.
+	 * clear treats this node as non-MR.
 	 */
 	pi.features = UL_WIRE_PING_FEAT_NI_STATUS |
 		      UL_WIRE_PING_FEAT_MULTI_RAIL;
@@ -119,14 +120,20 @@ static int build_info(struct ul_node *n, uint32_t seq, void **out,
 	return rc;
 }
 
+/*
+ * A target on the reserved portal over buf (freed with its last event):
+ * the ping target keeps its MD until a rebuild replaces it; the push
+ * target takes one PUT (is_once) and a fresh one is posted at once.
+ */
 static int attach_internal(struct ul_node *n, void *buf, uint32_t len,
-			   uint32_t options, struct ul_md **out)
+			   uint32_t options, bool is_once, ul_md_int_handler h,
+			   struct ul_md **out)
 {
 	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
 	struct ulnet_md umd = {
 		.start = buf,
 		.length = len,
-		.threshold = ULNET_MD_THRESH_INF,
+		.threshold = is_once ? 1 : ULNET_MD_THRESH_INF,
 		.options = options,
 		.user_ptr = buf,
 		.numa_node = -1,
@@ -135,19 +142,21 @@ static int attach_internal(struct ul_node *n, void *buf, uint32_t len,
 	int rc;
 
 	ulnet_nid_set_any(&any.nid);
-	rc = ul_md_create(&n->mds, &umd, ULNET_RETAIN, true,
-			  UL_WIRE_RESERVED_PORTAL, &any, UL_WIRE_PING_MATCHBITS,
-			  0, ULNET_INS_AFTER, &md);
+	rc = ul_md_create(&n->mds, &umd, is_once ? ULNET_UNLINK : ULNET_RETAIN,
+			  true, UL_WIRE_RESERVED_PORTAL, &any,
+			  UL_WIRE_PING_MATCHBITS, 0, ULNET_INS_AFTER, &md);
 	if (rc)
 		return rc;
-	md->int_handler = target_event;
+	md->int_handler = h;
 	*out = md;
 	return 0;
 }
 
-static int post_target(struct ul_node *n, struct ul_ping_state *ps)
+/* Publish the ping info, with the next sequence number if is_new_seq. */
+static int post_target(struct ul_node *n, struct ul_ping_state *ps,
+		       bool is_new_seq)
 {
-	uint32_t seq = ps->seq + 1, len;
+	uint32_t seq = is_new_seq ? ps->seq + 1 : ps->seq, len;
 	struct ul_md *md;
 	void *buf;
 	int rc = build_info(n, seq, &buf, &len);
@@ -157,7 +166,7 @@ static int post_target(struct ul_node *n, struct ul_ping_state *ps)
 	rc = attach_internal(n, buf, len,
 			     ULNET_MD_OP_GET | ULNET_MD_TRUNCATE |
 				     ULNET_MD_MANAGE_REMOTE,
-			     &md);
+			     false, target_event, &md);
 	if (rc) {
 		free(buf);
 		return rc;
@@ -169,41 +178,128 @@ static int post_target(struct ul_node *n, struct ul_ping_state *ps)
 	return 0;
 }
 
+/*
+ * The push target's events (discovery.md §8.2 passive): a PUT is handed
+ * to discovery while its bytes are still in the buffer, which goes with
+ * the MD's last event (the same one: the MD takes one PUT).
+ */
+static void push_target_event(struct ul_node *n, const struct ulnet_event *ev)
+{
+	if (ev->type == ULNET_EVENT_PUT && n->state == UL_NODE_STATE_RUNNING)
+		ul_disc_on_push(n, ev,
+				(const uint8_t *)ev->md_start + ev->offset);
+	if (ev->unlinked)
+		free(ev->md_user_ptr);
+}
+
+/* Post a fresh push target of ps->push_size bytes. */
+static int post_push(struct ul_node *n, struct ul_ping_state *ps)
+{
+	void *buf = calloc(1, ps->push_size);
+	int rc;
+
+	if (!buf)
+		return -ENOMEM;
+	rc = attach_internal(n, buf, ps->push_size,
+			     ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE |
+				     ULNET_MD_MANAGE_REMOTE,
+			     true, push_target_event, &ps->push);
+	if (rc) {
+		free(buf);
+		ps->push = NULL;
+	}
+	return rc;
+}
+
 int ul_ping_targets_post(struct ul_node *n)
 {
 	struct ul_ping_state *ps = state(n);
-	void *buf;
 	int rc;
 
 	if (!ps)
 		return -ENOMEM;
-	rc = post_target(n, ps);
+	rc = post_target(n, ps, true);
 	if (rc || ps->push)
 		return rc;
-	buf = calloc(1, UL_WIRE_PING_INFO_MIN_SIZE);
-	if (!buf)
-		return -ENOMEM;
-	rc = attach_internal(n, buf, UL_WIRE_PING_INFO_MIN_SIZE,
-			     ULNET_MD_OP_PUT | ULNET_MD_TRUNCATE |
-				     ULNET_MD_MANAGE_REMOTE,
-			     &ps->push);
-	if (rc)
-		free(buf);
-	return rc;
+	if (ps->push_size < UL_WIRE_PING_INFO_MIN_SIZE)
+		ps->push_size = UL_WIRE_PING_INFO_MIN_SIZE;
+	return post_push(n, ps);
 }
 
-void ul_ping_targets_refresh(struct ul_node *n)
+static void refresh(struct ul_node *n, bool is_new_seq)
 {
 	int rc;
 
 	if (!n->ping || !n->ping->target || n->state != UL_NODE_STATE_RUNNING)
 		return;
-	rc = post_target(n, n->ping);
+	rc = post_target(n, n->ping, is_new_seq);
 	if (rc)
 		ul_node_log(n, UL_D_ERROR,
 			    "cannot rebuild the ping info: %d; peers see the "
 			    "old one",
 			    rc);
+}
+
+void ul_ping_targets_refresh(struct ul_node *n)
+{
+	refresh(n, true);
+}
+
+void ul_ping_targets_republish(struct ul_node *n)
+{
+	refresh(n, false);
+}
+
+void ul_ping_on_put_matched(struct ul_node *n, const struct ul_md *md)
+{
+	struct ul_ping_state *ps = n->ping;
+	int rc;
+
+	if (!ps || md != ps->push || n->state != UL_NODE_STATE_RUNNING)
+		return;
+	/* Used up: the next push finds a fresh target at once. */
+	rc = post_push(n, ps);
+	if (rc)
+		ul_node_log(n, UL_D_ERROR,
+			    "cannot post the push target: %d; pushes to "
+			    "this node are dropped",
+			    rc);
+}
+
+void ul_ping_push_size_want(struct ul_node *n, uint32_t size)
+{
+	struct ul_ping_state *ps = n->ping;
+	struct ul_md *old;
+
+	if (!ps || size <= ps->push_size || n->state != UL_NODE_STATE_RUNNING)
+		return;
+	if (size > UL_PING_SINK_MAX)
+		size = UL_PING_SINK_MAX;
+	ps->push_size = size;
+	/* §2: the target is made again at the new size. */
+	old = ps->push;
+	if (post_push(n, ps) == 0 && old)
+		ul_node_md_unlink_internal(n, old, 0);
+	else if (!ps->push)
+		ps->push = old;
+}
+
+int ul_ping_info_copy(struct ul_node *n, void **buf, uint32_t *len,
+		      uint32_t *seq)
+{
+	struct ul_ping_state *ps = n->ping;
+	void *copy;
+
+	if (!ps || !ps->target)
+		return -ESHUTDOWN;
+	copy = malloc(ps->target->length);
+	if (!copy)
+		return -ENOMEM;
+	memcpy(copy, ps->target->start, ps->target->length);
+	*buf = copy;
+	*len = ps->target->length;
+	*seq = ps->seq;
+	return 0;
 }
 
 static void client_complete(struct ul_ping_client *pc, int status,
@@ -220,12 +316,8 @@ static void client_complete(struct ul_ping_client *pc, int status,
 		ul_node_md_unlink_internal(n, pc->md, 0);
 }
 
-/*
- * Decode a REPLY into res (wire.md §8.1 receiver checks). A reply cut
- * short by our sink is -EMSGSIZE, *need the bytes its header says it has.
- */
-static int decode_reply(const uint8_t *buf, uint32_t len,
-			struct ulnet_ping_result *res, size_t *need)
+int ul_ping_info_parse(const uint8_t *buf, uint32_t len,
+		       struct ulnet_ping_result *res, size_t *need)
 {
 	struct ul_wire_ping_info pi;
 	struct ul_wire_ping_ni *nis;
@@ -250,6 +342,7 @@ static int decode_reply(const uint8_t *buf, uint32_t len,
 	}
 	memset(res, 0, sizeof(*res));
 	res->features = pi.features;
+	res->seqno = nis[0].status; /* entry 0 carries it (§3) */
 	res->primary.pid = pi.pid;
 	if (count > 1)
 		res->primary.nid = nis[1].nid;
@@ -279,8 +372,8 @@ static void client_event(struct ul_node *n, const struct ulnet_event *ev)
 		rc = ev->status;
 		res = malloc(sizeof(*res));
 		if (!rc)
-			rc = res ? decode_reply(pc->buf, ev->mlength, res,
-						&need)
+			rc = res ? ul_ping_info_parse(pc->buf, ev->mlength, res,
+						      &need)
 				 : -ENOMEM;
 		/* more than our sink took: cut, whatever the bytes say */
 		if (!ev->status && ev->rlength > ev->mlength) {

@@ -2,10 +2,11 @@
  * LNet's ping service on the reserved portal (reference/discovery.md
  * §2-§5, wire.md §8): the ping target (a GET-only MD holding this node's
  * ping info, rebuilt with a rising sequence number whenever the NI list
- * or an NI's status changes), the push target (PUTs are taken, truncated
- * to the minimum ping size, and ACKed; nothing reads them, since
- * discovery does not handle pushes yet), and the ping client behind
- * ul_node_ping() and discovery's pings (core/discovery_send.h).
+ * or an NI's status changes), the push target (§2: one PUT per MD,
+ * ACKed, handed to discovery (core/discovery_push.h), a fresh target
+ * posted as soon as one is used, grown when a peer shows a larger ping
+ * info), and the ping client behind ul_node_ping() and discovery's pings
+ * (core/discovery_send.h).
  *
  * Timers: one per ping client, its timeout.
  */
@@ -29,8 +30,32 @@ uint32_t ul_ping_seq(const struct ul_node *n);
 
 /* Post the ping target and push target on the reserved portal. */
 int ul_ping_targets_post(struct ul_node *n);
-/* Rebuild the ping info after an NI change; logs on failure. */
+/*
+ * Rebuild the ping info with the next sequence number after an NI or NI
+ * status change (§5); logs on failure. Pushing it is the caller's
+ * business (ul_disc_push_update()).
+ */
 void ul_ping_targets_refresh(struct ul_node *n);
+/* Rebuild it with the same sequence: a feature bit changed (§5). */
+void ul_ping_targets_republish(struct ul_node *n);
+/* A PUT matched md on the reserved portal: repost a used push target. */
+struct ul_md;
+void ul_ping_on_put_matched(struct ul_node *n, const struct ul_md *md);
+/* A peer's ping info of size bytes was seen: grow the push target. */
+void ul_ping_push_size_want(struct ul_node *n, uint32_t size);
+/*
+ * A copy of the current ping info (*buf, the caller frees it), its
+ * length and sequence, for a push. 0, -ENOMEM, -ESHUTDOWN.
+ */
+int ul_ping_info_copy(struct ul_node *n, void **buf, uint32_t *len,
+		      uint32_t *seq);
+/*
+ * Decode ping info (a REPLY or a push) into res (wire.md §8.1 receiver
+ * checks). Info cut short is -EMSGSIZE with *need the bytes its header
+ * says it has; anything else invalid is -EPROTO; -ENOMEM.
+ */
+int ul_ping_info_parse(const uint8_t *buf, uint32_t len,
+		       struct ulnet_ping_result *res, size_t *need);
 /* Who sends a ping, which decides how it travels. */
 enum ul_ping_kind {
 	UL_PING_KIND_USER,	/* ul_node_ping(): tracked as configured */

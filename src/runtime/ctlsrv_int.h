@@ -95,6 +95,7 @@ struct ctl_ping {
 	struct ctl_client *c; /* NULL once the client closed */
 	struct ulnet_nid target;
 	bool is_discover; /* `discover`: merge what the reply says */
+	bool is_force;	  /* `discover --force`: and push, FORCE_PUSH */
 };
 
 /* Rails a perf reply reports (local NIs, 0@lo excluded). */

@@ -11,6 +11,7 @@
 
 #include "core/core.h"
 #include "core/discovery.h"
+#include "core/discovery_send.h"
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/proto_doc.h"
@@ -62,7 +63,7 @@ static void ping_peer_record(struct ul_ctlsrv *srv,
 static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
 			    int rc);
 static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
-			  const struct ulnet_ping_result *res);
+			  const struct ulnet_ping_result *res, bool is_force);
 static void ping_done(void *arg, int status,
 		      const struct ulnet_ping_result *res)
 {
@@ -70,6 +71,7 @@ static void ping_done(void *arg, int status,
 	struct ctl_client *c = pg->c;
 	struct ulnet_nid target = pg->target;
 	bool is_discover = pg->is_discover;
+	bool is_force = pg->is_force;
 	struct ul_ctl_ping_ni nis[64];
 	struct ul_ctl_reply r;
 	size_t i;
@@ -86,7 +88,7 @@ static void ping_done(void *arg, int status,
 		return;
 	}
 	if (is_discover) {
-		discover_done(c, &target, res);
+		discover_done(c, &target, res, is_force);
 		return;
 	}
 	memset(&r, 0, sizeof(r));
@@ -110,7 +112,7 @@ static void ping_done(void *arg, int status,
  */
 static void start_ping(struct ctl_client *c, const struct ulnet_nid *target,
 		       const struct ulnet_nid *src, uint32_t timeout_ms,
-		       bool is_discover)
+		       bool is_discover, bool is_force)
 {
 	struct ulnet_process_id id = { .nid = *target, .pid = ULNET_PID_ANY };
 	struct ctl_ping *pg;
@@ -126,6 +128,7 @@ static void start_ping(struct ctl_client *c, const struct ulnet_nid *target,
 	pg->c = c;
 	pg->target = *target;
 	pg->is_discover = is_discover;
+	pg->is_force = is_force;
 	rc = ul_node_ping(c->srv->node, src, &id, timeout_ms, ping_done, pg);
 	if (rc) {
 		free(pg);
@@ -156,7 +159,7 @@ void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req)
 		return;
 	}
 	start_ping(c, &req->target, req->has_src ? &req->src : NULL,
-		   req->has_timeout ? req->timeout_ms : 0, false);
+		   req->has_timeout ? req->timeout_ms : 0, false, false);
 }
 
 /* ---- Discover -------------------------------------------------------- */
@@ -206,7 +209,7 @@ static void discover_failed(struct ctl_client *c, const struct ulnet_nid *nid,
 }
 
 static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
-			  const struct ulnet_ping_result *res)
+			  const struct ulnet_ping_result *res, bool is_force)
 {
 	struct ul_err err = { 0 };
 	struct ul_ctl_msg doc;
@@ -239,6 +242,13 @@ static void discover_done(struct ctl_client *c, const struct ulnet_nid *target,
 		discover_failed(c, target, rc);
 		return;
 	}
+	/*
+	 * As at the end of a round (discovery.md §7.2): the peer is pushed
+	 * our ping info if it owes it, always with --force (§12).
+	 */
+	if (is_force)
+		peer->is_push_forced = true;
+	ul_disc_settle(c->srv->node, peer);
 	ul_ctl_doc_init(&doc);
 	discover_doc(&doc, peer);
 	ul_ctlsrv_client_send_doc(c, UL_CTL_OP_DISCOVER, &doc);
@@ -261,7 +271,8 @@ void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
 	}
 	ul_discovery_start(ul_node_core(c->srv->node), &a->nid);
 	start_ping(c, &a->nid, NULL,
-		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true);
+		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true,
+		   (a->flags & UL_CTL_ARGF_FORCE) != 0);
 }
 
 /* ---- Perf streams ---------------------------------------------------- */

@@ -18,6 +18,8 @@
 #    (16 + 3 * 16 = 64 bytes: 0@lo and two NIs); twice, since the first
 #    perf PUT waits for the discovery of b, which is such a ping too
 #    (discovery.md §7.1: `ping` itself discovers nothing);
+#  - a's push of its ping info to b and b's back, each ACKed
+#    (discovery.md §8.2);
 #  - every PUT ulnetctl counted (no more, no fewer) from an NI of a to an
 #    NI of b, portal 62, match bits 0x554c504552460000, 64-byte payload,
 #    each with its ACK back (same match bits, mlength 64);
@@ -116,10 +118,18 @@ n=$(count "^1 127\.0\.[12]\.2,127\.0\.[12]\.1 $P 62 0x554c504552460000 64 *$")
 [ "$n" = "$puts" ] || ul_fail "$n perf PUTs decoded, ulnetctl counted $puts"
 n=$(count "^0 127\.0\.[12]\.1,127\.0\.[12]\.2 $P +0x554c504552460000 0 64$")
 [ "$n" = "$puts" ] || ul_fail "$n ACKs decoded for $puts PUTs"
+# The pushes (discovery.md §8.2): a's ping info to b once a discovered
+# b, b's back once it merged a's; 64 bytes each, ACKed.
+[ "$(count "^1 $B,$A $P 0 0x8000000000000000 64 *$")" = 1 ] ||
+	ul_fail "not one 64-byte push from a to b on portal 0"
+[ "$(count "^1 $A,$B $P 0 0x8000000000000000 64 *$")" = 1 ] ||
+	ul_fail "not one 64-byte push from b to a on portal 0"
+[ "$(count "^0 ($A,$B|$B,$A) $P +0x8000000000000000 0 64$")" = 2 ] ||
+	ul_fail "not two ACKs of the pushes"
 # Nothing else on port 988: no message of another shape.
 n=$(grep -c "127\.0\.[12]\." "$tmp/msgs.out")
-[ "$n" = $((4 + 2 * puts)) ] ||
-	ul_fail "$n messages on port 988, expected $((4 + 2 * puts))"
+[ "$n" = $((8 + 2 * puts)) ] ||
+	ul_fail "$n messages on port 988, expected $((8 + 2 * puts))"
 # c -> d on port 7988: only decoded when asked to.
 [ "$(count '127\.0\.3\.')" = 0 ] || ul_fail "port 7988 decoded without -d"
 fields -d tcp.port==7988,lnet >"$tmp/msgs.out" || ul_fail "tshark -d"

@@ -17,6 +17,7 @@
 
 #include "core/core.h"
 #include "core/discovery_sm.h"
+#include "core/ping.h"
 #include "ctl/conf.h"
 #include "ctl/conf_host.h"
 #include "ctl/node_req.h"
@@ -427,5 +428,7 @@ void sim_peer_known(struct sim_node *sn, const char *nid)
 			 0);
 	p = ul_peer_ni_peer(lpni);
 	p->is_discovered = true;
+	/* It has our ping info too: no push is owed (discovery.md §7.3). */
+	p->node_seqno = ul_ping_seq(sn->node);
 	assert_true(ul_disc_set_state(NULL, p, UL_DISC_STATE_UP_TO_DATE));
 }

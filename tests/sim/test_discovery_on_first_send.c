@@ -156,8 +156,11 @@ static void first_put_waits_for_discovery(void **state)
 	assert_int_equal(ul_disc_state_bits(peer),
 			 UL_PEER_STATE_DISCOVERING | UL_PEER_STATE_PING_SENT);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
-	/* Then the PUT went, and its events are those of any PUT. */
-	assert_int_equal(b_recv(&p, UL_MSG_PUT), 1);
+	/*
+	 * Then A pushed its ping info (§7.2, a PUT on the reserved portal),
+	 * the PUT went, and its events are those of any PUT.
+	 */
+	assert_int_equal(b_recv(&p, UL_MSG_PUT), 2);
 	assert_int_equal(sim_ev_count_type(p.b, TAG_SINK, ULNET_EVENT_PUT), 1);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_SEND), 1);
 	assert_int_equal(sim_ev_last(p.a, TAG_SRC)->ev.type, ULNET_EVENT_ACK);
@@ -171,7 +174,7 @@ static void first_put_waits_for_discovery(void **state)
 	put_to(&p, B1);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
-	assert_int_equal(b_recv(&p, UL_MSG_PUT), 2);
+	assert_int_equal(b_recv(&p, UL_MSG_PUT), 3);
 	pair_fini(&p);
 }
 
@@ -209,7 +212,7 @@ static void silent_peer_fails_put_and_rediscovers(void **state)
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(sim_ev_count(p.a, TAG_SRC), 3);
 	assert_int_equal(sim_ev_last(p.a, TAG_SRC)->ev.type, ULNET_EVENT_ACK);
-	assert_int_equal(b_recv(&p, UL_MSG_PUT), 1);
+	assert_int_equal(b_recv(&p, UL_MSG_PUT), 2); /* A's push, the PUT */
 	assert_int_equal(ul_disc_state_bits(a_peer(&p, B0)), 273);
 	pair_fini(&p);
 }
@@ -253,10 +256,15 @@ static void configured_peer_keeps_its_nids(void **state)
 		put_to(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
-	assert_int_equal(sim_ni_info(p.b, B0).stats.recv_count[UL_MSG_PUT], 10);
+	/* The 10 PUTs and A's push: B is MR by configuration (§7.3). */
+	assert_int_equal(sim_ni_info(p.b, B0).stats.recv_count[UL_MSG_PUT], 11);
 	peer = a_peer(&p, B0);
 	assert_int_equal(peer->nnis, 1);
-	assert_null(ul_peer_find(ul_node_core(p.a->node), &b1));
+	/*
+	 * B pushed back from whichever NI it chose; a push from B1 makes a
+	 * peer of B1 as any traffic does (§11), never a NID of this one.
+	 */
+	assert_true(ul_peer_find(ul_node_core(p.a->node), &b1) != peer);
 	assert_int_equal(ul_disc_state_bits(peer),
 			 UL_PEER_STATE_MULTI_RAIL | UL_PEER_STATE_CONFIGURED |
 				 UL_PEER_STATE_DISCOVERED |

@@ -21,15 +21,19 @@
 #define P UL_DISC_STATE_PING_SENT
 #define U UL_DISC_STATE_UP_TO_DATE
 #define F UL_DISC_STATE_FAILED
+#define PQ UL_DISC_STATE_PUSH_QUEUED
+#define PS UL_DISC_STATE_PUSH_SENT
 
 /* legal[from][to]: the life cycle drawn in discovery_sm.h. */
 static const bool legal[UL_DISC_STATE_NR][UL_DISC_STATE_NR] = {
-	/*          I      Q      P      U      F   */
-	[I] = { true, true, false, true, false },
-	[Q] = { false, true, true, false, true },
-	[P] = { false, true, true, true, true },
-	[U] = { true, false, false, true, false },
-	[F] = { true, true, false, true, true },
+	/*           I      Q      P      U      F      PQ     PS  */
+	[I] = { true, true, false, true, false, false, false },
+	[Q] = { false, true, true, false, true, false, false },
+	[P] = { false, true, true, true, true, true, false },
+	[U] = { true, true, false, true, false, true, false },
+	[F] = { true, true, false, true, true, false, false },
+	[PQ] = { false, false, false, false, true, true, true },
+	[PS] = { false, false, false, true, true, true, true },
 };
 
 struct log_sink {
@@ -91,6 +95,8 @@ static void disc_sm_state_bits_follow_state(void **state)
 		/* 2 */ { UL_DISC_STATE_PING_SENT, 0x251 },
 		/* 3 */ { UL_DISC_STATE_UP_TO_DATE, 0x111 }, /* 273 */
 		/* 4 */ { UL_DISC_STATE_FAILED, 0x31 },
+		/* 5 */ { UL_DISC_STATE_PUSH_QUEUED, 0x151 },
+		/* 6 */ { UL_DISC_STATE_PUSH_SENT, 0x551 },
 	};
 	struct ul_peer p;
 
@@ -103,11 +109,102 @@ static void disc_sm_state_bits_follow_state(void **state)
 		p.disc_state = rows[i].st;
 		assert_int_equal(ul_disc_state_bits(&p), rows[i].bits);
 	}
-	/* Up to date is UP_TO_DATE alone (no push yet, §6). */
+	/* FORCE_PUSH is shown while the push is owed (§6 bit 14). */
+	p.is_push_forced = true;
+	assert_int_equal(ul_disc_state_bits(&p), 0x4551);
+	p.is_push_forced = false;
+	/* The stage part of up to date is UP_TO_DATE alone (§6). */
 	p.disc_state = UL_DISC_STATE_UP_TO_DATE;
 	assert_true(ul_disc_is_uptodate(&p));
 	p.disc_state = UL_DISC_STATE_FAILED;
 	assert_false(ul_disc_is_uptodate(&p));
+	p.disc_state = UL_DISC_STATE_PUSH_QUEUED;
+	assert_false(ul_disc_is_uptodate(&p));
+	assert_true(ul_disc_is_busy(&p));
+}
+
+/* §7.3 needs_push, one row per rule; our sequence is 5. */
+static void disc_sm_needs_push_rules(void **state)
+{
+	static const struct {
+		bool is_mr, is_forced, has_nodisc, is_disc_on;
+		enum ul_disc_state st;
+		uint32_t node_seqno;
+		bool needs;
+	} rows[] = {
+		/* 0: MR, ours not ACKed */
+		{ true, false, false, true, UL_DISC_STATE_UP_TO_DATE, 4, true },
+		/* 1: it has ours */
+		{ true, false, false, true, UL_DISC_STATE_UP_TO_DATE, 5,
+		  false },
+		/* 2: never pushed to */
+		{ true, false, false, true, UL_DISC_STATE_IDLE, 0, true },
+		/* 3: not MR: never, even forced */
+		{ false, true, false, true, UL_DISC_STATE_UP_TO_DATE, 0,
+		  false },
+		/* 4: a push is out */
+		{ true, true, false, true, UL_DISC_STATE_PUSH_SENT, 0, false },
+		/* 5: it has discovery off */
+		{ true, false, true, true, UL_DISC_STATE_UP_TO_DATE, 0, false },
+		/* 6: we have discovery off */
+		{ true, false, false, false, UL_DISC_STATE_UP_TO_DATE, 0,
+		  false },
+		/* 7: forced beats both discovery checks and the sequence */
+		{ true, true, true, false, UL_DISC_STATE_UP_TO_DATE, 5, true },
+	};
+	struct ul_peer p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		print_message("row %zu\n", i);
+		memset(&p, 0, sizeof(p));
+		p.is_mr = rows[i].is_mr;
+		p.is_push_forced = rows[i].is_forced;
+		p.has_no_discovery = rows[i].has_nodisc;
+		p.disc_state = rows[i].st;
+		p.node_seqno = rows[i].node_seqno;
+		assert_int_equal(ul_disc_needs_push(&p, 5, rows[i].is_disc_on),
+				 rows[i].needs);
+	}
+}
+
+/* §5, §8.2: which pushes are stale; the peer's sequence is 7. */
+static void disc_sm_stale_push_rules(void **state)
+{
+	static const struct {
+		enum ul_disc_state st;
+		uint32_t seq;
+		bool is_from_primary, is_stale;
+	} rows[] = {
+		/* 0: newer: always taken */
+		{ UL_DISC_STATE_UP_TO_DATE, 8, true, false },
+		/* 1: the same, NIDs current: nothing new */
+		{ UL_DISC_STATE_UP_TO_DATE, 7, true, true },
+		/* 2: the same, NIDs not current: taken */
+		{ UL_DISC_STATE_IDLE, 7, true, false },
+		/* 3: older from its primary: stale even if not current */
+		{ UL_DISC_STATE_IDLE, 6, true, true },
+		/* 4: older, another primary (it changed), not current */
+		{ UL_DISC_STATE_FAILED, 6, false, false },
+		/* 5: older, another primary, current */
+		{ UL_DISC_STATE_PUSH_SENT, 6, false, true },
+		/* 6: a push owed counts as current NIDs */
+		{ UL_DISC_STATE_PUSH_QUEUED, 7, false, true },
+		/* 7: a ping under way: NIDs not current */
+		{ UL_DISC_STATE_PING_SENT, 7, true, false },
+	};
+	struct ul_peer p;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+		print_message("row %zu\n", i);
+		memset(&p, 0, sizeof(p));
+		p.peer_seqno = 7;
+		p.disc_state = rows[i].st;
+		assert_int_equal(ul_disc_push_is_stale(&p, rows[i].seq,
+						       rows[i].is_from_primary),
+				 rows[i].is_stale);
+	}
 }
 
 static void disc_sm_admin_and_merge_leave_rounds_alone(void **state)
@@ -136,6 +233,8 @@ int main(void)
 		cmocka_unit_test(disc_sm_guard_refuses_illegal_moves),
 		cmocka_unit_test(disc_sm_state_bits_follow_state),
 		cmocka_unit_test(disc_sm_admin_and_merge_leave_rounds_alone),
+		cmocka_unit_test(disc_sm_needs_push_rules),
+		cmocka_unit_test(disc_sm_stale_push_rules),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

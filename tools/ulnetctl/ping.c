@@ -200,7 +200,7 @@ int ulnetctl_ping(int argc, char **argv)
 }
 
 /* Discover every target of t in turn, printing as the answers come. */
-static int discover_targets(const struct targets *t)
+static int discover_targets(const struct targets *t, bool is_force)
 {
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply reply;
@@ -218,6 +218,8 @@ static int discover_targets(const struct targets *t)
 		return rc;
 	}
 	a->has = UL_CTL_ARG_NID;
+	if (is_force)
+		a->flags |= UL_CTL_ARGF_FORCE;
 	for (i = 0; i < t->n && !rc; i++) {
 		a->nid = t->nids[i];
 		rc = ulnetctl_call(UL_CTL_OP_DISCOVER, a, TARGET_WAIT_MS,
@@ -254,13 +256,16 @@ int ulnetctl_discover(int argc, char **argv)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct targets t = { 0 };
+	bool is_force = false;
 	int opt, rc;
 
 	optind = 0;
 	while ((opt = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			break; /* ulnet always pings: see lnetctl-differences */
+			is_force =
+				true; /* FORCE_PING (always) and FORCE_PUSH */
+			break;
 		case 'h':
 			printf("discover nid[,nid,...]\n"
 			       "\t --force: force discovery\n"
@@ -277,7 +282,7 @@ int ulnetctl_discover(int argc, char **argv)
 	}
 	rc = expand_targets(&t, argc, argv, "discover");
 	if (rc == 0)
-		rc = discover_targets(&t);
+		rc = discover_targets(&t, is_force);
 	free(t.nids);
 	return rc;
 }
