@@ -9,6 +9,8 @@
 #include <cmocka.h>
 
 #include "helper_router.h"
+#include "core/peer.h"
+#include "core/route.h"
 
 static const char conf_c[] = "net:\n"
 			     "  - net type: tcp\n"
@@ -58,11 +60,58 @@ void hr_init(struct hr *h, const char *extra_r, const char *extra_s)
 	h->c = add(h->sim, "c", conf_c, NULL);
 	h->r = add(h->sim, "r", conf_r, extra_r);
 	h->s = add(h->sim, "s", conf_s, extra_s);
+	hr_routes_up(h->sim, (struct sim_node *const[]){ h->c, h->s }, 2);
 	/* C's first PUT must not start with a discovery ping of S. */
 	sim_peer_known(h->c, "10.1.0.20@tcp1");
 	h->sbuf = malloc(HR_BUF);
 	assert_non_null(h->sbuf);
 	sim_fill(h->sbuf, HR_BUF, 42);
+}
+
+static bool routes_up(struct sim_node *sn)
+{
+	struct ul_core *c = ul_node_core(sn->node);
+	struct ul_rnet *rnet;
+	struct ul_route *r;
+
+	ul_list_for_each_entry(rnet, &c->rnets, core_link)
+		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
+			if (!r->gateway->is_rtr_checked ||
+			    !ul_route_is_alive(c, r))
+				return false;
+	return true;
+}
+
+void hr_routes_up(struct sim *sim, struct sim_node *const *nodes, size_t n)
+{
+	for (int sec = 0; sec <= 300; sec++) {
+		size_t up = 0;
+
+		for (size_t i = 0; i < n; i++)
+			up += routes_up(nodes[i]);
+		if (up == n)
+			return;
+		sim_run(sim, sim->heap.now_ns + HR_SEC);
+	}
+	for (size_t i = 0; i < n; i++) {
+		struct ul_core *c = ul_node_core(nodes[i]->node);
+		struct ul_rnet *rnet;
+		struct ul_route *r;
+		char a[ULNET_NIDSTR_SIZE];
+
+		ul_list_for_each_entry(rnet, &c->rnets, core_link)
+			ul_list_for_each_entry(r, &rnet->routes, rnet_link)
+				print_message("%s: route via %s: checked %d "
+					      "gateway alive %d route alive "
+					      "%d\n",
+					      nodes[i]->name,
+					      ulnet_nid_format(&r->gw_nid, a,
+							       sizeof(a)),
+					      r->gateway->is_rtr_checked,
+					      r->gateway->is_alive,
+					      ul_route_is_alive(c, r));
+	}
+	fail_msg("routes not up after 300 s");
 }
 
 void hr_sink(struct hr *h, struct sim_node *s, uintptr_t tag)

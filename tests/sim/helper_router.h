@@ -37,6 +37,13 @@ struct hr {
  */
 void hr_init(struct hr *h, const char *extra_r, const char *extra_s);
 void hr_fini(struct hr *h);
+/*
+ * Run sim until every route of each of the n nodes is up: R says
+ * RTE_DISABLED until its routing is ENABLED (110 s), and a sender's
+ * router checker sees that at its next check (every 60 s). Fails the
+ * test if that takes more than 300 virtual seconds.
+ */
+void hr_routes_up(struct sim *sim, struct sim_node *const *nodes, size_t n);
 /* S's portal MD for PUTs and GETs, events tagged tag. */
 void hr_sink(struct hr *h, struct sim_node *s, uintptr_t tag);
 

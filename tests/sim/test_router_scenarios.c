@@ -97,6 +97,7 @@ static void mr_forwarding_case(bool is_c_mr)
 	h.c = sim_node_add(h.sim, "c", conf_c);
 	h.r = router(h.sim, "r", 1, is_c_mr ? peers_mr_c : peers_s);
 	h.s = sim_node_add(h.sim, "s", conf_s);
+	hr_routes_up(h.sim, (struct sim_node *const[]){ h.c, h.s }, 2);
 	h.sbuf = calloc(1, HR_BUF);
 	assert_non_null(h.sbuf);
 	sim_peer_known(h.c, "10.1.0.20@tcp1");
@@ -224,6 +225,14 @@ static void receiver_drops_asymmetric_route(void **state)
 	h.r = router(h.sim, "r1", 1, NULL);
 	(void)router(h.sim, "r2", 2, NULL);
 	h.s = server(h.sim, "10.1.0.2@tcp1", "    drop_asym_route: 1\n");
+	/*
+	 * Each router is pinged from one side only, so with
+	 * avoid_asym_router_failure its other net reads DOWN and the route
+	 * goes down (§10.4); this scenario wants the asymmetric path up.
+	 */
+	ul_node_core(h.c->node)->tun.avoid_asym_router_failure = 0;
+	ul_node_core(h.s->node)->tun.avoid_asym_router_failure = 0;
+	hr_routes_up(h.sim, (struct sim_node *const[]){ h.c, h.s }, 2);
 	h.sbuf = calloc(1, HR_BUF);
 	assert_non_null(h.sbuf);
 	sim_peer_known(h.c, "10.1.0.20@tcp1");
@@ -281,6 +290,7 @@ static void two_routers_one_dies_mid_stream(void **state)
 	h.r = router(h.sim, "r1", 1, NULL);
 	r2 = router(h.sim, "r2", 2, NULL);
 	h.s = server(h.sim, "10.1.0.1@tcp1,10.1.0.2@tcp1", NULL);
+	hr_routes_up(h.sim, (struct sim_node *const[]){ h.c, h.s }, 2);
 	h.sbuf = calloc(1, HR_BUF);
 	assert_non_null(h.sbuf);
 	sim_peer_known(h.c, "10.1.0.20@tcp1");
