@@ -93,14 +93,46 @@ if grep -q 'dropped' "$tmp/tshark.log" &&
 fi
 
 # One line per LNet message: type, dest+src NID addresses, NID types,
-# pids, portal, match bits, payload length, mlength.
+# pids, portal, match bits, payload length, mlength. tshark prints one
+# line per frame, and a frame can hold several messages (a PUT and the
+# ACK of a push in one segment): their values come comma-joined, and a
+# field only some types have (portal: PUT, GET; match bits: all but
+# REPLY; mlength: ACK) lists only theirs, so split_msgs deals them out
+# by type, in order.
+split_msgs() {
+	awk 'BEGIN { FS = "[ ]" }
+	{
+		nt = split($1, t, ",")
+		split($2, nid, ",")
+		split($3, ty, ",")
+		split($4, dp, ",")
+		split($5, sp, ",")
+		split($6, pt, ",")
+		split($7, mb, ",")
+		split($8, pl, ",")
+		split($9, ml, ",")
+		ip = ib = im = 0
+		for (k = 1; k <= nt; k++) {
+			portal = bits = mlen = ""
+			if (t[k] == 1 || t[k] == 2)
+				portal = pt[++ip]
+			if (t[k] != 3)
+				bits = mb[++ib]
+			if (t[k] == 0)
+				mlen = ml[++im]
+			print t[k], nid[2 * k - 1] "," nid[2 * k],
+				ty[2 * k - 1] "," ty[2 * k], dp[k], sp[k],
+				portal, bits, pl[k], mlen
+		}
+	}'
+}
 fields() { # extra tshark options...
 	tshark -n -r "$tmp/cap.pcap" "$@" -Y 'lnet.msg_type' -T fields \
 		-E separator=' ' -E occurrence=a -E aggregator=, \
 		-e lnet.msg_type -e lnet.nid.addr -e lnet.nid.type \
 		-e lnet.dest_pid -e lnet.src_pid -e lnet.ptl_index \
 		-e lnet.msg_dst_match_bits -e lnet.payload_length \
-		-e lnet.msg_length 2>"$tmp/tshark-r.err"
+		-e lnet.msg_length 2>"$tmp/tshark-r.err" | split_msgs
 }
 fields >"$tmp/msgs.out" || ul_fail "tshark cannot read the capture"
 [ -s "$tmp/msgs.out" ] || ul_fail "tshark decoded no LNet message"
