@@ -497,8 +497,9 @@ static void on_ni_tick(struct ul_timer *t, uint64_t now_ns)
 		if (is_link_down)
 			ul_list_for_each_entry_safe(conn, ctmp, &peer->conns,
 						    link)
-				sock_conn_close_drained(conn, -ENETDOWN,
-							UL_HSTATUS_LOCAL_DROPPED);
+				sock_conn_close_drained(
+					conn, -ENETDOWN,
+					UL_HSTATUS_LOCAL_DROPPED);
 		ni_tick_peer(peer, now_ns);
 		if (peer_is_idle(peer, now_ns))
 			peer_free(peer);

@@ -725,7 +725,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			socklnd_duplicate_conn_is_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(
-			socklnd_link_down_reads_what_tcp_acked, setup, teardown),
+			socklnd_link_down_reads_what_tcp_acked, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(socklnd_race_lost_by_lower_nid,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
