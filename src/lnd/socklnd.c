@@ -319,8 +319,20 @@ void sock_peer_fail_txs(struct sock_peer *peer, int status, enum ul_hstatus hs)
 {
 	struct sock_tx *st, *tmp;
 
-	ul_list_for_each_entry_safe(st, tmp, &peer->txq, link)
+	ul_list_for_each_entry_safe(st, tmp, &peer->txq, link) {
+		/*
+		 * A tx on the peer's queue waited for a connection: no byte
+		 * of it left this node. A connect that timed out is a
+		 * network timeout (health.md §10), but the peer cannot have
+		 * the message, so it is marked undelivered and the core may
+		 * resend it on another pathway, as for an unacknowledged
+		 * one (tx_close_hstatus). Without this, a response waiting
+		 * to reach a requester whose rail went dark was dropped.
+		 */
+		if (hs == UL_HSTATUS_NETWORK_TIMEOUT && st->tx)
+			st->tx->is_undelivered = true;
 		sock_tx_complete(st, status, hs);
+	}
 }
 
 /*

@@ -136,6 +136,31 @@ static void socklnd_unacked_output_times_out(void **state)
 }
 
 /*
+ * A peer whose TCP accepts but which never answers the hello: the
+ * connect times out, and the txs that waited for it complete as network
+ * timeouts that never left this node (undelivered: the core may resend
+ * them on another pathway).
+ */
+static void socklnd_connect_timeout_txs_undelivered(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	int n = 2;
+
+	(void)start_one(w, &peer); /* listening, never accepting */
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, 4 * KIB), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(w->tx_status[i], -ETIMEDOUT);
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_NETWORK_TIMEOUT);
+		assert_true(w->tx_undelivered[i]);
+	}
+	assert_true(sw_log_has(w, "handshake timed out"));
+	check_exactly_once(w);
+}
+
+/*
  * The txs of the one connection after it closed for status: a prefix
  * that TCP acknowledged whole (OK), then failures with status: those
  * written (whole or in part) but not acknowledged with hs_written, then
@@ -393,6 +418,9 @@ int main(void)
 			socklnd_timeout_classifies_held_txs, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_reset_classifies_held_txs, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_connect_timeout_txs_undelivered, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(socklnd_ack_progress_keeps_conn,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
