@@ -130,6 +130,9 @@ static void fwd_take_and_go(struct ul_node *n, struct ul_msg *m)
 {
 	int rc = take_rtr_credits(n, m);
 
+	/* Both credits held means a buffer was lent: never without one. */
+	if (!rc && !m->rtrbuf)
+		rc = -EPROTO;
 	if (!rc) {
 		fwd_ready(n, m);
 		return;

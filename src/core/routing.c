@@ -51,12 +51,12 @@ static void pool_init(struct ul_rtrpool *p)
 /* Free up to count buffers of p's free list; how many went. */
 static int pool_free_some(struct ul_rtrpool *p, int count)
 {
+	struct ul_rtrbuf *b, *tmp;
 	int k = 0;
 
-	while (k < count && !ul_list_empty(&p->free)) {
-		struct ul_rtrbuf *b =
-			ul_list_first_entry(&p->free, struct ul_rtrbuf, link);
-
+	ul_list_for_each_entry_safe(b, tmp, &p->free, link) {
+		if (k == count)
+			break;
 		ul_list_del(&b->link);
 		free(b);
 		p->nfree--;
