@@ -597,7 +597,7 @@ discovery_time() {
 		echo "    $mode: both rails at >= 50 % after $ms ms; A's peer" \
 			"$(awk '$1 == "Multi-Rail:" { print "Multi-Rail: " $2 }' \
 				"$tmp/peer.yaml"),"\
-			"$(grep -c 'nid: 198' "$tmp/peer.yaml") NIDs"
+			"$(grep -c -- '- nid: 198' "$tmp/peer.yaml") NIDs"
 		disc_results+=("$ms")
 		teardown
 	done
