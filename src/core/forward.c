@@ -185,23 +185,13 @@ int ul_fwd_parse(struct ul_node *n, struct ul_node_ni *nni,
 	pool = ul_routing_pool(&c->routing, from_nid, ul_rtrpool_kind_of(len));
 	if (!pool)
 		return drop(n, ni, lpni, hdr, from_nid, "no router buffers");
-	m = ul_msg_alloc(n);
+	m = ul_msg_alloc_rx(n, hdr, from_nid, nni, lpni);
 	if (!m)
 		return drop(n, ni, lpni, hdr, from_nid, "out of memory");
-	m->type = (enum ul_msg_type)hdr->type;
-	m->rx_hdr = *hdr;
-	m->from_nid = *from_nid;
-	m->nni = nni;
-	m->ni = ni;
-	ul_ni_get(ni);
-	m->lpni = lpni;
-	ul_peer_ni_get(lpni);
 	m->rtr_lpni = lpni;
 	ul_peer_ni_get(lpni);
 	m->rtrpool = pool;
 	m->is_forward = true;
-	m->is_committed = true;
-	m->deadline_ns = ul_msg_deadline(n, ni);
 	/* §7.4 step 5: straight into a buffer when nobody waits before it. */
 	if (ul_list_empty(&pm->rtrq) && ul_list_empty(&pool->waitq) &&
 	    pm->rtrcredits > 0 && pool->credits > 0) {

@@ -34,6 +34,29 @@ struct ul_msg *ul_msg_alloc(struct ul_node *n)
 	return m;
 }
 
+struct ul_msg *ul_msg_alloc_rx(struct ul_node *n,
+			       const struct ul_wire_lnet_hdr *hdr,
+			       const struct ulnet_nid *from_nid,
+			       struct ul_node_ni *nni, struct ul_peer_ni *lpni)
+{
+	struct ul_msg *m = ul_msg_alloc(n);
+
+	if (!m)
+		return NULL;
+	m->type = (enum ul_msg_type)hdr->type;
+	m->rx_hdr = *hdr;
+	m->from_nid = *from_nid;
+	m->nni = nni;
+	m->ni = nni->ni;
+	ul_ni_get(m->ni);
+	m->lpni = lpni;
+	if (lpni)
+		ul_peer_ni_get(lpni);
+	m->is_committed = true;
+	m->deadline_ns = ul_msg_deadline(n, m->ni);
+	return m;
+}
+
 /*
  * The life cycle (msg.h): bit t of allowed[f] says f -> t is legal.
  * A failure may end a message from any live state.

@@ -246,6 +246,16 @@ void ul_msg_send_committed(struct ul_node *n, struct ul_msg *m);
 
 /* Shared by msg.c (send, finalize) and msg_rx.c (receive). */
 struct ul_msg *ul_msg_alloc(struct ul_node *n);
+/*
+ * A message for what the LND is receiving: hdr's type and header, its
+ * sender, the NI it came in on and the sender's peer NI (may be NULL),
+ * each with a reference; committed, with the NI's deadline. NULL when
+ * out of memory. Shared by msg_rx.c and forward.c.
+ */
+struct ul_msg *ul_msg_alloc_rx(struct ul_node *n,
+			       const struct ul_wire_lnet_hdr *hdr,
+			       const struct ulnet_nid *from_nid,
+			       struct ul_node_ni *nni, struct ul_peer_ni *lpni);
 /* Free a message that queued no event (or whose event went out). */
 void ul_msg_free(struct ul_node *n, struct ul_msg *m);
 /*

@@ -273,20 +273,9 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 			return drop_rx(n, ni, lpni, hdr, from_nid,
 				       "Dropping asymmetrical route");
 	}
-	m = ul_msg_alloc(n);
+	m = ul_msg_alloc_rx(n, hdr, from_nid, nni, lpni);
 	if (!m)
 		return drop_rx(n, ni, lpni, hdr, from_nid, "out of memory");
-	m->type = (enum ul_msg_type)hdr->type;
-	m->rx_hdr = *hdr;
-	m->from_nid = *from_nid;
-	m->nni = nni;
-	m->ni = ni;
-	ul_ni_get(ni);
-	m->lpni = lpni;
-	if (lpni)
-		ul_peer_ni_get(lpni);
-	m->is_committed = true;
-	m->deadline_ns = ul_msg_deadline(n, ni);
 	if (hdr->type == UL_WIRE_MSG_PUT || hdr->type == UL_WIRE_MSG_GET)
 		is_ok = match_request(n, m, &initiator);
 	else

@@ -12,15 +12,15 @@
 #include "core/peer.h"
 #include "core/route.h"
 
-static const char conf_c[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.10@tcp\n"
-			     "route:\n"
-			     "  - net: tcp1\n"
-			     "    gateway: 10.0.0.1@tcp\n"
-			     "global:\n"
-			     "    discovery: 0\n";
+const char hr_conf_c[] = "net:\n"
+			 "  - net type: tcp\n"
+			 "    local NI(s):\n"
+			 "      - nid: 10.0.0.10@tcp\n"
+			 "route:\n"
+			 "  - net: tcp1\n"
+			 "    gateway: 10.0.0.1@tcp\n"
+			 "global:\n"
+			 "    discovery: 0\n";
 
 static const char conf_r[] = "net:\n"
 			     "  - net type: tcp\n"
@@ -57,7 +57,7 @@ void hr_init(struct hr *h, const char *extra_r, const char *extra_s)
 {
 	memset(h, 0, sizeof(*h));
 	h->sim = sim_create(7);
-	h->c = add(h->sim, "c", conf_c, NULL);
+	h->c = add(h->sim, "c", hr_conf_c, NULL);
 	h->r = add(h->sim, "r", conf_r, extra_r);
 	h->s = add(h->sim, "s", conf_s, extra_s);
 	hr_routes_up(h->sim, (struct sim_node *const[]){ h->c, h->s }, 2);

@@ -31,6 +31,9 @@ struct hr {
 	struct ulnet_handle smd;
 };
 
+/* C's lnet.conf: 10.0.0.10@tcp, a route to tcp1 through R, no discovery. */
+extern const char hr_conf_c[];
+
 /*
  * Build C, R, S; extra_r is appended to R's lnet.conf, extra_s to S's
  * (each may be NULL), e.g. a buffers: section or another NID.

@@ -26,14 +26,15 @@
 #include "core/core.h"
 #include "core/discovery_sm.h"
 #include "core/select.h"
+#include "helper_pair.h"
 #include "helper_sim.h"
 
-#define PORTAL 7
+#define PORTAL SIM_PAIR_PORTAL
 #define SEC 1000000000ull
 #define TT_SEC 4 /* transaction_timeout */
 #define NPUTS 1000
-#define TAG_SRC 1
-#define TAG_SINK 2
+#define TAG_SRC SIM_PAIR_TAG_SRC
+#define TAG_SINK SIM_PAIR_TAG_SINK
 
 #define B0 "10.0.0.2@tcp"
 #define B1 "10.0.1.2@tcp"
@@ -68,50 +69,7 @@ static const char conf_a_peer[] = "net:\n"
 				  "global:\n"
 				  "    transaction_timeout: 4\n";
 
-static const char conf_b[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.2@tcp\n"
-			     "      - nid: 10.0.1.2@tcp\n"
-			     "global:\n"
-			     "    transaction_timeout: 4\n";
-
-struct pair {
-	struct sim *sim;
-	struct sim_node *a, *b;
-	struct ulnet_handle src, sink;
-	char srcbuf[64], sinkbuf[64];
-};
-
-static void pair_init(struct pair *p, const char *a_conf)
-{
-	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
-	struct ulnet_md md;
-
-	p->sim = sim_create(1);
-	p->a = sim_node_add(p->sim, "a", a_conf);
-	p->b = sim_node_add(p->sim, "b", conf_b);
-	ulnet_nid_set_any(&any.nid);
-	md = sim_md(p->b, p->sinkbuf, sizeof(p->sinkbuf), ULNET_MD_THRESH_INF,
-		    ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE, TAG_SINK);
-	assert_int_equal(ul_node_md_attach(p->b->node, PORTAL, &any, 0, 0,
-					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
-					   &p->sink),
-			 0);
-	md = sim_md(p->a, p->srcbuf, sizeof(p->srcbuf), ULNET_MD_THRESH_INF, 0,
-		    TAG_SRC);
-	assert_int_equal(
-		ul_node_md_bind(p->a->node, &md, ULNET_RETAIN, &p->src), 0);
-}
-
-static void pair_fini(struct pair *p)
-{
-	assert_int_equal(ul_node_md_unlink(p->a->node, p->src), 0);
-	assert_int_equal(ul_node_md_unlink(p->b->node, p->sink), 0);
-	sim_destroy(p->sim);
-}
-
-static void put_to(struct pair *p, const char *nid)
+static void put_to(struct sim_pair *p, const char *nid)
 {
 	struct ulnet_process_id to = sim_pid(nid);
 
@@ -121,14 +79,14 @@ static void put_to(struct pair *p, const char *nid)
 }
 
 /* Messages of type t that B received, over both its NIs. */
-static uint64_t b_recv(struct pair *p, int t)
+static uint64_t b_recv(struct sim_pair *p, int t)
 {
 	return sim_ni_info(p->b, B0).stats.recv_count[t] +
 	       sim_ni_info(p->b, B1).stats.recv_count[t];
 }
 
 /* A's peer holding nid, or fail. */
-static struct ul_peer *a_peer(struct pair *p, const char *nid)
+static struct ul_peer *a_peer(struct sim_pair *p, const char *nid)
 {
 	struct ulnet_nid id = sim_nid(nid);
 	struct ul_peer *peer = ul_peer_find(ul_node_core(p->a->node), &id);
@@ -141,11 +99,11 @@ static struct ul_peer *a_peer(struct pair *p, const char *nid)
 static void first_put_waits_for_discovery(void **state)
 {
 	struct ulnet_nid b0 = sim_nid(B0);
-	struct pair p;
+	struct sim_pair p;
 	struct ul_peer *peer;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	put_to(&p, B0);
 	/* The ping GET is at B (1 us), its REPLY not yet back at A. */
 	sim_run(p.sim, p.sim->heap.now_ns + 1500);
@@ -175,7 +133,7 @@ static void first_put_waits_for_discovery(void **state)
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
 	assert_int_equal(b_recv(&p, UL_MSG_PUT), 3);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /* §14.3: B silent: the PUT's SEND carries the error; then again. */
@@ -185,10 +143,10 @@ static void silent_peer_fails_put_and_rediscovers(void **state)
 	struct ul_simlink_props good = { 0, 1000, 0.0, true };
 	const struct sim_ev *ev;
 	struct ul_peer *peer;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	ul_simfab_default_set(p.sim->fab, &lost);
 	put_to(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + 3 * TT_SEC * SEC);
@@ -214,18 +172,18 @@ static void silent_peer_fails_put_and_rediscovers(void **state)
 	assert_int_equal(sim_ev_last(p.a, TAG_SRC)->ev.type, ULNET_EVENT_ACK);
 	assert_int_equal(b_recv(&p, UL_MSG_PUT), 2); /* A's push, the PUT */
 	assert_int_equal(ul_disc_state_bits(a_peer(&p, B0)), 273);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /* §14.8: discovery off on A: one ping, B stays one non-MR NID. */
 static void discovery_off_pings_once_and_stays_non_mr(void **state)
 {
-	struct pair p;
+	struct sim_pair p;
 	struct ul_peer *peer;
 	struct ulnet_nid b1 = sim_nid(B1);
 
 	(void)state;
-	pair_init(&p, conf_a_nodisc);
+	sim_pair_init(&p, conf_a_nodisc);
 	for (int i = 0; i < 10; i++)
 		put_to(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
@@ -240,18 +198,18 @@ static void discovery_off_pings_once_and_stays_non_mr(void **state)
 	assert_int_equal(ul_disc_state_bits(peer),
 			 UL_PEER_STATE_NO_DISCOVERY | UL_PEER_STATE_DISCOVERED |
 				 UL_PEER_STATE_NIDS_UPTODATE);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /* §8.3: a configured peer is pinged once, and keeps its NID list. */
 static void configured_peer_keeps_its_nids(void **state)
 {
-	struct pair p;
+	struct sim_pair p;
 	struct ul_peer *peer;
 	struct ulnet_nid b1 = sim_nid(B1);
 
 	(void)state;
-	pair_init(&p, conf_a_peer);
+	sim_pair_init(&p, conf_a_peer);
 	for (int i = 0; i < 10; i++)
 		put_to(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
@@ -269,7 +227,7 @@ static void configured_peer_keeps_its_nids(void **state)
 			 UL_PEER_STATE_MULTI_RAIL | UL_PEER_STATE_CONFIGURED |
 				 UL_PEER_STATE_DISCOVERED |
 				 UL_PEER_STATE_NIDS_UPTODATE);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /* a and b within 10% of the larger, and both carried something. */
@@ -287,10 +245,10 @@ static void assert_about_half(uint64_t a, uint64_t b, const char *what)
 /* The headline: no peer section, yet both of B's rails carry PUTs. */
 static void discovery_spreads_puts_over_both_rails(void **state)
 {
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	for (int i = 0; i < NPUTS; i++)
 		put_to(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + 10 * SEC);
@@ -306,7 +264,7 @@ static void discovery_spreads_puts_over_both_rails(void **state)
 		sim_ni_info(p.a, "10.0.0.1@tcp").stats.send_count[UL_MSG_PUT],
 		sim_ni_info(p.a, "10.0.1.1@tcp").stats.send_count[UL_MSG_PUT],
 		"PUTs sent per NI of a");
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 struct pong {
@@ -330,10 +288,10 @@ static void ping_neither_waits_nor_discovers(void **state)
 	struct ulnet_nid b0 = sim_nid(B0);
 	struct pong pg = { 0 };
 	struct ul_peer *peer;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	assert_int_equal(ul_node_ping(p.a->node, NULL, &to, 1000, on_pong, &pg),
 			 0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
@@ -345,7 +303,7 @@ static void ping_neither_waits_nor_discovers(void **state)
 	assert_int_equal(peer->nnis, 1);
 	assert_int_equal(ul_disc_state_bits(peer), 0);
 	assert_null(ul_peer_find(ul_node_core(p.a->node), &b0));
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 #define BIG_NIS 16
@@ -358,39 +316,15 @@ static void ping_neither_waits_nor_discovers(void **state)
  */
 static void truncated_reply_is_pinged_again(void **state)
 {
-	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
 	char conf[2048], nid[32];
 	struct ul_peer *peer;
 	uint64_t gets = 0;
-	struct pair p;
-	struct ulnet_md md;
-	size_t off;
-	int i, n;
+	struct sim_pair p;
+	int i;
 
 	(void)state;
-	off = (size_t)snprintf(conf, sizeof(conf),
-			       "net:\n  - net type: tcp\n    local NI(s):\n");
-	for (i = 0; i < BIG_NIS; i++) {
-		n = snprintf(conf + off, sizeof(conf) - off,
-			     "      - nid: 10.0.%d.2@tcp\n", i);
-		assert_true(n > 0 && (size_t)n < sizeof(conf) - off);
-		off += (size_t)n;
-	}
-	memset(&p, 0, sizeof(p));
-	p.sim = sim_create(1);
-	p.a = sim_node_add(p.sim, "a", conf_a);
-	p.b = sim_node_add(p.sim, "b", conf);
-	ulnet_nid_set_any(&any.nid);
-	md = sim_md(p.b, p.sinkbuf, sizeof(p.sinkbuf), ULNET_MD_THRESH_INF,
-		    ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE, TAG_SINK);
-	assert_int_equal(ul_node_md_attach(p.b->node, PORTAL, &any, 0, 0,
-					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
-					   &p.sink),
-			 0);
-	md = sim_md(p.a, p.srcbuf, sizeof(p.srcbuf), ULNET_MD_THRESH_INF, 0,
-		    TAG_SRC);
-	assert_int_equal(ul_node_md_bind(p.a->node, &md, ULNET_RETAIN, &p.src),
-			 0);
+	sim_pair_conf_many(conf, sizeof(conf), BIG_NIS);
+	sim_pair_init_with(&p, conf_a, conf, false);
 
 	put_to(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
@@ -404,7 +338,7 @@ static void truncated_reply_is_pinged_again(void **state)
 	assert_true(peer->is_mr);
 	assert_int_equal(peer->nnis, BIG_NIS);
 	assert_int_equal(peer->disc_ping_size, 16 + (BIG_NIS + 1) * 16);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 int main(void)

@@ -27,13 +27,14 @@
 #include "core/msg.h"
 #include "core/ping.h"
 #include "core/tunables.h"
+#include "helper_pair.h"
 #include "helper_sim.h"
 #include "util/err.h"
 
-#define PORTAL 7
+#define PORTAL SIM_PAIR_PORTAL
 #define SEC 1000000000ull
-#define TAG_SRC 1
-#define TAG_SINK 2
+#define TAG_SRC SIM_PAIR_TAG_SRC
+#define TAG_SINK SIM_PAIR_TAG_SINK
 
 #define A0 "10.0.0.1@tcp"
 #define A1 "10.0.1.1@tcp"
@@ -67,63 +68,12 @@ static const char conf_a_peer[] = "net:\n"
 				  "global:\n"
 				  "    transaction_timeout: 4\n";
 
-static const char conf_b[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.2@tcp\n"
-			     "      - nid: 10.0.1.2@tcp\n"
-			     "global:\n"
-			     "    transaction_timeout: 4\n";
-
-struct pair {
-	struct sim *sim;
-	struct sim_node *a, *b;
-	struct ulnet_handle src, sink;
-	char srcbuf[64], sinkbuf[64];
-};
-
-static void pair_init(struct pair *p, const char *a_conf)
-{
-	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
-	struct ulnet_md md;
-
-	p->sim = sim_create(1);
-	p->a = sim_node_add(p->sim, "a", a_conf);
-	p->b = sim_node_add(p->sim, "b", conf_b);
-	ulnet_nid_set_any(&any.nid);
-	md = sim_md(p->b, p->sinkbuf, sizeof(p->sinkbuf), ULNET_MD_THRESH_INF,
-		    ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE, TAG_SINK);
-	assert_int_equal(ul_node_md_attach(p->b->node, PORTAL, &any, 0, 0,
-					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
-					   &p->sink),
-			 0);
-	md = sim_md(p->a, p->srcbuf, sizeof(p->srcbuf), ULNET_MD_THRESH_INF, 0,
-		    TAG_SRC);
-	assert_int_equal(
-		ul_node_md_bind(p->a->node, &md, ULNET_RETAIN, &p->src), 0);
-}
-
-static void pair_fini(struct pair *p)
-{
-	assert_int_equal(ul_node_md_unlink(p->a->node, p->src), 0);
-	assert_int_equal(ul_node_md_unlink(p->b->node, p->sink), 0);
-	sim_destroy(p->sim);
-}
-
-/* For a test where B sends and A takes the PUTs. */
-static void pair_fini_swapped(struct pair *p)
-{
-	assert_int_equal(ul_node_md_unlink(p->b->node, p->src), 0);
-	assert_int_equal(ul_node_md_unlink(p->a->node, p->sink), 0);
-	sim_destroy(p->sim);
-}
-
-static void run(struct pair *p)
+static void run(struct sim_pair *p)
 {
 	sim_run(p->sim, p->sim->heap.now_ns + SEC);
 }
 
-static void put_to(struct pair *p, const char *nid)
+static void put_to(struct sim_pair *p, const char *nid)
 {
 	struct ulnet_process_id to = sim_pid(nid);
 
@@ -148,20 +98,20 @@ static struct ul_peer_ni *peer_ni_of(struct sim_node *sn, const char *nid)
 }
 
 /* PUTs (data and pushes) B's NIs received. */
-static uint64_t b_puts(struct pair *p)
+static uint64_t b_puts(struct sim_pair *p)
 {
 	return sim_ni_info(p->b, B0).stats.recv_count[UL_MSG_PUT] +
 	       sim_ni_info(p->b, B1).stats.recv_count[UL_MSG_PUT];
 }
 
-static uint64_t a_gets_sent(struct pair *p)
+static uint64_t a_gets_sent(struct sim_pair *p)
 {
 	return sim_ni_info(p->a, A0).stats.send_count[UL_MSG_GET] +
 	       sim_ni_info(p->a, A1).stats.send_count[UL_MSG_GET];
 }
 
 /* A's first PUT: discovery of B, A's push to B, B's push back. */
-static void a_discovers_b(struct pair *p)
+static void a_discovers_b(struct sim_pair *p)
 {
 	struct ul_peer *peer;
 
@@ -187,10 +137,10 @@ static void push_teaches_b_our_nids(void **state)
 {
 	struct ul_peer *pa, *pb;
 	struct ulnet_nid a0 = sim_nid(A0);
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	a_discovers_b(&p);
 	assert_int_equal(a_gets_sent(&p), 1);
 	assert_int_equal(
@@ -209,7 +159,7 @@ static void push_teaches_b_our_nids(void **state)
 	assert_int_equal(pa->node_seqno, ul_ping_seq(p.b->node));
 	/* The data PUT and A's push. */
 	assert_int_equal(b_puts(&p), 2);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /*
@@ -223,10 +173,10 @@ static void remote_net_add_and_link_down_reach_us(void **state)
 	struct ul_peer_ni *lpni;
 	struct ul_peer *peer;
 	uint64_t gets;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	a_discovers_b(&p);
 	gets = a_gets_sent(&p);
 	assert_int_equal(
@@ -252,7 +202,7 @@ static void remote_net_add_and_link_down_reach_us(void **state)
 	/* The other NIDs are untouched. */
 	assert_int_equal(peer_ni_of(p.a, B1)->ns_status, UL_NS_STATUS_UP);
 	assert_int_equal(peer_ni_of(p.a, B1)->healthv, UL_HEALTH_MAX);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /* §14.6: B deletes B1; A's peer for B lists only B0 after B's push. */
@@ -260,10 +210,10 @@ static void remote_ni_del_reaches_us(void **state)
 {
 	struct ulnet_nid b1 = sim_nid(B1);
 	struct ul_peer *peer;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	a_discovers_b(&p);
 	assert_int_equal(peer_of(p.a, B0)->nnis, 2);
 	assert_int_equal(ul_node_ni_del(p.b->node, &b1, NULL), 0);
@@ -277,7 +227,7 @@ static void remote_ni_del_reaches_us(void **state)
 	put_to(&p, B0);
 	run(&p);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 2);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /* §14.6: the same with B configured on A: B1 stays listed, DOWN. */
@@ -285,10 +235,10 @@ static void remote_ni_del_keeps_configured_nid_down(void **state)
 {
 	struct ulnet_nid b1 = sim_nid(B1);
 	struct ul_peer *peer;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a_peer);
+	sim_pair_init(&p, conf_a_peer);
 	a_discovers_b(&p);
 	assert_int_equal(peer_ni_of(p.a, B1)->ns_status, UL_NS_STATUS_UP);
 	assert_int_equal(ul_node_ni_del(p.b->node, &b1, NULL), 0);
@@ -299,7 +249,7 @@ static void remote_ni_del_keeps_configured_nid_down(void **state)
 	assert_int_equal(peer->nnis, 2);
 	assert_int_equal(peer_ni_of(p.a, B1)->ns_status, UL_NS_STATUS_DOWN);
 	assert_int_equal(peer_ni_of(p.a, B0)->ns_status, UL_NS_STATUS_UP);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /*
@@ -312,10 +262,10 @@ static void remote_discovery_off_deletes_peer(void **state)
 	struct ul_err err = { 0 };
 	struct ul_peer *peer;
 	uint32_t seq;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	a_discovers_b(&p);
 	seq = ul_ping_seq(p.b->node);
 	assert_int_equal(ul_node_tunable_set(p.b->node, UL_TUNABLE_DISCOVERY, 0,
@@ -340,7 +290,7 @@ static void remote_discovery_off_deletes_peer(void **state)
 	assert_int_equal(ul_disc_state_bits(peer),
 			 UL_PEER_STATE_NO_DISCOVERY | UL_PEER_STATE_DISCOVERED |
 				 UL_PEER_STATE_NIDS_UPTODATE);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /*
@@ -352,10 +302,10 @@ static void send_waits_for_owed_push(void **state)
 	struct ulnet_nid a99 = sim_nid("10.0.99.1@tcp99");
 	struct ul_peer *peer;
 	uint64_t puts;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	a_discovers_b(&p);
 	puts = b_puts(&p);
 	assert_int_equal(
@@ -371,7 +321,7 @@ static void send_waits_for_owed_push(void **state)
 	assert_int_equal(peer_of(p.b, A0)->nnis, 3);
 	assert_true(peer_of(p.b, "10.0.99.1@tcp99") == peer_of(p.b, A0));
 	assert_int_equal(ul_disc_state_bits(peer), STATE_MR_UPTODATE);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 /*
@@ -384,10 +334,10 @@ static void unanswered_push_fails_round(void **state)
 	struct ulnet_nid a99 = sim_nid("10.0.99.1@tcp99");
 	const struct sim_ev *ev;
 	struct ul_peer *peer;
-	struct pair p;
+	struct sim_pair p;
 
 	(void)state;
-	pair_init(&p, conf_a);
+	sim_pair_init(&p, conf_a);
 	a_discovers_b(&p);
 	ul_simfab_default_set(p.sim->fab, &lost);
 	assert_int_equal(
@@ -402,7 +352,7 @@ static void unanswered_push_fails_round(void **state)
 	ev = sim_ev_last(p.a, TAG_SRC);
 	assert_int_equal(ev->ev.type, ULNET_EVENT_SEND);
 	assert_int_equal(ev->ev.status, -ETIMEDOUT);
-	pair_fini(&p);
+	sim_pair_fini(&p);
 }
 
 #define BIG_NIS 17
@@ -415,41 +365,16 @@ static void unanswered_push_fails_round(void **state)
  */
 static void truncated_push_is_pinged(void **state)
 {
-	struct ulnet_process_id any = { .pid = ULNET_PID_ANY };
 	struct ulnet_process_id to = sim_pid(A0);
 	struct ulnet_nid last;
 	char conf[2048];
 	struct ul_peer *peer;
-	struct pair p;
-	struct ulnet_md md;
-	size_t off;
-	int i, n;
+	struct sim_pair p;
 
 	(void)state;
-	off = (size_t)snprintf(conf, sizeof(conf),
-			       "net:\n  - net type: tcp\n    local NI(s):\n");
-	for (i = 0; i < BIG_NIS; i++) {
-		n = snprintf(conf + off, sizeof(conf) - off,
-			     "      - nid: 10.0.%d.2@tcp\n", i);
-		assert_true(n > 0 && (size_t)n < sizeof(conf) - off);
-		off += (size_t)n;
-	}
-	memset(&p, 0, sizeof(p));
-	p.sim = sim_create(1);
-	p.a = sim_node_add(p.sim, "a", conf_a);
-	p.b = sim_node_add(p.sim, "b", conf);
-	ulnet_nid_set_any(&any.nid);
+	sim_pair_conf_many(conf, sizeof(conf), BIG_NIS);
 	/* This time B sends and A takes the PUT. */
-	md = sim_md(p.a, p.sinkbuf, sizeof(p.sinkbuf), ULNET_MD_THRESH_INF,
-		    ULNET_MD_OP_PUT | ULNET_MD_MANAGE_REMOTE, TAG_SINK);
-	assert_int_equal(ul_node_md_attach(p.a->node, PORTAL, &any, 0, 0,
-					   ULNET_INS_AFTER, &md, ULNET_RETAIN,
-					   &p.sink),
-			 0);
-	md = sim_md(p.b, p.srcbuf, sizeof(p.srcbuf), ULNET_MD_THRESH_INF, 0,
-		    TAG_SRC);
-	assert_int_equal(ul_node_md_bind(p.b->node, &md, ULNET_RETAIN, &p.src),
-			 0);
+	sim_pair_init_with(&p, conf_a, conf, true);
 	assert_int_equal(ul_node_put(p.b->node, NULL, p.src, ULNET_ACK_REQ, &to,
 				     PORTAL, 0, 0, 0),
 			 0);
@@ -468,7 +393,7 @@ static void truncated_push_is_pinged(void **state)
 	assert_int_equal(peer_of(p.a, "10.0.0.2@tcp")->nnis, BIG_NIS - 1);
 	assert_null(peer_of(p.a, "10.0.16.2@tcp"));
 	assert_int_equal(a_gets_sent(&p), 2);
-	pair_fini_swapped(&p);
+	sim_pair_fini(&p);
 }
 
 int main(void)

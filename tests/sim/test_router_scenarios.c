@@ -19,16 +19,6 @@
 
 #define TAG_SINK 100
 
-static const char conf_c[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.10@tcp\n"
-			     "route:\n"
-			     "  - net: tcp1\n"
-			     "    gateway: 10.0.0.1@tcp\n"
-			     "global:\n"
-			     "    discovery: 0\n";
-
 /* A router with one NI on tcp and one on tcp1: %d picks 10.x.0.<d>. */
 static struct sim_node *router(struct sim *sim, const char *name, int d,
 			       const char *extra)
@@ -94,7 +84,7 @@ static void mr_forwarding_case(bool is_c_mr)
 	uint64_t to_second;
 
 	h.sim = sim_create(3);
-	h.c = sim_node_add(h.sim, "c", conf_c);
+	h.c = sim_node_add(h.sim, "c", hr_conf_c);
 	h.r = router(h.sim, "r", 1, is_c_mr ? peers_mr_c : peers_s);
 	h.s = sim_node_add(h.sim, "s", conf_s);
 	hr_routes_up(h.sim, (struct sim_node *const[]){ h.c, h.s }, 2);
@@ -221,7 +211,7 @@ static void receiver_drops_asymmetric_route(void **state)
 
 	(void)state;
 	h.sim = sim_create(5);
-	h.c = sim_node_add(h.sim, "c", conf_c);
+	h.c = sim_node_add(h.sim, "c", hr_conf_c);
 	h.r = router(h.sim, "r1", 1, NULL);
 	(void)router(h.sim, "r2", 2, NULL);
 	h.s = server(h.sim, "10.1.0.2@tcp1", "    drop_asym_route: 1\n");
