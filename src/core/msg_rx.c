@@ -462,6 +462,9 @@ static void up_peer_down(struct ul_lnd_ni *lni, const struct ulnet_nid *nid,
 		lndt = (int)ul_tunables_lnd_timeout(&n->core->tun);
 	ul_rspt_on_peer_down(n, nid, is_restarted, (uint32_t)lndt,
 			     n->opts.timers->now_ns);
+	/* A restart is a peer up again: only a loss downs a gateway. */
+	if (!is_restarted)
+		ul_rtrchk_on_peer_down(n, nid);
 	ul_node_dispatch(n);
 }
 

@@ -267,6 +267,26 @@ uint64_t ul_rtrchk_tick(struct ul_node *n, uint64_t now_ns)
 	return next;
 }
 
+void ul_rtrchk_on_peer_down(struct ul_node *n, const struct ulnet_nid *nid)
+{
+	struct ul_core *c = n->core;
+	struct ul_peer_ni *lpni = ul_peer_ni_find(c, nid);
+	struct ul_peer *gw;
+	char a[ULNET_NIDSTR_SIZE], b[ULNET_NIDSTR_SIZE];
+
+	if (!lpni)
+		return;
+	gw = ul_peer_ni_peer(lpni);
+	if (!gw->rtr_refcount || !gw->is_alive)
+		return;
+	ul_node_log(n, UL_D_NETERROR,
+		    "gateway %s: %s lost its connections: routes through it "
+		    "are down until it answers a check",
+		    nid_str(&gw->primary_nid, a, sizeof(a)),
+		    nid_str(nid, b, sizeof(b)));
+	ul_route_gw_set_alive(c, gw, false);
+}
+
 void ul_rtrchk_on_rx(struct ul_node *n, struct ul_ni *ni,
 		     struct ul_peer_ni *lpni,
 		     const struct ul_wire_lnet_hdr *hdr)

@@ -40,6 +40,14 @@ struct ul_wire_lnet_hdr;
 /* The node tick's phase; returns when it next has work (UINT64_MAX). */
 uint64_t ul_rtrchk_tick(struct ul_node *n, uint64_t now_ns);
 /*
+ * The LND says the peer NI nid reset or closed its connections, or
+ * refused a reconnect (lnd.h peer_down, not a restart): if it belongs
+ * to a gateway, that gateway is dead with its peer NIs and routes
+ * (routing.md §4.1 last point, §4.3 third; LNet's auto_down) until a
+ * router check answers again.
+ */
+void ul_rtrchk_on_peer_down(struct ul_node *n, const struct ulnet_nid *nid);
+/*
  * A message hdr arrived on ni from lpni (NULL on 0@lo), before it is
  * matched: lpni is heard from (its status is UP, routing.md §4.2), and
  * on a router an LNet ping from another node marks ni UP (§7.5).

@@ -190,6 +190,29 @@ static void router_disabled_route_down_at_next_check(void **state)
 }
 
 /*
+ * §4.1, §4.3 (LNet's auto_down): R's process dies at 130 s; C's LND
+ * hears its connection reset one latency later, and C's route through R
+ * is down at once with R dead, not at C's next check (180 s).
+ */
+static void gateway_down_when_lnd_reports_it(void **state)
+{
+	struct topo t;
+
+	(void)state;
+	topo_init(&t, true);
+	route_add(t.c, "tcp1", R_TCP);
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 130);
+	assert_true(is_up(t.c, "tcp1"));
+	ul_node_shutdown(t.r->node);
+	run_to(&t, 131);
+	assert_false(route_of(t.c, "tcp1")->gateway->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	assert_false(is_up(t.s, "tcp"));
+	sim_destroy(t.sim);
+}
+
+/*
  * §10.4, §7.5: only C has a route. R's tcp1 NI hears no ping and is
  * DOWN from 110 s; with avoid_asym_router_failure C's route is down at
  * its check at 120 s. Once S routes through R too, R's tcp1 is up and
@@ -293,12 +316,14 @@ static void discovery_off_uses_cached_flag(void **state)
 }
 
 /*
- * §4.1, §5: a gateway that stops answering is dead after its next check
+ * §4.1, §5: a gateway that stops answering (its cable pulled: messages
+ * to it vanish, no connection is reset) is dead after its next check
  * fails (the check's ping ends by its response deadline or the LND's
  * error): its routes and peer NIs are down.
  */
 static void silent_gateway_goes_down_at_next_check(void **state)
 {
+	struct ulnet_nid r_tcp = sim_nid(R_TCP);
 	struct ul_peer *gw;
 	struct topo t;
 
@@ -309,7 +334,7 @@ static void silent_gateway_goes_down_at_next_check(void **state)
 	run_to(&t, 170);
 	assert_true(is_up(t.c, "tcp1"));
 	gw = route_of(t.c, "tcp1")->gateway;
-	ul_node_shutdown(t.r->node);
+	assert_int_equal(ul_simfab_ni_set_up(t.sim->fab, &r_tcp, false), 0);
 	run_to(&t, 179);
 	assert_true(gw->is_alive);
 	assert_true(is_up(t.c, "tcp1"));
@@ -350,6 +375,7 @@ int main(void)
 		cmocka_unit_test(router_disabled_route_down_at_next_check),
 		cmocka_unit_test(aarf_one_side_configured),
 		cmocka_unit_test(aarf_off_route_up_on_one_side),
+		cmocka_unit_test(gateway_down_when_lnd_reports_it),
 		cmocka_unit_test(discovery_off_uses_cached_flag),
 		cmocka_unit_test(silent_gateway_goes_down_at_next_check),
 		cmocka_unit_test(check_routers_before_use_starts_down),
