@@ -6,12 +6,14 @@
 # without root it says "skipped: needs root" and exits 0. Figures, never
 # verdicts.
 #
-#   C c0 198.18.0.1 ---- bt0 ---- R1 r0 .0.11  R2 r0 .0.12 ---- ...
-#   C c1 198.18.1.1 ---- bt1 ---- R1 r1 .1.11  R2 r1 .1.12
-#   S s0 198.18.2.1 ---- bt2 ---- R1 r2 .2.11  R2 r2 .2.12
-#   S s1 198.18.3.1 ---- bt3 ---- R1 r3 .3.11  R2 r3 .3.12
+#   net tcp, bridge btT:  C c0 198.18.0.1  c1 198.18.1.1
+#                         R1 r0 .0.11 r1 .1.11   R2 r0 .0.12 r1 .1.12
+#   net tcp1, bridge btU: S s0 198.18.2.1  s1 198.18.3.1
+#                         R1 r2 .2.11 r3 .3.11   R2 r2 .2.12 r3 .3.12
 #
-# Each btK is a Linux bridge in a switch namespace (one subnet per rail).
+# Each bridge is a switch in a namespace of its own; every NI reaches
+# every NI of its net through its own port (policy routing by source, see
+# mkport), as in a switched fabric.
 # The client's and the server's ports are shaped to RATE (1 Gbit/s) each
 # way, every router port to RATE / 2: a router carries at most RATE per
 # side, two routers 2 x RATE, what the client's two rails can send.
@@ -94,6 +96,11 @@ half=$(awk -v r="$rate" 'BEGIN { n = r + 0; u = r; sub(/^[0-9.]+/, "", u)
 	printf "%g%s", n / 2, u }')
 
 # port NS NAME BRIDGE ADDR RATE: a veth from NS to BRIDGE, shaped both ways.
+# Several ports of a node share a net's bridge, each with its own /24:
+# the node's policy routing sends what leaves from ADDR out of this port,
+# whatever subnet it goes to, and arp_ignore=1 keeps the node answering
+# ARP for ADDR on this port only, so every NI reaches every NI of its net
+# through its own port, as in a switched fabric (LNet's assumption).
 nport=0
 mkport() {
 	local ns=$1 name=$2 br=$3 addr=$4 r=$5
@@ -103,39 +110,50 @@ mkport() {
 	ip -n "$ns" link set "p$nport-$tag" name "$name"
 	ip -n "$ns" addr add "$addr/24" dev "$name"
 	ip -n "$ns" link set "$name" up
+	ip -n "$ns" rule add from "$addr" table $((200 + nport))
+	ip -n "$ns" route add 198.18.0.0/16 dev "$name" src "$addr" \
+		table $((200 + nport))
 	ip -n "$nsw" link set "q$nport-$tag" master "$br" up
 	ip netns exec "$ns" tc qdisc add dev "$name" root \
 		tbf rate "$r" burst 256kb latency 20ms
 	ip netns exec "$nsw" tc qdisc add dev "q$nport-$tag" root \
 		tbf rate "$r" burst 256kb latency 20ms
 }
-# topology MODE: routed (C on bt0/1, S on bt2/3, routers on all four) or
-# direct (C and S both on bt0/1, no routers).
+# topology MODE: routed (C's ports and the routers' tcp ports on bridge
+# btT, S's and the routers' tcp1 ports on btU) or direct (C and S both on
+# btT, no routers).
 topology() {
 	local ns b r
 	nport=0
 	for ns in "$nsw" "$nsc" "$nss" "$nsr1" "$nsr2"; do
 		ip netns add "$ns"
 		ip -n "$ns" link set lo up
+		ip netns exec "$ns" sysctl -qw net.ipv4.conf.all.arp_ignore=1 \
+			net.ipv4.conf.all.arp_announce=2 \
+			net.ipv4.conf.all.rp_filter=0 \
+			net.ipv4.conf.default.rp_filter=0
 	done
-	for b in 0 1 2 3; do
+	for b in T U; do
 		ip -n "$nsw" link add "bt$b" type bridge
 		ip -n "$nsw" link set "bt$b" up
 	done
-	mkport "$nsc" c0 bt0 198.18.0.1 "$rate"
-	mkport "$nsc" c1 bt1 198.18.1.1 "$rate"
+	mkport "$nsc" c0 btT 198.18.0.1 "$rate"
+	mkport "$nsc" c1 btT 198.18.1.1 "$rate"
 	if [ "$1" = direct ]; then
-		mkport "$nss" s0 bt0 198.18.0.2 "$rate"
-		mkport "$nss" s1 bt1 198.18.1.2 "$rate"
+		mkport "$nss" s0 btT 198.18.0.2 "$rate"
+		mkport "$nss" s1 btT 198.18.1.2 "$rate"
 		return
 	fi
-	mkport "$nss" s0 bt2 198.18.2.1 "$rate"
-	mkport "$nss" s1 bt3 198.18.3.1 "$rate"
+	mkport "$nss" s0 btU 198.18.2.1 "$rate"
+	mkport "$nss" s1 btU 198.18.3.1 "$rate"
 	for r in 1 2; do
 		ns=$nsr1
 		[ $r = 2 ] && ns=$nsr2
-		for b in 0 1 2 3; do
-			mkport "$ns" "r$b" "bt$b" "198.18.$b.1$r" "$half"
+		for b in 0 1; do
+			mkport "$ns" "r$b" btT "198.18.$b.1$r" "$half"
+		done
+		for b in 2 3; do
+			mkport "$ns" "r$b" btU "198.18.$b.1$r" "$half"
 		done
 	done
 }
@@ -377,10 +395,11 @@ death() {
 			r = (b - pb) * 8 / (t - pt) / 1e6
 			if (t - t0 >= nxt && t - t0 <= 12.5) {
 				printf "    %5.1f s %6.0f Mbit/s%s\n", t - t0, r,
-					(pt < k && t >= k) ? "  <- R1 killed" : ""
+					(lp < k && t >= k) ? "  <- R1 killed" : ""
+				lp = t
 				nxt += 1
 			}
-			if (t > k && t90 == "" && r >= 0.9 * cap)
+			if (pt >= k && t90 == "" && r >= 0.9 * cap)
 				t90 = t - k
 		}
 		pb = b; pt = t; have = 1
@@ -407,7 +426,7 @@ echo "    ulnet, 2 routers: $ul2 Gbit/s"
 dir=$(ulnet_direct)
 echo "    ulnet, direct (no router): $dir Gbit/s"
 echo "== router death: 2 routers, R1 killed 3 s into a 12 s stream" \
-	"(what S's ports receive, per second)"
+	"(what S's ports receive: a 100 ms sample each second)"
 death
 echo
 echo "Goodput, Gbit/s (goals: ulnet 1 router >= 0.9 x linux 1 router;"
