@@ -259,6 +259,21 @@ ULNET_EXTERN int ulnet_peer_add(struct ulnet *u, const struct ulnet_nid *prim,
 				const struct ulnet_nid *nids, size_t nnids,
 				bool is_mr, char *err, size_t err_size);
 
+/*
+ * What Lustre's LNetAddPeer does: nids (count of them) are the NIDs the
+ * caller knows for one node, its primary first (from a configuration
+ * log, say). With discovery on, the first NID's peer is created, its
+ * primary locked (the lock_prim_nid parameter, 1 by default) and
+ * discovered in the background; every further NID that a peer made by
+ * traffic holds is pinged again and folds into that peer, so messages
+ * to any of them share one peer. With discovery off, each NID on a local
+ * net becomes a non-Multi-Rail peer of its own. Returns at once: 0,
+ * -EALREADY (the first NID is another peer's non-primary NID; use that
+ * peer's primary), -EINVAL, -ENOMEM.
+ */
+ULNET_EXTERN int ulnet_peer_learn(struct ulnet *u, const struct ulnet_nid *nids,
+				  size_t count, char *err, size_t err_size);
+
 /* ---------------------------------------------------------------------
  * Events
  */

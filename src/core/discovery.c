@@ -129,6 +129,30 @@ int ul_discovery_peer_delete(struct ul_core *c, struct ul_peer *p)
 	return 0;
 }
 
+/*
+ * §8.3 merge_primary: *pp's NID was listed under another peer's primary
+ * (ul_disc_add_known). A peer traffic made (not configured, not locked,
+ * no gateway) goes, so that its NIDs are free, and the reply goes to the
+ * peer of that primary; otherwise the stamp is dropped. 0 or -ENOMEM.
+ */
+static int fold_into_merge_prim(struct ul_core *c, struct ul_peer **pp)
+{
+	struct ul_peer *p = *pp, *q;
+	int rc;
+
+	if (!p->has_merge_prim)
+		return 0;
+	p->has_merge_prim = false;
+	q = ul_peer_find(c, &p->merge_prim);
+	if (!q || q == p || p->is_configured || p->is_lock_prim ||
+	    p->rtr_refcount)
+		return 0;
+	rc = ul_discovery_peer_delete(c, p);
+	if (rc == 0)
+		*pp = q;
+	return rc;
+}
+
 /* Steps 4 to 6 for a peer with discovery on, both sides. */
 static int merge_nids(struct ul_core *c, struct ul_peer *p,
 		      const struct ulnet_ping_result *res)
@@ -176,6 +200,9 @@ int ul_discovery_merge(struct ul_core *c, const struct ulnet_nid *target,
 	rc = peer_of(c, target, &p);
 	if (rc)
 		return ul_err_set(err, rc, "failed to create peer");
+	rc = fold_into_merge_prim(c, &p);
+	if (rc)
+		return ul_err_set(err, rc, "out of memory");
 	/* Another peer holding the reply's primary takes the reply. */
 	q = is_peerable(prim) ? ul_peer_find(c, prim) : NULL;
 	if (q)

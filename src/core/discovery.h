@@ -6,7 +6,9 @@
  *
  * The merge follows LNet's process_data and merge steps:
  *  - the peer that takes the reply: the target's peer (created by the
- *    ping's traffic), or the peer that owns the reply's primary NID;
+ *    ping's traffic), or the peer whose primary an upper layer said it
+ *    belongs to (merge_primary, ul_disc_add_known: the target's peer
+ *    goes), or the peer that owns the reply's primary NID;
  *  - ROUTER_ENABLED from the reply's RTE_DISABLED feature; NO_DISCOVERY
  *    when the reply lacks DISCOVERY or our discovery is off (a peer that
  *    newly gets it, was discovered or MR and is not configured is

@@ -14,6 +14,7 @@
 #include "core/health.h"
 #include "core/msg.h"
 #include "core/ping.h"
+#include "util/err.h"
 
 #define MSEC_PER_SEC 1000u
 
@@ -290,6 +291,83 @@ static int send_ping(struct ul_node *n, struct ul_peer *p)
 	if (rc)
 		free(r);
 	return rc;
+}
+
+/* Discovery off: each NID on a local net its own peer, as traffic makes. */
+static int add_known_nodisc(struct ul_node *n, const struct ulnet_nid *nids,
+			    size_t count, struct ul_err *err)
+{
+	struct ul_peer_ni *lpni;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < count; i++) {
+		if (!ul_net_find(n->core, ulnet_nid_net(&nids[i])))
+			continue;
+		rc = ul_peer_ni_find_or_create(n->core, &nids[i], NULL, &lpni);
+		if (rc)
+			return ul_err_set(err, rc, "failed to add peer");
+	}
+	return 0;
+}
+
+/* A further NID of ul_disc_add_known: its own peer, or folded later. */
+static int add_known_other(struct ul_node *n, struct ul_peer *prim_peer,
+			   const struct ulnet_nid *nid, struct ul_err *err)
+{
+	struct ul_peer_ni *lpni = ul_peer_ni_find(n->core, nid);
+	struct ul_peer *o;
+	int rc;
+
+	if (!lpni) {
+		rc = ul_peer_ni_find_or_create(n->core, nid, NULL, &lpni);
+		return rc ? ul_err_set(err, rc, "failed to add peer") : 0;
+	}
+	o = ul_peer_ni_peer(lpni);
+	if (o == prim_peer || o->is_configured || o->is_lock_prim)
+		return 0;
+	o->has_merge_prim = true;
+	o->merge_prim = prim_peer->primary_nid;
+	/* Forced to ping again; a round under way merges it itself. */
+	if (!ul_disc_is_busy(o)) {
+		ul_disc_invalidate(o);
+		queue_peer(n, o);
+	}
+	return 0;
+}
+
+int ul_disc_add_known(struct ul_node *n, const struct ulnet_nid *nids,
+		      size_t count, struct ul_err *err)
+{
+	struct ul_peer_ni *lpni;
+	struct ul_peer *p;
+	size_t i;
+	int rc;
+
+	if (count == 0)
+		return ul_err_set(err, -EINVAL, "no NID given");
+	if (!n->core->tun.discovery)
+		return add_known_nodisc(n, nids, count, err);
+	rc = ul_peer_ni_find_or_create(n->core, &nids[0], NULL, &lpni);
+	if (rc)
+		return ul_err_set(err, rc, "failed to add peer");
+	p = ul_peer_ni_peer(lpni);
+	if (!ulnet_nid_same(&p->primary_nid, &nids[0]))
+		return ul_err_set(err, -EALREADY,
+				  "NID belongs to a peer with another "
+				  "primary NID");
+	if (n->core->tun.lock_prim_nid && !p->is_lock_prim) {
+		p->is_lock_prim = true;
+		p->prim_lock_seq = ++n->core->lock_seq;
+	}
+	if (!ul_disc_is_busy(p) && !ul_disc_peer_is_uptodate(n, p))
+		queue_peer(n, p);
+	for (i = 1; i < count; i++) {
+		rc = add_known_other(n, p, &nids[i], err);
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 uint64_t ul_disc_tick(struct ul_node *n, uint64_t now_ns)

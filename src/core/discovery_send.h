@@ -26,6 +26,7 @@
 #define UL_CORE_DISCOVERY_SEND_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "core/peer.h"
@@ -69,6 +70,19 @@ void ul_disc_reconsider_parked(struct ul_node *n);
  */
 int ul_disc_merge(struct ul_node *n, const struct ulnet_nid *target,
 		  const struct ulnet_ping_result *res, struct ul_peer **out);
+/*
+ * Lustre's LNetAddPeer (discovery.md §11, §14.11): nids[0..count) are
+ * the NIDs an upper layer knows for one node. With discovery on, the
+ * first NID's peer gets its primary locked (lock_prim_nid) and is
+ * discovered in the background; each further NID is a peer of its own,
+ * and one held by a peer traffic made is stamped to fold into the first
+ * NID's peer and pinged again. With discovery off, each NID on a local
+ * net becomes its own non-MR peer. 0, -EALREADY when nids[0] is another
+ * peer's non-primary NID, -EINVAL, -ENOMEM; err filled.
+ */
+struct ul_err;
+int ul_disc_add_known(struct ul_node *n, const struct ulnet_nid *nids,
+		      size_t count, struct ul_err *err);
 /* The node tick's phase: ping or push every queued peer. */
 uint64_t ul_disc_tick(struct ul_node *n, uint64_t now_ns);
 /* Fail every parked message and drop every queued peer (shutdown). */

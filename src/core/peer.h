@@ -163,6 +163,11 @@ struct ul_peer {
 	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
 	bool is_rtr_checking;	  /* RTR_DISCOVERY: a router check is out */
 	bool is_rtr_checked;	  /* RTR_DISCOVERED: one check completed */
+	/* merge_primary (discovery.md §11): an upper layer listed this
+	 * peer's NID under another peer's primary; its next merge folds
+	 * it into that peer. */
+	bool has_merge_prim;
+	struct ulnet_nid merge_prim;
 	int refcount;
 	bool is_dead;
 };

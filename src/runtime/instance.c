@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "core/core.h"
+#include "core/discovery_send.h"
 #include "core/node.h"
 #include "core/udsp.h"
 #include "ctl/conf.h"
@@ -704,6 +705,31 @@ int ulnet_peer_add(struct ulnet *u, const struct ulnet_nid *prim,
 	int rc;
 
 	rc = run_on_loop(u, do_peer_add, &a);
+	if (rc < 0)
+		copy_err(err, err_size, &a.e);
+	return rc;
+}
+
+struct peer_learn_args {
+	const struct ulnet_nid *nids;
+	size_t count;
+	struct ul_err e;
+};
+
+static int do_peer_learn(struct ulnet *u, void *arg)
+{
+	struct peer_learn_args *a = arg;
+
+	return ul_disc_add_known(u->node, a->nids, a->count, &a->e);
+}
+
+int ulnet_peer_learn(struct ulnet *u, const struct ulnet_nid *nids,
+		     size_t count, char *err, size_t err_size)
+{
+	struct peer_learn_args a = { nids, count, { 0 } };
+	int rc;
+
+	rc = run_on_loop(u, do_peer_learn, &a);
 	if (rc < 0)
 		copy_err(err, err_size, &a.e);
 	return rc;

@@ -13,7 +13,9 @@
  * - ulnet_stop() from an event callback is refused (-EDEADLK) and the
  *   instance runs on;
  * - NIs added and removed at run time by NID carry traffic, then stop;
- * - calls from several threads at once all complete, one event each.
+ * - calls from several threads at once all complete, one event each;
+ * - ulnet_peer_learn() folds a peer traffic made into the peer of the
+ *   first NID it is given (Lustre's LNetAddPeer).
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -465,6 +467,35 @@ static void ni_added_at_run_time_carries_traffic(void **state)
 	assert_int_equal(ulnet_ni_del(p->a, &self), -ENOENT);
 }
 
+/*
+ * A's ping of B makes a peer of 127.0.5.2@tcp. Told that B is
+ * [127.0.9.2@tcp9, 127.0.5.2@tcp], A pings 127.0.5.2 again in the
+ * background and folds it into the peer of 127.0.9.2@tcp9 (a net A has
+ * no route to, so that peer's own discovery fails): after it, the NID is
+ * another peer's non-primary NID and cannot lead a list (-EALREADY).
+ * Traffic to it goes on.
+ */
+static void peer_learn_folds_into_the_first_nids_peer(void **state)
+{
+	struct pair *p = *state;
+	struct ulnet_nid known[2] = { nid("127.0.9.2@tcp9"),
+				      nid("127.0.5.2@tcp") };
+	struct ulnet_process_id target = { known[1], ULNET_PID_LUSTRE };
+	struct ulnet_ping_result res;
+	char err[256] = "";
+
+	assert_int_equal(ulnet_ping_sync(p->a, NULL, &target, 5000, &res), 0);
+	assert_int_equal(ulnet_peer_learn(p->a, known, 0, err, sizeof(err)),
+			 -EINVAL);
+	assert_true(err[0] != '\0');
+	assert_int_equal(ulnet_peer_learn(p->a, known, 2, err, sizeof(err)), 0);
+	/* One connection, answered in order: the fold's ping came back. */
+	assert_int_equal(ulnet_ping_sync(p->a, NULL, &target, 5000, &res), 0);
+	assert_int_equal(ulnet_peer_learn(p->a, &known[1], 1, err, sizeof(err)),
+			 -EALREADY);
+	assert_int_equal(ulnet_ping_sync(p->a, NULL, &target, 5000, &res), 0);
+}
+
 struct sender {
 	struct ulnet *u;
 	struct op ops[NOPS];
@@ -596,6 +627,9 @@ int main(void)
 			ni_added_at_run_time_carries_traffic, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			calls_from_many_threads_all_complete, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			peer_learn_folds_into_the_first_nids_peer, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
