@@ -1,6 +1,6 @@
 /*
  * Route liveness on the sending node and the router checker
- * (reference/routing.md §4, §5, §7.5, scenarios §10.1, 4, 5, 6, 7), on
+ * (reference/routing.md §4, §5, §7.5, scenarios §10.1, 4, 5, 6, 7, 15), on
  * the virtual clock:
  *
  *   C 10.0.0.10@tcp --- R 10.0.0.1@tcp   R 10.1.0.1@tcp1 --- S 10.1.0.20@tcp1
@@ -22,6 +22,8 @@
 #include <cmocka.h>
 
 #include "core/core.h"
+#include "core/fault.h"
+#include "core/hstatus.h"
 #include "helper_sim.h"
 #include "util/err.h"
 
@@ -368,6 +370,102 @@ static void check_routers_before_use_starts_down(void **state)
 	sim_destroy(t.sim);
 }
 
+static void on_pong(void *arg, int status, const struct ulnet_ping_result *res)
+{
+	int *rc = arg;
+
+	(void)res;
+	*rc = status;
+}
+
+/*
+ * §10.15: discovery off, C has two NIs on tcp and is Multi-Rail to R
+ * and R to C (peer entries both ways). A local_error injected on C's
+ * second NI toward R fails one ping from that NI and lowers its health,
+ * but the route through R stays up through the checks that follow (they
+ * leave from the healthier NI, and a local failure says nothing of the
+ * gateway); only when R's tcp NI goes away does the route go down.
+ */
+static void local_error_on_one_ni_leaves_route_up(void **state)
+{
+	static const char conf_c2[] = "net:\n"
+				      "  - net type: tcp\n"
+				      "    local NI(s):\n"
+				      "      - nid: 10.0.0.10@tcp\n"
+				      "      - nid: 10.0.0.11@tcp\n"
+				      "peer:\n"
+				      "  - primary nid: 10.0.0.1@tcp\n"
+				      "    Multi-Rail: True\n"
+				      "    peer ni:\n"
+				      "      - nid: 10.0.0.1@tcp\n"
+				      "global:\n"
+				      "    discovery: 0\n";
+	static const char conf_r2[] = "net:\n"
+				      "  - net type: tcp\n"
+				      "    local NI(s):\n"
+				      "      - nid: 10.0.0.1@tcp\n"
+				      "  - net type: tcp1\n"
+				      "    local NI(s):\n"
+				      "      - nid: 10.1.0.1@tcp1\n"
+				      "peer:\n"
+				      "  - primary nid: 10.0.0.10@tcp\n"
+				      "    Multi-Rail: True\n"
+				      "    peer ni:\n"
+				      "      - nid: 10.0.0.10@tcp\n"
+				      "      - nid: 10.0.0.11@tcp\n"
+				      "global:\n"
+				      "    discovery: 0\n";
+	struct ulnet_process_id to = sim_pid(R_TCP);
+	struct ulnet_nid c1 = sim_nid("10.0.0.11@tcp");
+	struct ulnet_nid r_tcp = sim_nid(R_TCP);
+	struct ul_fault_attr drop = { 0 };
+	struct ul_err err = { 0 };
+	struct topo t;
+	uint64_t sec;
+	int rc = 1;
+
+	(void)state;
+	t.sim = sim_create(1);
+	t.c = sim_node_add(t.sim, "c", conf_c2);
+	t.r = sim_node_add(t.sim, "r", conf_r2);
+	t.s = sim_node_add(t.sim, "s", conf_s);
+	ul_node_core(t.s->node)->tun.discovery = 0;
+	ul_node_core(t.c->node)->tun.avoid_asym_router_failure = 0;
+	assert_int_equal(ul_node_routing_set(t.r->node, "routing", 1, 1, &err),
+			 0);
+	route_add(t.c, "tcp1", R_TCP);
+	run_to(&t, 180);
+	assert_true(is_up(t.c, "tcp1"));
+
+	drop.src = c1;
+	drop.dst = r_tcp;
+	ulnet_nid_set_any(&drop.local);
+	drop.rate = 1;
+	drop.health_mask = 1u << UL_HSTATUS_LOCAL_ERROR;
+	assert_int_equal(ul_node_fault_add(t.c->node, &drop, NULL), 0);
+	assert_int_equal(ul_node_ping(t.c->node, &c1, &to, 5000, on_pong, &rc),
+			 0);
+	sim_run(t.sim, 180 * SEC + 10);
+	assert_int_equal(rc, -EIO);
+	assert_int_equal(sim_ni_info(t.c, "10.0.0.11@tcp").healthv, 900);
+	assert_int_equal(sim_ni_info(t.c, "10.0.0.10@tcp").healthv, 1000);
+	assert_int_equal(
+		ul_node_fault_del(t.c->node, false, &drop.src, &drop.dst), 1);
+
+	/* Three router checks, C1 healed by its recovery: always up. */
+	for (sec = 182; sec <= 360; sec++) {
+		run_to(&t, sec);
+		assert_true(is_up(t.c, "tcp1"));
+	}
+	assert_true(route_of(t.c, "tcp1")->gateway->is_alive);
+
+	assert_int_equal(ul_simfab_ni_set_up(t.sim->fab, &r_tcp, false), 0);
+	run_to(&t, 360 + 60 + 151);
+	assert_false(route_of(t.c, "tcp1")->gateway->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	sim_destroy(t.sim);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -379,6 +477,7 @@ int main(void)
 		cmocka_unit_test(discovery_off_uses_cached_flag),
 		cmocka_unit_test(silent_gateway_goes_down_at_next_check),
 		cmocka_unit_test(check_routers_before_use_starts_down),
+		cmocka_unit_test(local_error_on_one_ni_leaves_route_up),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
