@@ -312,6 +312,27 @@ void ul_route_gw_set_alive(struct ul_core *c, struct ul_peer *gw, bool is_alive)
 		route_set_alive(c, r, false);
 }
 
+void ul_route_gw_revive(struct ul_core *c, struct ul_peer *gw, uint32_t src_net)
+{
+	bool is_cached = !c->tun.discovery || !gw->is_mr ||
+			 gw->has_no_discovery;
+	struct ul_peer_net *lpn;
+	struct ul_peer_ni *lpni;
+	struct ul_route *r;
+
+	if (gw->is_alive)
+		return;
+	if (is_cached)
+		ul_list_for_each_entry(r, &gw->routes, gw_link)
+			if (r->net_id == src_net)
+				route_set_alive(c, r, true);
+	ul_route_gw_set_alive(c, gw, true);
+	lpn = ul_peer_net_find(gw, src_net);
+	if (lpn)
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+			lpni->ns_status = UL_NS_STATUS_UP;
+}
+
 /* The reply lists a NID on net_id (*is_up: one of them is up). */
 static bool reply_has_net(const struct ulnet_ping_ni *nis, size_t n,
 			  uint32_t net_id, bool *is_up)

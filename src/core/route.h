@@ -102,6 +102,15 @@ void ul_route_gw_check_now(struct ul_peer *gw);
 void ul_route_gw_set_alive(struct ul_core *c, struct ul_peer *gw,
 			   bool is_alive);
 
+/*
+ * A message from a node on src_net came in through gateway gw while gw
+ * was dead (routing.md §4.1 third point): gw is alive again, its NIDs on
+ * src_net are UP, and when its routes are judged by their cached flag
+ * (discovery off here or for gw, §4.3) its routes to src_net are up.
+ */
+void ul_route_gw_revive(struct ul_core *c, struct ul_peer *gw,
+			uint32_t src_net);
+
 /* For ul_core_destroy(): every route and remote net. */
 void ul_route_del_all(struct ul_core *c);
 

@@ -295,6 +295,11 @@ void ul_rtrchk_on_rx(struct ul_node *n, struct ul_ni *ni,
 
 	if (lpni)
 		lpni->ns_status = UL_NS_STATUS_UP;
+	/* §4.1: routed traffic through a dead gateway revives it. */
+	if (lpni && ul_peer_ni_peer(lpni)->rtr_refcount &&
+	    ulnet_nid_net(&hdr->src_nid) != ulnet_nid_net(&lpni->nid))
+		ul_route_gw_revive(c, ul_peer_ni_peer(lpni),
+				   ulnet_nid_net(&hdr->src_nid));
 	if (!ul_routing_is_on(&c->routing) || hdr->type != UL_WIRE_MSG_GET ||
 	    hdr->msg.get.ptl_index != UL_WIRE_RESERVED_PORTAL ||
 	    hdr->msg.get.match_bits != UL_WIRE_PING_MATCHBITS ||

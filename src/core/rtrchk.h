@@ -49,8 +49,10 @@ uint64_t ul_rtrchk_tick(struct ul_node *n, uint64_t now_ns);
 void ul_rtrchk_on_peer_down(struct ul_node *n, const struct ulnet_nid *nid);
 /*
  * A message hdr arrived on ni from lpni (NULL on 0@lo), before it is
- * matched: lpni is heard from (its status is UP, routing.md §4.2), and
- * on a router an LNet ping from another node marks ni UP (§7.5).
+ * matched: lpni is heard from (its status is UP, routing.md §4.2); a
+ * message from another net through a dead gateway revives it (§4.1,
+ * ul_route_gw_revive); on a router an LNet ping from another node marks
+ * ni UP (§7.5).
  */
 void ul_rtrchk_on_rx(struct ul_node *n, struct ul_ni *ni,
 		     struct ul_peer_ni *lpni,

@@ -379,6 +379,57 @@ static void on_pong(void *arg, int status, const struct ulnet_ping_result *res)
 }
 
 /*
+ * §4.1: a gateway a failed check left dead comes back with the first
+ * routed message through it: discovery off, C drops every REPLY from R,
+ * so C's checks fail and R is dead for C, and stays so (its checks keep
+ * failing). S (avoid_asym_router_failure 0, so that R's tcp NI, which
+ * C's checks no longer reach, does not take S's route down) then pings
+ * C through R: the GET's arrival revives R and C's cached route to tcp1,
+ * so C's REPLY goes back through R and S's ping succeeds.
+ */
+static void routed_traffic_revives_dead_gateway(void **state)
+{
+	struct ulnet_process_id to_c = sim_pid(C_NID);
+	struct ul_fault_attr drop = { 0 };
+	struct ul_peer *gw;
+	struct topo t;
+	uint64_t sec;
+	int rc = 1;
+
+	(void)state;
+	topo_init(&t, false);
+	ul_node_core(t.s->node)->tun.avoid_asym_router_failure = 0;
+	route_add(t.c, "tcp1", R_TCP);
+	route_add(t.s, "tcp", R_TCP1);
+	run_to(&t, 181);
+	assert_true(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.s, "tcp"));
+	gw = route_of(t.c, "tcp1")->gateway;
+
+	drop.src = sim_nid(R_TCP);
+	ulnet_nid_set_any(&drop.dst);
+	ulnet_nid_set_any(&drop.local);
+	drop.msg_mask = UL_FAULT_MSG_REPLY;
+	drop.rate = 1;
+	assert_int_equal(ul_node_fault_add(t.c->node, &drop, NULL), 0);
+	for (sec = 182; sec < 600 && gw->is_alive; sec++)
+		run_to(&t, sec);
+	assert_false(gw->is_alive);
+	run_to(&t, sec + 30);
+	assert_false(gw->is_alive);
+	assert_false(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.s, "tcp"));
+
+	assert_int_equal(
+		ul_node_ping(t.s->node, NULL, &to_c, 5000, on_pong, &rc), 0);
+	sim_run(t.sim, (sec + 30) * SEC + 10 * 1000000ull);
+	assert_int_equal(rc, 0);
+	assert_true(gw->is_alive);
+	assert_true(is_up(t.c, "tcp1"));
+	sim_destroy(t.sim);
+}
+
+/*
  * §10.15: discovery off, C has two NIs on tcp and is Multi-Rail to R
  * and R to C (peer entries both ways). A local_error injected on C's
  * second NI toward R fails one ping from that NI and lowers its health,
@@ -478,6 +529,7 @@ int main(void)
 		cmocka_unit_test(silent_gateway_goes_down_at_next_check),
 		cmocka_unit_test(check_routers_before_use_starts_down),
 		cmocka_unit_test(local_error_on_one_ni_leaves_route_up),
+		cmocka_unit_test(routed_traffic_revives_dead_gateway),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
