@@ -140,10 +140,11 @@ static int fold_into_merge_prim(struct ul_core *c, struct ul_peer **pp)
 	struct ul_peer *p = *pp, *q;
 	int rc;
 
-	if (!p->has_merge_prim)
+	if (!p->merge_prim)
 		return 0;
-	p->has_merge_prim = false;
-	q = ul_peer_find(c, &p->merge_prim);
+	q = ul_peer_find(c, p->merge_prim);
+	free(p->merge_prim);
+	p->merge_prim = NULL;
 	if (!q || q == p || p->is_configured || p->is_lock_prim ||
 	    p->rtr_refcount)
 		return 0;

@@ -326,8 +326,12 @@ static int add_known_other(struct ul_node *n, struct ul_peer *prim_peer,
 	o = ul_peer_ni_peer(lpni);
 	if (o == prim_peer || o->is_configured || o->is_lock_prim)
 		return 0;
-	o->has_merge_prim = true;
-	o->merge_prim = prim_peer->primary_nid;
+	if (!o->merge_prim) {
+		o->merge_prim = malloc(sizeof(*o->merge_prim));
+		if (!o->merge_prim)
+			return ul_err_set(err, -ENOMEM, "out of memory");
+	}
+	*o->merge_prim = prim_peer->primary_nid;
 	/* Forced to ping again; a round under way merges it itself. */
 	if (!ul_disc_is_busy(o)) {
 		ul_disc_invalidate(o);

@@ -65,8 +65,10 @@ void ul_peer_get(struct ul_peer *peer)
 
 void ul_peer_put(struct ul_peer *peer)
 {
-	if (--peer->refcount == 0)
+	if (--peer->refcount == 0) {
+		free(peer->merge_prim);
 		free(peer);
+	}
 }
 
 void ul_peer_net_get(struct ul_peer_net *lpn)

@@ -133,42 +133,42 @@ struct ul_peer {
 	struct ul_list core_link; /* on ul_core.peers, creation order */
 	struct ul_list peer_nets; /* primary's net first */
 	struct ul_list routes;	  /* struct ul_route.gw_link through it */
-	struct ulnet_nid primary_nid;
-	uint32_t send_seq;	/* lp_send_seq: sends committed to it */
-	uint32_t rtr_refcount;	/* routes through it: it is a gateway */
-	uint32_t nnis;		/* peer NIs over all its peer nets */
-	uint32_t rtr_check_net; /* lp_disc_net_id of a router check in
-				 * progress, ULNET_NET_ANY for none */
-	bool is_mr;		/* multi-rail (LNET_PEER_MULTI_RAIL) */
-	bool is_configured;	/* added by configuration, not traffic */
-	bool is_lock_prim;	/* primary NID locked (lock_prim) */
+	/* Discovery (core/discovery_sm.h); owned by the node's thread. */
+	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED
+				   * or PUSH_QUEUED */
+	/* merge_primary (discovery.md §11), NULL unless an upper layer
+	 * listed this peer's NID under another peer's primary: its next
+	 * merge folds it into that peer. Owned; freed with the peer. */
+	struct ulnet_nid *merge_prim;
 	/* When it was locked (ul_core.lock_seq, the earliest wins a merge);
 	 * 0 when only peer set --state locked it, as LNet's timestamp. */
 	uint64_t prim_lock_seq;
+	struct ulnet_nid primary_nid;
+	uint32_t send_seq;	 /* lp_send_seq: sends committed to it */
+	uint32_t rtr_refcount;	 /* routes through it: it is a gateway */
+	uint32_t nnis;		 /* peer NIs over all its peer nets */
+	uint32_t rtr_check_net;	 /* lp_disc_net_id of a router check in
+				 * progress, ULNET_NET_ANY for none */
+	int disc_error;		 /* the last failed round's -errno, or 0 */
+	uint32_t disc_ping_size; /* the largest ping reply seen, bytes */
+	uint32_t peer_seqno;	 /* lp_peer_seqno: its ping info's sequence,
+				  * from its last reply or push taken */
+	uint32_t node_seqno;	 /* lp_node_seqno: our sequence it ACKed in
+				  * a push; 0 when it has none of ours */
+	int refcount;
+	enum ul_disc_state disc_state;
+	enum ul_peer_rtr rtr; /* its routing, as its last reply said */
+	/* The flags last, packed (a peer with 4 NIDs stays within 1 KiB). */
+	bool is_mr;	       /* multi-rail (LNET_PEER_MULTI_RAIL) */
+	bool is_configured;    /* added by configuration, not traffic */
+	bool is_lock_prim;     /* primary NID locked (lock_prim) */
 	bool is_alive;	       /* lp_alive, for gateways (routing.md §4.1) */
 	bool has_no_discovery; /* NO_DISCOVERY: it or we have discovery off */
 	bool is_discovered;    /* DISCOVERED: a discover completed once */
-	/* Discovery (core/discovery_sm.h); owned by the node's thread. */
-	enum ul_disc_state disc_state;
-	struct ul_list disc_link; /* on ul_node.disc_queue while QUEUED
-				   * or PUSH_QUEUED */
-	int disc_error;		  /* the last failed round's -errno, or 0 */
-	uint32_t disc_ping_size;  /* the largest ping reply seen, bytes */
-	uint32_t peer_seqno;	  /* lp_peer_seqno: its ping info's sequence,
-				   * from its last reply or push taken */
-	uint32_t node_seqno;	  /* lp_node_seqno: our sequence it ACKed in
-				   * a push; 0 when it has none of ours */
-	bool is_push_forced;	  /* FORCE_PUSH: owed a push whatever the
-				   * sequences say; cleared when it goes */
-	enum ul_peer_rtr rtr;	  /* its routing, as its last reply said */
-	bool is_rtr_checking;	  /* RTR_DISCOVERY: a router check is out */
-	bool is_rtr_checked;	  /* RTR_DISCOVERED: one check completed */
-	/* merge_primary (discovery.md §11): an upper layer listed this
-	 * peer's NID under another peer's primary; its next merge folds
-	 * it into that peer. */
-	bool has_merge_prim;
-	struct ulnet_nid merge_prim;
-	int refcount;
+	bool is_push_forced;   /* FORCE_PUSH: owed a push whatever the
+				 * sequences say; cleared when it goes */
+	bool is_rtr_checking;  /* RTR_DISCOVERY: a router check is out */
+	bool is_rtr_checked;   /* RTR_DISCOVERED: one check completed */
 	bool is_dead;
 };
 
