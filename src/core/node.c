@@ -100,6 +100,9 @@ static uint64_t routing_tick(struct ul_node *n, uint64_t now_ns)
 		if (r->state == UL_ROUTING_DISABLED)
 			ul_fwd_drop_waiting(n, -ECANCELED);
 		ul_node_routing_changed(n);
+		/* RTE_DISABLED cleared: every MR peer is told at once. */
+		if (r->state == UL_ROUTING_ENABLED)
+			ul_disc_push_update(n, true);
 	}
 	when = ul_routing_deadline(r);
 	return when ? when : UINT64_MAX;

@@ -7,6 +7,9 @@
 
 #include "core/core.h"
 #include "core/discovery.h"
+#include "core/discovery_push.h"
+#include "core/discovery_send.h"
+#include "core/discovery_sm.h"
 #include "core/msg.h"
 #include "core/ping.h"
 #include "core/rtrchk.h"
@@ -78,6 +81,17 @@ static void round_done(void *arg, int status,
 		q->is_rtr_checked = true;
 		if (q != gw && !gw->is_dead)
 			gw->is_rtr_checked = true;
+		/*
+		 * §5 FORCE_PUSH: the gateway is told our NIDs and statuses,
+		 * so that it knows us as Multi-Rail and pushes its own NI
+		 * status changes to us (§7.5). A round of its own pushes at
+		 * its end.
+		 */
+		if (q->is_mr) {
+			q->is_push_forced = true;
+			if (!ul_disc_is_busy(q))
+				ul_disc_settle(n, q);
+		}
 	}
 	/* The next check of each gateway is worked out by the tick. */
 	ul_node_tick_arm(n, n->opts.timers->now_ns);
@@ -199,6 +213,16 @@ static uint64_t check_gateways(struct ul_node *n, uint64_t now_ns)
 }
 
 /* Set ni's published status; true if it changed. */
+/*
+ * §7.5: a router's NI status changed: the ping info says so with a new
+ * sequence and every MR peer gets a forced push (discovery_push.h).
+ */
+static void publish_statuses(struct ul_node *n)
+{
+	ul_ping_targets_refresh(n);
+	ul_disc_push_update(n, true);
+}
+
 static bool ni_set_status(struct ul_node *n, struct ul_ni *ni,
 			  enum ul_ni_status st, const char *why)
 {
@@ -252,7 +276,7 @@ static uint64_t router_pass(struct ul_node *n, uint64_t now_ns)
 			is_changed |= net_set_down(n, net, false, "link down");
 	}
 	if (is_changed)
-		ul_ping_targets_refresh(n);
+		publish_statuses(n);
 	return now_ns + RTR_PASS_NS;
 }
 
@@ -309,5 +333,5 @@ void ul_rtrchk_on_rx(struct ul_node *n, struct ul_ni *ni,
 	ni->net->rtr_alive_ns = n->opts.timers->now_ns;
 	/* Before the GET is matched, so that its REPLY says UP already. */
 	if (ni_set_status(n, ni, UL_NI_STATUS_UP, "pinged"))
-		ul_ping_targets_refresh(n);
+		publish_statuses(n);
 }

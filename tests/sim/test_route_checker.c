@@ -114,12 +114,12 @@ static void run_to(struct topo *t, uint64_t sec)
 }
 
 /*
- * §10.1 and §5: routes through R are checked at once (R is STARTING and
- * says RTE_DISABLED: down), and at the first check after R is ENABLED
- * (110 s) they are up, R known as a Multi-Rail router with both NIDs,
- * and single-hop.
+ * §10.1, §5 and §7.1: routes through R are checked at once (R is
+ * STARTING and says RTE_DISABLED: down); when R is ENABLED (110 s) its
+ * forced push brings them up, R known as a Multi-Rail router with both
+ * NIDs, and single-hop.
  */
-static void route_up_at_first_check_after_router_enabled(void **state)
+static void route_up_when_router_enabled_pushes(void **state)
 {
 	struct topo t;
 	struct ul_peer *gw;
@@ -134,10 +134,14 @@ static void route_up_at_first_check_after_router_enabled(void **state)
 	gw = route_of(t.c, "tcp1")->gateway;
 	assert_true(gw->is_rtr_checked);
 	assert_int_equal(gw->rtr, UL_PEER_RTR_DISABLED);
-	/* Checks at 0, 60, 120; R ENABLED at 110. */
-	run_to(&t, 119);
+	/*
+	 * Checks at 0 and 60; R ENABLED at 110 pushes to C and S, which
+	 * know it as Multi-Rail from those checks (and it them, from
+	 * their checks' forced pushes): up then, not at the check at 120.
+	 */
+	run_to(&t, 109);
 	assert_false(is_up(t.c, "tcp1"));
-	run_to(&t, 121);
+	run_to(&t, 111);
 	assert_true(is_up(t.c, "tcp1"));
 	assert_true(is_up(t.s, "tcp"));
 	assert_int_equal(gw->rtr, UL_PEER_RTR_ENABLED);
@@ -154,9 +158,10 @@ static void route_up_at_first_check_after_router_enabled(void **state)
 }
 
 /*
- * §10.7: set routing 0 on R publishes RTE_DISABLED; C's route stays up
- * until C's next check (at 180 s), then goes down. Routing back on:
- * up again at the first check after R is ENABLED once more.
+ * §10.7: set routing 0 on R publishes RTE_DISABLED, without a push; C's
+ * route stays up until C's next check (at 180 s), then goes down.
+ * Routing back on: up again the moment R is ENABLED once more, by R's
+ * forced push.
  */
 static void router_disabled_route_down_at_next_check(void **state)
 {
@@ -183,11 +188,12 @@ static void router_disabled_route_down_at_next_check(void **state)
 	assert_int_equal(rc->routing.state, UL_ROUTING_DISABLED);
 	assert_int_equal(ul_node_routing_set(t.r->node, "routing", 1, 1, &err),
 			 0);
-	/* ENABLED at 391; C's checks at 360, 420. */
-	run_to(&t, 419);
+	/* ENABLED at 391, and R's push says so at once (§7.1). */
+	run_to(&t, 390);
 	assert_false(is_up(t.c, "tcp1"));
-	run_to(&t, 421);
+	run_to(&t, 392);
 	assert_true(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.s, "tcp"));
 	sim_destroy(t.sim);
 }
 
@@ -216,11 +222,11 @@ static void gateway_down_when_lnd_reports_it(void **state)
 
 /*
  * §10.4, §7.5: only C has a route. R's tcp1 NI hears no ping and is
- * DOWN from 110 s; with avoid_asym_router_failure C's route is down at
- * its check at 120 s. Once S routes through R too, R's tcp1 is up and
- * so is C's route at C's next check. When C goes away, R's tcp NI is
- * DOWN 110 s after C's last ping and S's route goes down at S's next
- * check.
+ * DOWN from 110 s; with avoid_asym_router_failure C's route is down.
+ * Once S routes through R too, S's first check pings R's tcp1, which is
+ * UP at once, and R's forced push of that status brings C's route up
+ * (not C's next check). When C goes away, R's tcp NI is DOWN 110 s
+ * after C's last ping, and R's push takes S's route down at once.
  */
 static void aarf_one_side_configured(void **state)
 {
@@ -240,18 +246,17 @@ static void aarf_one_side_configured(void **state)
 	run_to(&t, 126);
 	assert_true(ni_is_up(t.r, R_TCP1));
 	assert_true(is_up(t.s, "tcp"));
-	assert_false(is_up(t.c, "tcp1"));
+	assert_true(is_up(t.c, "tcp1"));
 	run_to(&t, 181);
 	assert_true(is_up(t.c, "tcp1"));
 	/* C's last check pings R at 180: R's tcp is quiet from 290 on. */
 	ul_node_shutdown(t.c->node);
 	run_to(&t, 289);
 	assert_true(ni_is_up(t.r, R_TCP));
+	assert_true(is_up(t.s, "tcp"));
+	/* S's checks are at 245 and 305; R's push is what tells S. */
 	run_to(&t, 292);
 	assert_false(ni_is_up(t.r, R_TCP));
-	/* S's checks at 125, 185, 245, 305. */
-	assert_true(is_up(t.s, "tcp"));
-	run_to(&t, 306);
 	assert_false(is_up(t.s, "tcp"));
 	sim_destroy(t.sim);
 }
@@ -520,7 +525,7 @@ static void local_error_on_one_ni_leaves_route_up(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(route_up_at_first_check_after_router_enabled),
+		cmocka_unit_test(route_up_when_router_enabled_pushes),
 		cmocka_unit_test(router_disabled_route_down_at_next_check),
 		cmocka_unit_test(aarf_one_side_configured),
 		cmocka_unit_test(aarf_off_route_up_on_one_side),
