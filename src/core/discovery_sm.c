@@ -135,6 +135,11 @@ uint32_t ul_disc_state_bits(const struct ul_peer *p)
 		s |= UL_PEER_STATE_LOCK_PRIMARY;
 	if (p->is_push_forced)
 		s |= UL_PEER_STATE_FORCE_PUSH;
+	/* The router checker's round (routing.md §5) on a gateway. */
+	if (p->is_rtr_checking)
+		s |= UL_PEER_STATE_RTR_DISCOVERY;
+	if (p->is_rtr_checked)
+		s |= UL_PEER_STATE_RTR_DISCOVERED;
 	switch (p->disc_state) {
 	case UL_DISC_STATE_QUEUED:
 		s |= UL_PEER_STATE_DISCOVERING;

@@ -20,7 +20,8 @@
  * lnetctl's stage bits come from the state: QUEUED is DISCOVERING,
  * PING_SENT is DISCOVERING | PING_SENT, UP_TO_DATE is NIDS_UPTODATE,
  * PUSH_QUEUED is DISCOVERING | NIDS_UPTODATE, PUSH_SENT adds PUSH_SENT,
- * FAILED is REDISCOVER. DISCOVERED ("completed once"), FORCE_PUSH and
+ * FAILED is REDISCOVER. DISCOVERED ("completed once"), FORCE_PUSH, the
+ * router checker's RTR_DISCOVERY and RTR_DISCOVERED (core/rtrchk.h) and
  * the orthogonal flags (MULTI_RAIL, NO_DISCOVERY, CONFIGURED,
  * LOCK_PRIMARY, ROUTER_ENABLED) stay properties of the peer.
  *
@@ -50,6 +51,8 @@ struct ul_log;
 #define UL_PEER_STATE_PING_SENT (1u << 9)
 #define UL_PEER_STATE_PUSH_SENT (1u << 10)
 #define UL_PEER_STATE_FORCE_PUSH (1u << 14)
+#define UL_PEER_STATE_RTR_DISCOVERY (1u << 16)
+#define UL_PEER_STATE_RTR_DISCOVERED (1u << 17)
 #define UL_PEER_STATE_LOCK_PRIMARY (1u << 20)
 
 /*

@@ -22,6 +22,7 @@
 #include <cmocka.h>
 
 #include "core/core.h"
+#include "core/discovery_sm.h"
 #include "core/fault.h"
 #include "core/hstatus.h"
 #include "helper_sim.h"
@@ -134,6 +135,8 @@ static void route_up_when_router_enabled_pushes(void **state)
 	gw = route_of(t.c, "tcp1")->gateway;
 	assert_true(gw->is_rtr_checked);
 	assert_int_equal(gw->rtr, UL_PEER_RTR_DISABLED);
+	/* peer show -v 3: MR, DISCOVERED, NIDS_UPTODATE, RTR_DISCOVERED. */
+	assert_int_equal(ul_disc_state_bits(gw), 131345);
 	/*
 	 * Checks at 0 and 60; R ENABLED at 110 pushes to C and S, which
 	 * know it as Multi-Rail from those checks (and it them, from
@@ -145,6 +148,7 @@ static void route_up_when_router_enabled_pushes(void **state)
 	assert_true(is_up(t.c, "tcp1"));
 	assert_true(is_up(t.s, "tcp"));
 	assert_int_equal(gw->rtr, UL_PEER_RTR_ENABLED);
+	assert_int_equal(ul_disc_state_bits(gw), 131345 | 4); /* routes */
 	assert_true(gw->is_mr);
 	assert_int_equal(gw->nnis, 2);
 	assert_true(route_of(t.c, "tcp1")->is_single_hop);
