@@ -15,7 +15,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 
 struct ul_msg;
 struct ul_ni;

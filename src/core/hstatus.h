@@ -1,7 +1,7 @@
 /*
  * The message health status (reference/health.md §4.1): what a failed
  * attempt is blamed on, which decides whose health drops and whether it
- * is resent. The LNDs classify their failures into it (lnd/lnd.h), the
+ * is resent. The LNDs classify their failures into it (core/lnd.h), the
  * fault rules simulate it, the completion funnel (health.c) acts on it.
  */
 #ifndef UL_CORE_HSTATUS_H

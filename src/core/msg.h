@@ -36,7 +36,7 @@
 #include "core/ni.h"
 #include "core/node.h"
 #include "core/select.h"
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 #include "util/log.h"
 #include "util/timer.h"
 

@@ -21,7 +21,6 @@
 #include "core/msg.h"
 #include "core/ping.h"
 #include "core/rtrchk.h"
-#include "lnd/lolnd.h"
 #include "util/err.h"
 
 #define API_ENTER(n) ((n)->api_depth++)
@@ -157,7 +156,6 @@ int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 		   struct ul_node **out)
 {
 	struct ul_node *n = calloc(1, sizeof(*n));
-	struct ul_lnd lo = { &ul_lolnd_ops, NULL, ULNET_LND_LO };
 
 	if (!n || !opts || !opts->timers || ul_md_table_init(&n->mds)) {
 		free(n);
@@ -183,8 +181,6 @@ int ul_node_create(struct ul_core *core, const struct ul_node_opts *opts,
 	ul_list_init(&n->fwd_ready);
 	ul_fault_set_init(&n->faults, opts->fault_seed);
 	ul_timer_init(&n->tick_timer, tick_timer_fired);
-	/* 0@lo is always served, by lolnd. */
-	n->lnds[n->nlnds++] = lo;
 	*out = n;
 	return 0;
 }

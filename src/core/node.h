@@ -3,7 +3,7 @@
  * (struct ul_core): portals, match entries and memory descriptors, the
  * PUT/GET/ACK/REPLY life cycle, credits, the ping service on the reserved
  * portal, per-NI and per-peer-NI statistics, and the LNDs that carry the
- * messages (lnd/lnd.h).
+ * messages (core/lnd.h).
  *
  * Pure logic like the rest of core: it never reads the clock (time is
  * timers->now_ns, set by whoever drives the heap), never blocks, never
@@ -285,7 +285,7 @@ bool ul_node_lnet_is_configured(const struct ul_node *n);
 void ul_node_routing_changed(struct ul_node *n);
 void ul_node_routing_reset(struct ul_node *n);
 
-/* The upcalls every LND of a node makes (lnd/lnd.h). */
+/* The upcalls every LND of a node makes (core/lnd.h). */
 extern const struct ul_lnd_upcalls ul_node_lnd_upcalls;
 
 /*

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "core/ni.h"
+#include "core/node.h"
 #include "lnd/lolnd.h"
 #include "util/err.h"
 #include "util/timer.h"
@@ -140,3 +141,10 @@ const struct ul_lnd_ops ul_lolnd_ops = {
 	.shutdown = lolnd_shutdown,
 	.send = lolnd_send,
 };
+
+int ul_lolnd_register(struct ul_node *n)
+{
+	struct ul_lnd lo = { &ul_lolnd_ops, NULL, ULNET_LND_LO };
+
+	return ul_node_register_lnd(n, &lo);
+}

@@ -7,9 +7,17 @@
 #ifndef UL_LND_LOLND_H
 #define UL_LND_LOLND_H
 
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 
 extern const struct ul_lnd_ops ul_lolnd_ops;
+
+struct ul_node;
+/*
+ * Register lolnd with node n for 0@lo, which every node starts: whoever
+ * builds a node (the runtime, the simulator, ulnetctl's dry run) calls
+ * this before ul_node_startup(). 0 or -errno as ul_node_register_lnd().
+ */
+int ul_lolnd_register(struct ul_node *n);
 
 /*
  * Copy nob bytes from the fragments src (skipping src_off bytes) into

@@ -39,7 +39,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 
 struct ul_timer_heap;
 struct ul_simfab;

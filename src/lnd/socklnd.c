@@ -675,7 +675,7 @@ static void sock_shutdown(struct ul_lnd_ni *lni)
 		sock_peer_fail_txs(peer, -ESHUTDOWN, UL_HSTATUS_LOCAL_DROPPED);
 		peer_free(peer);
 	}
-	/* Every tx of this NI completes before we return (lnd.h). */
+	/* Every tx of this NI completes before we return (core/lnd.h). */
 	sock_deliver(s);
 	drop_news(s, ni);
 	ul_list_del(&ni->link);

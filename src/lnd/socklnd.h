@@ -23,7 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 #include "ulnet/nid.h"
 #include "ulnet/ulnet.h"
 

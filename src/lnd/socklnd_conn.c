@@ -248,7 +248,7 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 	if (ul_list_empty(&peer->conns)) {
 		peer->has_incarnation = false;
 		peer->lost_ns = sock_now(ni);
-		/* reset or closed by the peer: it may be gone (lnd.h) */
+		/* reset or closed by the peer: it may be gone (core/lnd.h) */
 		if (status == -ECONNRESET)
 			sock_peer_news(peer, false);
 	}

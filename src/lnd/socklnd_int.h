@@ -18,7 +18,7 @@
 #include <sys/uio.h>
 
 #include "lnd/socklnd.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/list.h"
 #include "util/log.h"
 #include "util/timer.h"
@@ -233,7 +233,7 @@ struct sock_conn {
 	struct ul_socklnd_conn_info stats;
 };
 
-/* News of a peer for the node, delivered after the txs (lnd.h). */
+/* News of a peer for the node, delivered after the txs (core/lnd.h). */
 struct sock_news {
 	struct ul_list link; /* on s->news */
 	struct sock_ni *ni;

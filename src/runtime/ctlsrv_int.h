@@ -31,7 +31,7 @@
 #include <sys/types.h>
 
 #include "ctl/proto.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "ulnet/ulnet.h"
 #include "util/list.h"
 

@@ -1,6 +1,6 @@
 /*
  * The instance: the public API of include/ulnet/ulnet.h over one node
- * (core/node.h) driven by one loop thread (runtime/loop.h), with socklnd
+ * (core/node.h) driven by one loop thread (util/loop.h), with socklnd
  * for tcp nets, lolnd for 0@lo and the link monitor.
  *
  * Threads: every call lands on the loop thread. Before ulnet_start()
@@ -26,15 +26,16 @@
 #include "ctl/conf.h"
 #include "ctl/conf_host.h"
 #include "ctl/node_req.h"
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 #include "lnd/socklnd.h"
 #include "runtime/instance.h"
 #include "runtime/linkmon.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "ulnet/ulnet.h"
 #include "util/clock.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "lnd/lolnd.h"
 
 enum inst_state {
 	INST_CREATED, /* configured, no thread */
@@ -310,8 +311,8 @@ static int register_lnds(struct ulnet *u)
 	rc = ul_node_register_lnd(u->node, &lnd);
 	if (rc < 0)
 		return rc;
-	/* 0@lo needs nothing: the node runs lolnd for it itself. */
-	return 0;
+	/* 0@lo, which every node starts. */
+	return ul_lolnd_register(u->node);
 }
 
 int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,

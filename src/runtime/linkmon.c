@@ -29,7 +29,7 @@
 #include <linux/rtnetlink.h>
 
 #include "runtime/linkmon.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 
 /* Large enough for any rtnetlink datagram the kernel builds for us. */
 #define LINKMON_BUF_SIZE 32768

@@ -24,6 +24,7 @@
 #include "helper_sim.h"
 #include "util/err.h"
 #include "util/log.h"
+#include "lnd/lolnd.h"
 
 #define SIM_MAX_IFS 8
 #define SIM_PID 12345u
@@ -231,6 +232,7 @@ struct sim_node *sim_node_add_ifs(struct sim *sim, const char *name,
 	nopts.interface_cookie = sim->next_cookie++;
 	assert_int_equal(ul_core_create(&core), 0);
 	assert_int_equal(ul_node_create(core, &nopts, &sn->node), 0);
+	assert_int_equal(ul_lolnd_register(sn->node), 0);
 	apply_yaml(sim, sn->node, yaml, ifs);
 	assert_int_equal(ul_node_register_lnd(sn->node, &lnd), 0);
 	rc = ul_node_startup(sn->node, &err);

@@ -22,9 +22,10 @@
 #include "helper_ctlsrv.h"
 #include "helper_topo.h"
 #include "runtime/ctlsrv.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/err.h"
 #include "wire/bytes.h"
+#include "lnd/lolnd.h"
 
 void flush_hook(void *arg)
 {
@@ -76,6 +77,7 @@ int fx_setup(void **state, bool with_nis)
 	opts.pid = ULNET_PID_LUSTRE;
 	opts.interface_cookie = 1;
 	assert_int_equal(ul_node_create(core, &opts, &f->node), 0);
+	assert_int_equal(ul_lolnd_register(f->node), 0);
 	assert_int_equal(ul_loop_hook_add(f->loop, flush_hook, f), 0);
 	fx_path(f, with_nis ? "show" : "ping");
 	assert_int_equal(

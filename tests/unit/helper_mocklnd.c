@@ -253,7 +253,7 @@ struct ul_node *mock_node(struct mock_fabric *f, const char *const *nids,
 	opts.interface_cookie = f->next_cookie++;
 	if (ul_node_create(c, &opts, &node))
 		return NULL;
-	if (ul_node_register_lnd(node, &f->lnd) ||
+	if (ul_lolnd_register(node) || ul_node_register_lnd(node, &f->lnd) ||
 	    ul_node_startup(node, NULL)) {
 		ul_node_destroy(node);
 		return NULL;

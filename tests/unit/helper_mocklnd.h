@@ -19,7 +19,7 @@
 
 #include "core/core.h"
 #include "core/node.h"
-#include "lnd/lnd.h"
+#include "core/lnd.h"
 #include "util/log.h"
 #include "util/timer.h"
 

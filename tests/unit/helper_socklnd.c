@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "helper_socklnd.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/err.h"
 
 static struct sw_ni *sw_of(struct ul_lnd_ni *lni)

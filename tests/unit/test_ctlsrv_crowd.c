@@ -31,7 +31,7 @@
 #include "helper_topo.h"
 #include "runtime/ctlsrv.h"
 #include "runtime/ctlsrv_int.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/err.h"
 #include "wire/bytes.h"
 #include "wire/wire.h"

@@ -33,7 +33,7 @@
 #include <cmocka.h>
 
 #include "runtime/linkmon.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/clock.h"
 
 /* A netlink datagram under construction. */

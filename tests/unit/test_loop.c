@@ -1,5 +1,5 @@
 /*
- * The event loop (src/runtime/loop.h) on real descriptors and the real
+ * The event loop (src/util/loop.h) on real descriptors and the real
  * monotonic clock: I/O callbacks, stopping, timers (order and counts only,
  * never durations), the command queue from many threads, shutdown,
  * before-sleep hooks, wake_self, and ul_io_stop() inside callbacks. A
@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/clock.h"
 
 /* Long enough never to fire in a working loop. */

@@ -17,6 +17,7 @@
 #include "core/msg.h"
 #include "util/err.h"
 #include "helper_mocklnd.h"
+#include "lnd/lolnd.h"
 
 #define SEC UINT64_C(1000000000)
 
@@ -909,6 +910,7 @@ static void startup_fails_without_an_lnd_and_stops_again(void **state)
 				 0);
 	}
 	assert_int_equal(ul_node_create(c, &opts, &n), 0);
+	assert_int_equal(ul_lolnd_register(n), 0);
 	assert_int_equal(ul_node_register_lnd(n, &x->f.lnd), 0);
 	assert_int_equal(ul_node_register_lnd(n, &x->f.lnd), -EEXIST);
 	assert_int_equal(ul_node_startup(n, &err), -EPROTONOSUPPORT);

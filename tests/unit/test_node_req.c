@@ -20,6 +20,7 @@
 #include "ctl/node_req.h"
 #include "helper_topo.h"
 #include "util/timer.h"
+#include "lnd/lolnd.h"
 
 #define CONF_DIR ULNET_VECTORS_DIR "/../unit/conf/"
 
@@ -70,6 +71,10 @@ static int setup(void **state)
 	nopts.timers = &f.timers;
 	if (ul_node_create(c, &nopts, &f.node))
 		return -1;
+	if (ul_lolnd_register(f.node)) {
+		ul_node_destroy(f.node);
+		return -1;
+	}
 	ul_node_set_udsp(f.node, f.udsp);
 	f.c = ul_node_core(f.node);
 	ul_conf_init(&f.conf);

@@ -23,7 +23,7 @@
 
 #include "helper_socklnd.h"
 #include "lnd/socklnd.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 
 #define MIB (1u << 20)
 

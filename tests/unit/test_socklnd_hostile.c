@@ -24,7 +24,7 @@
 #include "helper_socklnd.h"
 #include "helper_vectors.h"
 #include "lnd/socklnd.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 
 /* Addresses: A = 1, B = 2, raw peers 5 and up. */
 #define K_A 1

@@ -25,7 +25,7 @@
 #include <cmocka.h>
 
 #include "helper_socklnd.h"
-#include "runtime/loop.h"
+#include "util/loop.h"
 
 #define KIB (1u << 10)
 #define MIB (1u << 20)

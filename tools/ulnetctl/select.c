@@ -34,6 +34,7 @@
 
 #include "cmd.h"
 #include "select.h"
+#include "lnd/lolnd.h"
 
 #define COUNT_MAX 100000
 #define EXPLAIN_CANDS 512
@@ -252,6 +253,11 @@ static int load(const struct select_args *a, struct dry *d,
 	ul_core_set_route_append(c, true);
 	nopts.timers = &d->timers;
 	rc = ul_node_create(c, &nopts, &d->node); /* owns c */
+	if (rc < 0) {
+		ul_err_set(&err, rc, "out of memory");
+		goto fail;
+	}
+	rc = ul_lolnd_register(d->node);
 	if (rc < 0) {
 		ul_err_set(&err, rc, "out of memory");
 		goto fail;

@@ -28,8 +28,8 @@
  * Failures carry a health status (reference/health.md §4.1, §10): how
  * the LND classifies them decides which health value drops.
  */
-#ifndef UL_LND_LND_H
-#define UL_LND_LND_H
+#ifndef UL_CORE_LND_H
+#define UL_CORE_LND_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -181,4 +181,4 @@ struct ul_lnd_rx {
 	void *msg;     /* the node's; NULL when the message is dropped */
 };
 
-#endif /* UL_LND_LND_H */
+#endif /* UL_CORE_LND_H */

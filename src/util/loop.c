@@ -33,7 +33,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "runtime/loop.h"
+#include "util/loop.h"
 #include "util/clock.h"
 
 /* Ready descriptors handled per iteration; more wait for the next one. */

@@ -18,8 +18,8 @@
  * belongs to the loop thread (or to the creating thread before the loop
  * runs). Callbacks must not block.
  */
-#ifndef UL_RUNTIME_LOOP_H
-#define UL_RUNTIME_LOOP_H
+#ifndef UL_UTIL_LOOP_H
+#define UL_UTIL_LOOP_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -110,4 +110,4 @@ void ul_loop_stop(struct ul_loop *loop);
  */
 bool ul_loop_is_loop_thread(const struct ul_loop *loop);
 
-#endif /* UL_RUNTIME_LOOP_H */
+#endif /* UL_UTIL_LOOP_H */
