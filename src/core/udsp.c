@@ -16,6 +16,7 @@
 #include "core/core.h"
 #include "core/udsp.h"
 #include "nid/strbuf.h"
+#include "wire/udsp_block.h"
 
 struct ul_udsp_set {
 	struct ul_core *core; /* borrowed; outlives the set */
@@ -99,6 +100,70 @@ int ul_udsp_rule_dup(const struct ul_udsp_rule *r, struct ul_udsp_rule **out)
 		return -ENOMEM;
 	}
 	*out = copy;
+	return 0;
+}
+
+/* ---- the rule block ---- */
+
+_Static_assert((int)UL_UDSP_ACTION_NONE == UL_UDSP_BLOCK_ACTION_NONE &&
+		       (int)UL_UDSP_ACTION_PRIORITY ==
+			       UL_UDSP_BLOCK_ACTION_PRIORITY &&
+		       (int)UL_UDSP_ACTION_PREF_LIST ==
+			       UL_UDSP_BLOCK_ACTION_PREF_LIST,
+	       "action types are numbered as in the block");
+
+/* r's fields as a block to encode (the block only reads them). */
+static struct ul_udsp_block block_of(const struct ul_udsp_rule *r)
+{
+	struct ul_udsp_block b = {
+		.src = (struct ul_nid_descr *)r->src,
+		.dst = (struct ul_nid_descr *)r->dst,
+		.rte = (struct ul_nid_descr *)r->rte,
+		.action_type = (uint32_t)r->action_type,
+		.priority = r->priority,
+		.idx = r->idx,
+	};
+
+	return b;
+}
+
+size_t ul_udsp_rule_block_size(const struct ul_udsp_rule *r)
+{
+	struct ul_udsp_block b = block_of(r);
+
+	return ul_udsp_block_size(&b);
+}
+
+int ul_udsp_rule_encode(const struct ul_udsp_rule *r, uint8_t *buf, size_t len,
+			struct ul_err *err)
+{
+	struct ul_udsp_block b = block_of(r);
+
+	return ul_udsp_block_encode(&b, buf, len, err);
+}
+
+int ul_udsp_rule_decode(const uint8_t *buf, size_t len,
+			struct ul_udsp_rule **out, struct ul_err *err)
+{
+	struct ul_udsp_block b;
+	struct ul_udsp_rule *r;
+	int rc = ul_udsp_block_decode(buf, len, &b, err);
+
+	if (rc)
+		return rc;
+	r = calloc(1, sizeof(*r));
+	if (!r) {
+		ul_udsp_block_fini(&b);
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	}
+	ul_list_init(&r->link);
+	r->src = b.src;
+	r->dst = b.dst;
+	r->rte = b.rte;
+	r->action_type = (enum ul_udsp_action_type)b.action_type;
+	r->priority = b.priority;
+	r->idx = b.idx;
+	*out = r;
 	return 0;
 }
 

@@ -162,6 +162,18 @@ bool ul_udsp_rule_same(const struct ul_udsp_rule *a,
  */
 int ul_udsp_rule_format(const struct ul_udsp_rule *r, char *buf, size_t len);
 
+/*
+ * A rule as LNet's binary rule block (wire/udsp_block.h has the layout
+ * and the decoder's rules), with r->idx: the bytes needed, encode (0,
+ * -ENOSPC, -EMSGSIZE), and decode into a new rule (free it with
+ * ul_udsp_rule_free; 0, -EPROTO, -EINVAL or -ENOMEM with err filled).
+ */
+size_t ul_udsp_rule_block_size(const struct ul_udsp_rule *r);
+int ul_udsp_rule_encode(const struct ul_udsp_rule *r, uint8_t *buf, size_t len,
+			struct ul_err *err);
+int ul_udsp_rule_decode(const uint8_t *buf, size_t len,
+			struct ul_udsp_rule **out, struct ul_err *err);
+
 /* ---- the rule set of one instance ---- */
 
 /*

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 #include "ctl/conf_import_int.h"
 #include "nid/nidrange.h"
 
@@ -461,11 +461,11 @@ int ul_imp_setting(struct imp *im, const struct ul_conf_step *st)
 static int udsp_send(struct imp *im, struct ul_udsp_rule *rule,
 		     struct ul_err *err)
 {
-	size_t len = ul_udsp_block_size(rule);
+	size_t len = ul_udsp_rule_block_size(rule);
 	uint8_t *block = malloc(len);
 	int rc;
 
-	rc = block ? ul_udsp_block_encode(rule, block, len, err) : -ENOMEM;
+	rc = block ? ul_udsp_rule_encode(rule, block, len, err) : -ENOMEM;
 	ul_udsp_rule_free(rule);
 	if (!rc) {
 		ul_imp_reset(im);

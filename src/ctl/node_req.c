@@ -10,7 +10,7 @@
 #include "core/core.h"
 #include "core/node.h"
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 #include "ctl/node_req.h"
 #include "nid/expr.h"
 #include "util/err.h"
@@ -572,7 +572,7 @@ static int set(const struct ul_node_req_env *env, const struct ul_ctl_args *a,
 
 /* ---- udsp add, udsp del (lnetctl.md §12) ------------------------------ */
 
-/* A rule arrives as the kernel's binary block (core/udsp_block.h). */
+/* A rule arrives as the kernel's binary block (wire/udsp_block.h). */
 static int udsp_add(const struct ul_node_req_env *env,
 		    const struct ul_ctl_args *a, struct ul_err *err)
 {
@@ -581,7 +581,7 @@ static int udsp_add(const struct ul_node_req_env *env,
 
 	if (!(a->has & UL_CTL_ARG_UDSP_BLOCK))
 		return ul_err_set(err, -EINVAL, "no rule given");
-	rc = ul_udsp_block_decode(a->udsp_block, a->udsp_len, &rule, err);
+	rc = ul_udsp_rule_decode(a->udsp_block, a->udsp_len, &rule, err);
 	if (rc)
 		return rc;
 	rc = ul_node_udsp_add(env->node, rule, err);

@@ -104,7 +104,7 @@
  *	         table gives each field its id, type and presence bit, so
  *	         encoding and decoding are the same loop on both ends. A
  *	         UDSP rule travels as ARG_UDSP_BLOCK, the kernel's binary
- *	         rule block (core/udsp_block.h).
+ *	         rule block (wire/udsp_block.h).
  *	reply    RC, ERR_MSG on failure, else one Y_MAP: the document the
  *	         command prints, with lnetctl's key names and order, built
  *	         by the server (as LNet's netlink key tables are built by
@@ -336,7 +336,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_ARG_NUMA = 0x051d,		/* s32 */
 	UL_CTL_A_ARG_NIDS = 0x0520,		/* nid, repeated: a list */
 	UL_CTL_A_ARG_IFS = 0x0521,		/* str, repeated: a list */
-	UL_CTL_A_ARG_UDSP_BLOCK = 0x0522,	/* bytes: core/udsp_block.h */
+	UL_CTL_A_ARG_UDSP_BLOCK = 0x0522,	/* bytes: wire/udsp_block.h */
 
 	/*
 	 * 0x06xx: the reply document of the generic ops (proto_doc.h): a

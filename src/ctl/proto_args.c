@@ -4,7 +4,7 @@
  * and both directions walk it, so ulnetctl and ulnetd cannot disagree on
  * a field. Lists (NIDs, interfaces) are repeated attributes; the UDSP
  * rule is the kernel's block, carried as bytes and checked by whoever
- * decodes it as a rule (core/udsp_block.h).
+ * decodes it as a rule (wire/udsp_block.h).
  */
 #include <errno.h>
 #include <stddef.h>

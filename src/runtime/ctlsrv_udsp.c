@@ -8,7 +8,7 @@
 
 #include "core/node.h"
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 #include "ctl/proto_doc.h"
 #include "nid/nid_descr.h"
 #include "runtime/ctlsrv_int.h"

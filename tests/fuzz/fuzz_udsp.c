@@ -1,5 +1,5 @@
 /*
- * Fuzz target: the UDSP rule block decoder (src/core/udsp_block.h) on
+ * Fuzz target: the UDSP rule block decoder (src/wire/udsp_block.h) on
  * untrusted bytes. Whatever decodes must encode to a block that decodes
  * to the same rule (same descriptors, action, priority, idx and text),
  * and that block must encode to itself byte for byte. A decoded rule is
@@ -12,7 +12,7 @@
 
 #include "core/core.h"
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -20,9 +20,9 @@ static uint8_t *encode(const struct ul_udsp_rule *r, size_t *len)
 {
 	uint8_t *buf;
 
-	*len = ul_udsp_block_size(r);
+	*len = ul_udsp_rule_block_size(r);
 	buf = malloc(*len);
-	if (!buf || ul_udsp_block_encode(r, buf, *len, NULL))
+	if (!buf || ul_udsp_rule_encode(r, buf, *len, NULL))
 		abort();
 	return buf;
 }
@@ -88,10 +88,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t len, len2;
 	char *ta, *tb;
 
-	if (ul_udsp_block_decode(data, size, &a, NULL))
+	if (ul_udsp_rule_decode(data, size, &a, NULL))
 		return 0;
 	buf = encode(a, &len);
-	if (ul_udsp_block_decode(buf, len, &b, NULL))
+	if (ul_udsp_rule_decode(buf, len, &b, NULL))
 		abort();
 	if (!ul_udsp_rule_same(a, b) || a->idx != b->idx ||
 	    a->priority != b->priority)

@@ -18,7 +18,7 @@
 #include <cmocka.h>
 
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 #include "ctl/conf.h"
 #include "ctl/conf_host.h"
 #include "ctl/conf_import.h"
@@ -127,8 +127,7 @@ static void describe(char *buf, size_t len, uint16_t op,
 		off += (size_t)snprintf(buf + off, len - off, " idx %d",
 					a->idx);
 	if ((a->has & UL_CTL_ARG_UDSP_BLOCK) &&
-	    ul_udsp_block_decode(a->udsp_block, a->udsp_len, &rule, NULL) ==
-		    0) {
+	    ul_udsp_rule_decode(a->udsp_block, a->udsp_len, &rule, NULL) == 0) {
 		snprintf(buf + off, len - off, " idx %d prio %u", rule->idx,
 			 rule->priority);
 		ul_udsp_rule_free(rule);

@@ -1,5 +1,5 @@
 /*
- * The UDSP rule block (src/core/udsp_block.h): the worked encoding of
+ * The UDSP rule block (src/wire/udsp_block.h): the worked encoding of
  * reference/udsp.md §8.4 byte for byte, the size formula of §8.3, round
  * trips, and every malformed form the decoder refuses.
  */
@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 
 #define NO_PRIO (-1LL)
 
@@ -36,10 +36,10 @@ static uint8_t *encode(const struct ul_udsp_rule *r, size_t *len)
 {
 	uint8_t *buf;
 
-	*len = ul_udsp_block_size(r);
+	*len = ul_udsp_rule_block_size(r);
 	buf = malloc(*len);
 	assert_non_null(buf);
-	assert_int_equal(ul_udsp_block_encode(r, buf, *len, NULL), 0);
+	assert_int_equal(ul_udsp_rule_encode(r, buf, *len, NULL), 0);
 	return buf;
 }
 
@@ -230,7 +230,7 @@ static void block_matches_worked_encoding(void **state)
 	(void)state;
 	assert_int_equal(len, sizeof(want));
 	assert_memory_equal(buf, want, sizeof(want));
-	assert_int_equal(ul_udsp_block_decode(want, sizeof(want), &back, NULL),
+	assert_int_equal(ul_udsp_rule_decode(want, sizeof(want), &back, NULL),
 			 0);
 	assert_true(ul_udsp_rule_same(r, back));
 	assert_int_equal(back->idx, -1);
@@ -264,9 +264,9 @@ static void block_size_follows_lnet_formula(void **state)
 		struct ul_udsp_rule *r = rule(rows[i].src, rows[i].dst,
 					      rows[i].rte, rows[i].prio, -1);
 
-		if (ul_udsp_block_size(r) != rows[i].size)
+		if (ul_udsp_rule_block_size(r) != rows[i].size)
 			fail_msg("row %zu: size %zu, want %zu", i,
-				 ul_udsp_block_size(r), rows[i].size);
+				 ul_udsp_rule_block_size(r), rows[i].size);
 		ul_udsp_rule_free(r);
 	}
 }
@@ -319,7 +319,7 @@ static void block_round_trips_rules(void **state)
 		size_t len, len2;
 		uint8_t *buf = encode(r, &len), *buf2;
 
-		if (ul_udsp_block_decode(buf, len, &back, NULL))
+		if (ul_udsp_rule_decode(buf, len, &back, NULL))
 			fail_msg("row %zu: decode failed", i);
 		if (!ul_udsp_rule_same(r, back) || back->idx != r->idx)
 			fail_msg("row %zu: not the same rule", i);
@@ -343,9 +343,9 @@ static void block_encode_needs_room(void **state)
 	struct ul_err err = { 0 };
 
 	(void)state;
-	assert_int_equal(ul_udsp_block_encode(r, buf, 79, &err), -ENOSPC);
+	assert_int_equal(ul_udsp_rule_encode(r, buf, 79, &err), -ENOSPC);
 	assert_non_null(strstr(err.msg, "80 bytes"));
-	assert_int_equal(ul_udsp_block_encode(r, buf, 80, NULL), 0);
+	assert_int_equal(ul_udsp_rule_encode(r, buf, 80, NULL), 0);
 	ul_udsp_rule_free(r);
 }
 
@@ -366,14 +366,14 @@ static void block_decode_reads_lnet_variants(void **state)
 	put32(buf + 20, 12345);
 	/* every negative idx is "append" */
 	put32(buf + 8, 0x80000000u);
-	assert_int_equal(ul_udsp_block_decode(buf, len, &back, NULL), 0);
+	assert_int_equal(ul_udsp_rule_decode(buf, len, &back, NULL), 0);
 	assert_true(ul_udsp_rule_same(r, back));
 	assert_int_equal(back->priority, 0);
 	assert_true(back->idx < 0);
 	ul_udsp_rule_free(back);
 	/* action NONE: stored, inert */
 	put32(buf + 12, 0);
-	assert_int_equal(ul_udsp_block_decode(buf, len, &back, NULL), 0);
+	assert_int_equal(ul_udsp_rule_decode(buf, len, &back, NULL), 0);
 	assert_int_equal(back->action_type, UL_UDSP_ACTION_NONE);
 	assert_false(ul_udsp_rule_is_effective(back));
 	ul_udsp_rule_free(back);
@@ -449,7 +449,7 @@ static void block_decode_refuses_malformed(void **state)
 		put32(buf + rows[i].off, rows[i].v);
 		if (rows[i].off2)
 			put32(buf + rows[i].off2, rows[i].v2);
-		rc = ul_udsp_block_decode(buf, len, &out, &err);
+		rc = ul_udsp_rule_decode(buf, len, &out, &err);
 		if (rc != rows[i].rc || !strstr(err.msg, rows[i].msg))
 			fail_msg("row %zu: rc %d '%s'", i, rc, err.msg);
 		if (rc == 0) {
@@ -469,7 +469,7 @@ static void block_decode_refuses_malformed(void **state)
 		struct ul_udsp_rule *out = NULL;
 		struct ul_err err = { 0 };
 
-		assert_int_equal(ul_udsp_block_decode(buf, len + 1, &out, &err),
+		assert_int_equal(ul_udsp_rule_decode(buf, len + 1, &out, &err),
 				 -EPROTO);
 		assert_non_null(strstr(err.msg, "1 bytes after the RTE"));
 		assert_null(out);
@@ -495,12 +495,12 @@ static void block_decode_refuses_every_truncation(void **state)
 
 		assert_non_null(buf);
 		memcpy(buf, good, n);
-		if (ul_udsp_block_decode(buf, n, &out, &err) != -EPROTO)
+		if (ul_udsp_rule_decode(buf, n, &out, &err) != -EPROTO)
 			fail_msg("prefix %zu: '%s'", n, err.msg);
 		if (n >= 32) {
 			put32(buf, (uint32_t)n);
 			put32(buf + 16, (uint32_t)(n - 32));
-			if (ul_udsp_block_decode(buf, n, &out, &err) != -EPROTO)
+			if (ul_udsp_rule_decode(buf, n, &out, &err) != -EPROTO)
 				fail_msg("patched prefix %zu: '%s'", n,
 					 err.msg);
 		}
@@ -521,7 +521,7 @@ static void block_decode_refuses_oversize(void **state)
 	(void)state;
 	assert_non_null(buf);
 	put32(buf, (uint32_t)len);
-	assert_int_equal(ul_udsp_block_decode(buf, len, &out, &err), -EPROTO);
+	assert_int_equal(ul_udsp_rule_decode(buf, len, &out, &err), -EPROTO);
 	assert_non_null(strstr(err.msg, "at most 131072"));
 	free(buf);
 }

@@ -1,7 +1,7 @@
 /*
  * ulnetctl udsp add / del / show (reference/lnetctl.md §12, udsp.md §1).
  * A rule is built and checked here as lnetctl builds it, then sent as
- * the kernel's binary rule block (core/udsp_block.h).
+ * the kernel's binary rule block (wire/udsp_block.h).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "core/udsp.h"
-#include "core/udsp_block.h"
+#include "wire/udsp_block.h"
 #include "ctl/cyaml_err.h"
 #include "ctl/doc_yaml.h"
 #include "util/err.h"
@@ -111,13 +111,13 @@ static int udsp_add(int argc, char **argv)
 		d2("add", rc, descr);
 		return rc;
 	}
-	len = ul_udsp_block_size(rule);
+	len = ul_udsp_rule_block_size(rule);
 	block = malloc(len);
 	a = calloc(1, sizeof(*a));
 	rc = -ENOMEM;
 	if (!block || !a)
 		goto out;
-	rc = ul_udsp_block_encode(rule, block, len, &err);
+	rc = ul_udsp_rule_encode(rule, block, len, &err);
 	if (rc) {
 		d2("add", rc, err.msg);
 		goto out;

@@ -31,37 +31,58 @@
  * <= 255, the LND type must have a name, and the action type must be
  * 0..2. Framing faults are -EPROTO, bad values -EINVAL.
  */
-#ifndef UL_CORE_UDSP_BLOCK_H
-#define UL_CORE_UDSP_BLOCK_H
+#ifndef UL_WIRE_UDSP_BLOCK_H
+#define UL_WIRE_UDSP_BLOCK_H
 
 #include <stddef.h>
 #include <stdint.h>
 
 #include "util/err.h"
 
-struct ul_udsp_rule;
+struct ul_nid_descr;
+
+/* The action types, numbered as in the block (offset 12). */
+enum {
+	UL_UDSP_BLOCK_ACTION_NONE = 0,
+	UL_UDSP_BLOCK_ACTION_PRIORITY = 1,
+	UL_UDSP_BLOCK_ACTION_PREF_LIST = 2,
+};
+
+/*
+ * One block's fields. A descriptor is NULL when absent (nid/nid_descr.h);
+ * a decoded block owns its descriptors (ul_udsp_block_fini frees them),
+ * an encoded one is only read.
+ */
+struct ul_udsp_block {
+	struct ul_nid_descr *src, *dst, *rte;
+	uint32_t action_type; /* UL_UDSP_BLOCK_ACTION_* */
+	uint32_t priority;    /* the priority action's value; else 0 */
+	int32_t idx;
+};
 
 #define UL_UDSP_BLOCK_HDR_SIZE 32
 #define UL_UDSP_BLOCK_VERSION 0x0001000bu
 /* Largest block, LNet's ioctl limit (udsp.md §8.1). */
 #define UL_UDSP_BLOCK_MAX 131072u
 
-/* Bytes ul_udsp_block_encode() writes for r. */
-size_t ul_udsp_block_size(const struct ul_udsp_rule *r);
+/* Bytes ul_udsp_block_encode() writes for b. */
+size_t ul_udsp_block_size(const struct ul_udsp_block *b);
 /*
- * Write r (with r->idx) into buf. Returns 0, -ENOSPC when len is below
- * ul_udsp_block_size(r), or -EMSGSIZE past UL_UDSP_BLOCK_MAX.
+ * Write b into buf. Returns 0, -ENOSPC when len is below
+ * ul_udsp_block_size(b), or -EMSGSIZE past UL_UDSP_BLOCK_MAX.
  */
-int ul_udsp_block_encode(const struct ul_udsp_rule *r, uint8_t *buf, size_t len,
-			 struct ul_err *err);
+int ul_udsp_block_encode(const struct ul_udsp_block *b, uint8_t *buf,
+			 size_t len, struct ul_err *err);
 /*
- * Read one rule from buf[0..len). Returns 0 and sets *out (free with
- * ul_udsp_rule_free; its idx is the block's), or -EPROTO / -EINVAL /
- * -ENOMEM with the detail in err; *out is set only on success. A decoded
- * rule encodes back to a block that decodes to the same rule. The
- * priority of a non-priority action is read as 0.
+ * Read one block from buf[0..len) into *out. Returns 0 (free what *out
+ * holds with ul_udsp_block_fini), or -EPROTO / -EINVAL / -ENOMEM with
+ * the detail in err and *out left empty. A decoded block encodes back to
+ * the same bytes but for the priority of a non-priority action, which
+ * is read as 0.
  */
 int ul_udsp_block_decode(const uint8_t *buf, size_t len,
-			 struct ul_udsp_rule **out, struct ul_err *err);
+			 struct ul_udsp_block *out, struct ul_err *err);
+/* Free the descriptors of a decoded block and empty it. */
+void ul_udsp_block_fini(struct ul_udsp_block *b);
 
-#endif /* UL_CORE_UDSP_BLOCK_H */
+#endif /* UL_WIRE_UDSP_BLOCK_H */

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/udsp.h"
-#include "core/udsp_block.h"
 #include "nid/lnd.h"
+#include "nid/nid_descr.h"
 #include "wire/bytes.h"
+#include "wire/udsp_block.h"
 
 #define DESCR_HEAD_SIZE 16
 #define RANGE_SIZE 12
@@ -47,7 +47,7 @@ static size_t descr_size(const struct ul_nid_descr *d)
 	return size;
 }
 
-size_t ul_udsp_block_size(const struct ul_udsp_rule *r)
+size_t ul_udsp_block_size(const struct ul_udsp_block *r)
 {
 	return UL_UDSP_BLOCK_HDR_SIZE + descr_size(r->src) +
 	       descr_size(r->dst) + descr_size(r->rte);
@@ -85,8 +85,8 @@ static uint8_t *put_descr(uint8_t *p, unsigned int slot,
 	return p;
 }
 
-int ul_udsp_block_encode(const struct ul_udsp_rule *r, uint8_t *buf, size_t len,
-			 struct ul_err *err)
+int ul_udsp_block_encode(const struct ul_udsp_block *r, uint8_t *buf,
+			 size_t len, struct ul_err *err)
 {
 	const struct ul_nid_descr *descrs[3] = { r->src, r->dst, r->rte };
 	size_t size = ul_udsp_block_size(r);
@@ -106,7 +106,7 @@ int ul_udsp_block_encode(const struct ul_udsp_rule *r, uint8_t *buf, size_t len,
 	ul_put_le32(p + 8, (uint32_t)r->idx);
 	ul_put_le32(p + 12, (uint32_t)r->action_type);
 	ul_put_le32(p + 16, (uint32_t)(size - UL_UDSP_BLOCK_HDR_SIZE));
-	ul_put_le32(p + 20, r->action_type == UL_UDSP_ACTION_PRIORITY
+	ul_put_le32(p + 20, r->action_type == UL_UDSP_BLOCK_ACTION_PRIORITY
 				    ? r->priority
 				    : 0);
 	ul_put_le64(p + 24, 0); /* iou_bulk: no address in a byte stream */
@@ -268,17 +268,26 @@ static int get_descr(struct reader *rd, unsigned int slot,
 	return 0;
 }
 
+void ul_udsp_block_fini(struct ul_udsp_block *b)
+{
+	ul_nid_descr_free(b->src);
+	ul_nid_descr_free(b->dst);
+	ul_nid_descr_free(b->rte);
+	memset(b, 0, sizeof(*b));
+}
+
 int ul_udsp_block_decode(const uint8_t *buf, size_t len,
-			 struct ul_udsp_rule **out, struct ul_err *err)
+			 struct ul_udsp_block *out, struct ul_err *err)
 {
 	struct reader rd = { .p = buf, .left = len, .err = err };
 	struct ul_nid_descr **descrs[3];
 	uint32_t ioc_len, version, action, bulk_size;
-	struct ul_udsp_rule *r;
+	struct ul_udsp_block b = { 0 };
 	const uint8_t *p;
 	unsigned int slot;
 	int rc;
 
+	memset(out, 0, sizeof(*out));
 	if (len > UL_UDSP_BLOCK_MAX)
 		return ul_err_set(err, -EPROTO,
 				  "rule block of %zu bytes, at most %u", len,
@@ -303,20 +312,16 @@ int ul_udsp_block_decode(const uint8_t *buf, size_t len,
 		return ul_err_set(err, -EPROTO,
 				  "descriptor area of %u bytes, block has %zu",
 				  bulk_size, len - UL_UDSP_BLOCK_HDR_SIZE);
-	if (action > UL_UDSP_ACTION_PREF_LIST)
+	if (action > UL_UDSP_BLOCK_ACTION_PREF_LIST)
 		return ul_err_set(err, -EINVAL, "unknown action type %u",
 				  action);
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return ul_err_set(err, -ENOMEM, "out of memory");
-	ul_list_init(&r->link);
-	r->idx = (int)(int32_t)ul_get_le32(p + 8);
-	r->action_type = (enum ul_udsp_action_type)action;
-	if (r->action_type == UL_UDSP_ACTION_PRIORITY)
-		r->priority = ul_get_le32(p + 20);
-	descrs[0] = &r->src;
-	descrs[1] = &r->dst;
-	descrs[2] = &r->rte;
+	b.idx = (int32_t)ul_get_le32(p + 8);
+	b.action_type = action;
+	if (b.action_type == UL_UDSP_BLOCK_ACTION_PRIORITY)
+		b.priority = ul_get_le32(p + 20);
+	descrs[0] = &b.src;
+	descrs[1] = &b.dst;
+	descrs[2] = &b.rte;
 	for (slot = 0; slot < 3; slot++) {
 		rc = get_descr(&rd, slot, descrs[slot]);
 		if (rc)
@@ -327,9 +332,9 @@ int ul_udsp_block_decode(const uint8_t *buf, size_t len,
 				"%zu bytes after the RTE descriptor", rd.left);
 		goto fail;
 	}
-	*out = r;
+	*out = b;
 	return 0;
 fail:
-	ul_udsp_rule_free(r);
+	ul_udsp_block_fini(&b);
 	return rc;
 }
