@@ -83,6 +83,7 @@
 
 #include "ulnet/common.h"
 #include "ulnet/nid.h"
+#include "ulnet/version.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -174,6 +175,14 @@ struct ulnet_opts {
 	/* ULNET_LOG_* bits; 0: every one but ULNET_LOG_NET */
 	uint32_t log_mask;
 };
+
+/*
+ * The library's version, "MAJOR.MINOR.PATCH" (ulnet/version.h has the
+ * header's, which may be older or newer in a program built elsewhere).
+ */
+ULNET_EXTERN const char *ulnet_version(void);
+/* The same as one number, ULNET_VERSION_HEX's form. */
+ULNET_EXTERN unsigned int ulnet_version_number(void);
 
 /* Zero opts and set every default. */
 ULNET_EXTERN void ulnet_opts_init(struct ulnet_opts *opts);
