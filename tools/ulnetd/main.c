@@ -11,6 +11,11 @@
  * down cleanly on SIGTERM or SIGINT: every message in flight ends with its
  * event, connections close, the control socket file is removed.
  *
+ * Under systemd (Type=notify, dist/ulnetd.service) it tells the service
+ * manager READY=1 once the node runs and its control socket takes
+ * commands, and STOPPING=1 when it begins to shut down (libsystemd's
+ * sd_notify; without libsystemd at build time, nothing is sent).
+ *
  * Threads: main() blocks the signals it handles before any thread exists,
  * so they reach only its sigwait(); the instance has its own loop thread,
  * on which the control server runs too.
@@ -29,6 +34,9 @@
 #include "core/core.h"
 #include "core/node.h"
 #include "runtime/ctlsrv.h"
+#ifdef ULNET_HAVE_SYSTEMD
+#include <systemd/sd-daemon.h>
+#endif
 #include "runtime/instance.h"
 #include "runtime/perf.h"
 #include "ulnet/ulnet.h"
@@ -36,6 +44,16 @@
 #include "util/log.h"
 
 #define DEFAULT_CTL "/run/ulnet/ulnetd.ctl"
+
+/* A state change for the service manager, if one listens (sd_notify). */
+static void notify(const char *state)
+{
+#ifdef ULNET_HAVE_SYSTEMD
+	(void)sd_notify(0, state);
+#else
+	(void)state;
+#endif
+}
 
 static void log_line(void *ctx, const char *line)
 {
@@ -449,6 +467,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	log_line(NULL, "console: ulnetd running; control socket ready");
+	notify("READY=1\nSTATUS=running; control socket ready");
 
 	do {
 		if (sigwait(&sigs, &sig) != 0)
@@ -457,6 +476,7 @@ int main(int argc, char **argv)
 			log_line(NULL, "console: SIGHUP ignored");
 	} while (sig == SIGHUP);
 	log_line(NULL, "console: shutting down");
+	notify("STOPPING=1");
 	rc = 0;
 out:
 	ulnet_stop(u);
