@@ -67,15 +67,11 @@
  *	          target itself and 0 when there is none. PING_PID,
  *	          PING_FEATURES and PING_NI are the reply's.)
  *	NET_SHOW  request  NET_NAME?, VERBOSE?
- *	          reply    NET* {NET_ID, NI* {NID, STATUS, IFNAME?, STATS?,
- *	                   NET_PRIO?, NID_PRIO?, SENT_STATS?, RECV_STATS?,
- *	                   DROP_STATS?, HEALTH?, TUNABLES?, LND_TUNABLES?,
- *	                   DEV_CPT?, CPT?}}
  *	PEER_SHOW request  NID?, VERBOSE?
- *	          reply    PEER* {PEER_PRIMARY, PEER_MR, PEER_STATE?,
- *	                   PEER_NI* {NID, NET_PRIO?, NID_PRIO?,
- *	                   PREF_RTR_NID*, PNI_STATE, credits...?, STATS?,
- *	                   SENT_STATS?, RECV_STATS?, DROP_STATS?, HEALTH?}}
+ *	          reply    one Y_MAP, as the generic ops' below: the document
+ *	                   `net show` / `peer show` prints at that verbose
+ *	                   level (UL_CTL_SHOW_BACKUP: what export --backup
+ *	                   keeps), built by the server (runtime/ctlsrv_show.c)
  *
  *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
  *	                   PERF_INFLIGHT
@@ -90,9 +86,6 @@
  *	          with one status; SEND_NS and SEND_BYTES the rate's window
  *	          and what was ACKed within it; rails are the local NIs and
  *	          what each sent meanwhile)
- *
- * The server includes the optional blocks the verbose level needs; the
- * printer decides from the level what to print.
  *
  * The generic ops (every other lnetctl command: net add/del/set, peer
  * add/del/set/list, route add/del/show, routing show, set, global show,
@@ -218,8 +211,6 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_TIMEOUT_MS = 0x0007, /* u32 */
 	UL_CTL_A_NET_NAME = 0x0008,   /* str: "tcp1", parsed by the server */
 	UL_CTL_A_STATUS = 0x0009,     /* u32: LNet NI status (UP/DOWN) */
-	UL_CTL_A_NET_PRIO = 0x000a,   /* s32: UDSP net priority, -1 none */
-	UL_CTL_A_NID_PRIO = 0x000b,   /* s32: UDSP NID priority, -1 none */
 
 	/* 0x01xx: ping (and later discover) */
 	UL_CTL_A_PING_PRIMARY = 0x0100,	 /* nid */
@@ -228,77 +219,10 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_PING_NI = 0x0103,	 /* nested {NID, STATUS} */
 	UL_CTL_A_PING_MR = 0x0104,	 /* u32: 0 or 1, the peer record's */
 
-	/* 0x02xx: local nets and NIs */
-	UL_CTL_A_NET = 0x0200,		       /* nested {NET_ID, NI*} */
-	UL_CTL_A_NET_ID = 0x0201,	       /* u32 */
-	UL_CTL_A_NI = 0x0202,		       /* nested, see ul_ctl_ni */
-	UL_CTL_A_IFNAME = 0x0203,	       /* str */
-	UL_CTL_A_TUNABLES = 0x0204,	       /* nested {PEER_TIMEOUT...} */
-	UL_CTL_A_PEER_TIMEOUT = 0x0205,	       /* s32 */
-	UL_CTL_A_PEER_CREDITS = 0x0206,	       /* s32 */
-	UL_CTL_A_PEER_BUFFER_CREDITS = 0x0207, /* s32 */
-	UL_CTL_A_CREDITS = 0x0208,	       /* s32 */
-	UL_CTL_A_LND_TUNABLES = 0x0209,	       /* nested {CONNS_PER_PEER...} */
-	UL_CTL_A_CONNS_PER_PEER = 0x020a,      /* s32 */
-	UL_CTL_A_LND_TIMEOUT = 0x020b,	       /* s32: seconds */
-	UL_CTL_A_TOS = 0x020c,		       /* s32 */
-	UL_CTL_A_DEV_CPT = 0x020d,	       /* s32 */
-	UL_CTL_A_CPT = 0x020e,		       /* str: "[0,1]" */
-
-	/* 0x03xx: peers */
-	UL_CTL_A_PEER = 0x0300,		   /* nested */
-	UL_CTL_A_PEER_PRIMARY = 0x0301,	   /* nid */
-	UL_CTL_A_PEER_MR = 0x0302,	   /* u32: 0 or 1 */
-	UL_CTL_A_PEER_STATE = 0x0303,	   /* u32: LNET_PEER_* bits */
-	UL_CTL_A_PEER_NI = 0x0304,	   /* nested */
-	UL_CTL_A_PNI_STATE = 0x0305,	   /* u32: enum ul_ctl_pni_state */
-	UL_CTL_A_MAX_TX_CREDITS = 0x0306,  /* s32 */
-	UL_CTL_A_TX_CREDITS = 0x0307,	   /* s32 */
-	UL_CTL_A_MIN_TX_CREDITS = 0x0308,  /* s32 */
-	UL_CTL_A_TX_Q_NOB = 0x0309,	   /* u32 */
-	UL_CTL_A_RTR_CREDITS = 0x030a,	   /* s32 */
-	UL_CTL_A_MIN_RTR_CREDITS = 0x030b, /* s32 */
-	UL_CTL_A_REFCOUNT = 0x030c,	   /* s32 */
-	UL_CTL_A_PREF_RTR_NID = 0x030d,	   /* nid, repeated: a list */
-
-	/* 0x04xx: statistics blocks shared by NIs and peer NIs */
-	UL_CTL_A_STATS = 0x0400,      /* nested {SEND_COUNT..PUT_ACK} */
-	UL_CTL_A_SENT_STATS = 0x0401, /* nested {MSG_PUT..MSG_HELLO} */
-	UL_CTL_A_RECV_STATS = 0x0402, /* nested, same */
-	UL_CTL_A_DROP_STATS = 0x0403, /* nested, same */
-	UL_CTL_A_HEALTH = 0x0404,     /* nested {FATAL_ERROR...} */
-	UL_CTL_A_SEND_COUNT = 0x0410, /* u64 */
-	UL_CTL_A_RECV_COUNT = 0x0411, /* u64 */
-	UL_CTL_A_DROP_COUNT = 0x0412, /* u64 */
-	/* u64 each: samples, min, max, avg of the three latencies */
-	UL_CTL_A_PUT_EGRESS_SAMPLES = 0x0413,
-	UL_CTL_A_PUT_EGRESS_MIN = 0x0414,
-	UL_CTL_A_PUT_EGRESS_MAX = 0x0415,
-	UL_CTL_A_PUT_EGRESS_AVG = 0x0416,
-	UL_CTL_A_GET_RTT_SAMPLES = 0x0417,
-	UL_CTL_A_GET_RTT_MIN = 0x0418,
-	UL_CTL_A_GET_RTT_MAX = 0x0419,
-	UL_CTL_A_GET_RTT_AVG = 0x041a,
-	UL_CTL_A_PUT_ACK_SAMPLES = 0x041b,
-	UL_CTL_A_PUT_ACK_MIN = 0x041c,
-	UL_CTL_A_PUT_ACK_MAX = 0x041d,
-	UL_CTL_A_PUT_ACK_AVG = 0x041e,
-	UL_CTL_A_MSG_PUT = 0x0420,	     /* u64 */
-	UL_CTL_A_MSG_GET = 0x0421,	     /* u64 */
-	UL_CTL_A_MSG_REPLY = 0x0422,	     /* u64 */
-	UL_CTL_A_MSG_ACK = 0x0423,	     /* u64 */
-	UL_CTL_A_MSG_HELLO = 0x0424,	     /* u64 */
-	UL_CTL_A_FATAL_ERROR = 0x0430,	     /* u32 */
-	UL_CTL_A_HEALTH_VALUE = 0x0431,	     /* s32 */
-	UL_CTL_A_H_INTERRUPTS = 0x0432,	     /* u64 */
-	UL_CTL_A_H_DROPPED = 0x0433,	     /* u64 */
-	UL_CTL_A_H_ABORTED = 0x0434,	     /* u64 */
-	UL_CTL_A_H_NO_ROUTE = 0x0435,	     /* u64 */
-	UL_CTL_A_H_TIMEOUTS = 0x0436,	     /* u64 */
-	UL_CTL_A_H_ERROR = 0x0437,	     /* u64 */
-	UL_CTL_A_H_NETWORK_TIMEOUT = 0x0438, /* u64 */
-	UL_CTL_A_PING_COUNT = 0x0439,	     /* u64 */
-	UL_CTL_A_NEXT_PING = 0x043a,	     /* s64: seconds */
+	/*
+	 * 0x02xx-0x04xx: the typed net show and peer show replies, now
+	 * documents (proto_doc.h); not to be used again.
+	 */
 
 	/*
 	 * 0x05xx: arguments of the generic ops (struct ul_ctl_args in
@@ -368,13 +292,6 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_PERF_COUNT = 0x0c0d,	    /* u64 */
 
 	UL_CTL_A__MAX = 0x0d00,
-};
-
-/* A peer NI's "state" in peer show (lnetctl.md §7.3). */
-enum ul_ctl_pni_state {
-	UL_CTL_PNI_STATE_NA = 0,
-	UL_CTL_PNI_STATE_UP = 1,
-	UL_CTL_PNI_STATE_DOWN = 2,
 };
 
 /* LNet's NI status words (ping info, UL_CTL_A_STATUS). */
@@ -484,6 +401,16 @@ struct ul_ctl_ping_req {
 	bool has_timeout;
 	uint32_t timeout_ms;
 };
+
+/*
+ * The verbose level of a NET_SHOW or PEER_SHOW that asks for what
+ * `export --backup` keeps (lnetctl.md §15): for an NI its interfaces (or,
+ * given by NID alone, its "nid:", which ulnet's import reads), tunables,
+ * LND tunables without the read-only timeout, and CPT, the lo net left
+ * out; for a peer its primary NID, Multi-Rail and its peer NIs' NIDs. A
+ * user's -v N never reaches it (lnetctl keeps the low byte).
+ */
+#define UL_CTL_SHOW_BACKUP UINT32_MAX
 
 struct ul_ctl_net_show_req {
 	bool has_net;
@@ -636,113 +563,6 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 
 /* ---- Replies --------------------------------------------------------- */
 
-/* Latency samples of one kind (lnetctl's *_samples, *_nsec). */
-struct ul_ctl_lat {
-	uint64_t samples;
-	uint64_t min_nsec;
-	uint64_t max_nsec;
-	uint64_t avg_nsec;
-};
-
-/* The "statistics" block of net show and peer show. */
-struct ul_ctl_stats {
-	uint64_t send_count;
-	uint64_t recv_count;
-	uint64_t drop_count;
-	struct ul_ctl_lat put_egress;
-	struct ul_ctl_lat get_rtt;
-	struct ul_ctl_lat put_ack;
-};
-
-/* sent_stats / received_stats / dropped_stats. */
-struct ul_ctl_msg_counts {
-	uint64_t put;
-	uint64_t get;
-	uint64_t reply;
-	uint64_t ack;
-	uint64_t hello;
-};
-
-/* "health stats": an NI prints some fields, a peer NI others. */
-struct ul_ctl_health {
-	uint32_t fatal_error;
-	int32_t healthv;
-	uint64_t interrupts;
-	uint64_t dropped;
-	uint64_t aborted;
-	uint64_t no_route;
-	uint64_t timeouts;
-	uint64_t error;
-	uint64_t network_timeout;
-	uint64_t ping_count;
-	int64_t next_ping;
-};
-
-/* The blocks of an NI or peer NI that a verbose level adds. */
-struct ul_ctl_ni_blocks {
-	bool has_stats; /* level >= 1 */
-	struct ul_ctl_stats stats;
-	bool has_udsp; /* level >= 4 */
-	int32_t net_prio;
-	int32_t nid_prio;
-	bool has_msg_stats; /* level >= 2 */
-	struct ul_ctl_msg_counts sent, received, dropped;
-	bool has_health; /* level >= 2 */
-	struct ul_ctl_health health;
-};
-
-struct ul_ctl_ni {
-	struct ulnet_nid nid;
-	uint32_t status;		  /* UL_CTL_NI_STATUS_* */
-	char ifname[UL_CTL_NET_NAME_MAX]; /* "" for none */
-	struct ul_ctl_ni_blocks b;
-	bool has_tunables; /* level >= 1 */
-	int32_t peer_timeout;
-	int32_t peer_credits;
-	int32_t peer_buffer_credits;
-	int32_t credits;
-	bool has_lnd_tunables; /* level >= 1, not for lo */
-	int32_t conns_per_peer;
-	int32_t lnd_timeout;
-	int32_t tos;
-	bool has_cpt; /* level >= 1 */
-	int32_t dev_cpt;
-	char cpt[UL_CTL_NET_NAME_MAX];
-};
-
-struct ul_ctl_net {
-	uint32_t net_id;
-	size_t nnis;
-	struct ul_ctl_ni *nis;
-};
-
-struct ul_ctl_peer_ni {
-	struct ulnet_nid nid;
-	uint32_t state;	  /* enum ul_ctl_pni_state */
-	bool has_credits; /* level >= 1 */
-	int32_t max_tx_credits;
-	int32_t tx_credits;
-	int32_t min_tx_credits;
-	uint32_t tx_q_nob;
-	int32_t rtr_credits;
-	int32_t min_rtr_credits;
-	int32_t refcount;
-	struct ul_ctl_ni_blocks b;
-	/* level >= 4: the preferred gateways UDSP gave it (at most 128,
-	 * LNET_MAX_SHOW_NUM_NID), owned */
-	size_t npref_rtrs;
-	struct ulnet_nid *pref_rtrs;
-};
-
-struct ul_ctl_peer {
-	struct ulnet_nid primary;
-	bool is_mr;
-	bool has_state; /* level >= 3 */
-	uint32_t state;
-	size_t npnis;
-	struct ul_ctl_peer_ni *pnis;
-};
-
 struct ul_ctl_ping_ni {
 	struct ulnet_nid nid;
 	uint32_t status;
@@ -785,14 +605,6 @@ struct ul_ctl_reply {
 			size_t nnis;
 			struct ul_ctl_ping_ni *nis;
 		} ping;
-		struct {
-			size_t nnets;
-			struct ul_ctl_net *nets;
-		} net_show;
-		struct {
-			size_t npeers;
-			struct ul_ctl_peer *peers;
-		} peer_show;
 		struct {
 			uint64_t puts; /* ACKed */
 			uint64_t bytes;

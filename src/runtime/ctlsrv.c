@@ -310,7 +310,7 @@ static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
 	struct ul_node_req_env env;
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply r;
-	struct ul_ctl_msg doc;
+	struct ul_ctl_msg doc = { 0 };
 	size_t i;
 	int rc;
 
@@ -352,6 +352,7 @@ static void client_dispatch(struct ctl_client *c)
 	struct ul_err err = { 0 };
 	uint8_t *frame;
 	struct ul_ctl_reply r;
+	struct ul_ctl_msg doc = { 0 };
 	struct ul_ctl_req req;
 	int rc;
 
@@ -398,20 +399,27 @@ static void client_dispatch(struct ctl_client *c)
 		ul_ctlsrv_do_perf(c, &req.perf);
 		return;
 	case UL_CTL_OP_NET_SHOW:
-		if (!ul_node_lnet_is_configured(c->srv->node))
-			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
-					   "LNet stack down");
-		else
-			rc = ul_ctlsrv_build_net_show(c->srv, &req.net_show,
-						      &r);
-		break;
 	case UL_CTL_OP_PEER_SHOW:
-		if (!ul_node_lnet_is_configured(c->srv->node))
+		if (!ul_node_lnet_is_configured(c->srv->node)) {
 			ul_ctl_reply_error(&r, req.op, -ENETDOWN,
-					   "Network is down");
-		else
-			rc = ul_ctlsrv_build_peer_show(c->srv, &req.peer_show,
-						       &r);
+					   req.op == UL_CTL_OP_NET_SHOW
+						   ? "LNet stack down"
+						   : "Network is down");
+			break;
+		}
+		rc = req.op == UL_CTL_OP_NET_SHOW
+			     ? ul_ctlsrv_net_show(c->srv, &req.net_show, &doc,
+						  &r)
+			     : ul_ctlsrv_peer_show(c->srv, &req.peer_show, &doc,
+						   &r);
+		if (rc == 0) {
+			ul_ctlsrv_client_send_doc(c, req.op, &doc);
+			ul_ctl_msg_fini(&doc);
+			return;
+		}
+		ul_ctl_msg_fini(&doc);
+		if (rc == 1)
+			rc = 0;
 		break;
 	default:
 		/* The reply may close c: own the frame first. */

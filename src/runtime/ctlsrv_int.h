@@ -138,13 +138,17 @@ void ul_ctlsrv_client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
 void ul_ctlsrv_client_send_doc(struct ctl_client *c, uint16_t op,
 			       const struct ul_ctl_msg *doc);
 
-/* ctlsrv_show.c: the replies of NET_SHOW and PEER_SHOW (0 or -ENOMEM). */
-int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
-			     const struct ul_ctl_net_show_req *req,
-			     struct ul_ctl_reply *r);
-int ul_ctlsrv_build_peer_show(struct ul_ctlsrv *srv,
-			      const struct ul_ctl_peer_show_req *req,
-			      struct ul_ctl_reply *r);
+/*
+ * ctlsrv_show.c: the reply documents of NET_SHOW and PEER_SHOW. 0 with
+ * the document in d (initialised here; the caller sends and frees it),
+ * 1 with an error reply in r instead (no such net or peer), or -ENOMEM.
+ */
+int ul_ctlsrv_net_show(struct ul_ctlsrv *srv,
+		       const struct ul_ctl_net_show_req *req,
+		       struct ul_ctl_msg *d, struct ul_ctl_reply *r);
+int ul_ctlsrv_peer_show(struct ul_ctlsrv *srv,
+			const struct ul_ctl_peer_show_req *req,
+			struct ul_ctl_msg *d, struct ul_ctl_reply *r);
 /* ctlsrv_ping.c: start a ping, discover or perf stream for c (BUSY). */
 void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req);
 void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a);

@@ -1,9 +1,13 @@
 /*
- * The replies of the typed show ops (src/ctl/proto.h NET_SHOW, PEER_SHOW):
- * net show and peer show at every verbose level, built from the node's
- * state (reference/lnetctl.md §6.3, §7.3). The printer is ulnetctl's.
+ * net show and peer show (src/ctl/proto.h NET_SHOW, PEER_SHOW) as reply
+ * documents (ctl/proto_doc.h), built from the node's state at the
+ * verbose level asked for, with lnetctl's keys, order and nesting
+ * (reference/lnetctl.md §6.3, §7.3): ulnetctl prints the document as it
+ * prints every other show, and the same document is what export reads.
+ * UL_CTL_SHOW_BACKUP asks for what `export --backup` keeps (proto.h).
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,73 +16,19 @@
 #include "core/discovery_sm.h"
 #include "core/health.h"
 #include "core/msg.h"
+#include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
 
-/* ping_count and next_ping of an NI on its recovery queue (§5). */
-static void ping_state(struct ul_ctl_health *h, const struct ul_ni *ni,
-		       const struct ul_peer_ni *lpni)
-{
-	uint32_t count;
-	int64_t next;
-
-	if (ni)
-		ul_health_ni_ping_state(ni, &count, &next);
-	else
-		ul_health_lpni_ping_state(lpni, &count, &next);
-	h->ping_count = count;
-	h->next_ping = next;
-}
+#define BACKUP UL_CTL_SHOW_BACKUP
 
 static int32_t prio(uint32_t p)
 {
 	return p == UL_PRIO_UNSET ? -1 : (int32_t)p;
 }
 
-static void fill_counts(struct ul_ctl_msg_counts *dst, const uint64_t by[4])
-{
-	/* ulnet_msg_stats index: ACK 0, PUT 1, GET 2, REPLY 3. */
-	dst->ack = by[0];
-	dst->put = by[1];
-	dst->get = by[2];
-	dst->reply = by[3];
-	dst->hello = 0;
-}
-
 static uint64_t sum4(const uint64_t v[4])
 {
 	return v[0] + v[1] + v[2] + v[3];
-}
-
-static void fill_lat(struct ul_ctl_lat *dst, const struct ul_lat *l)
-{
-	dst->samples = l->samples;
-	dst->min_nsec = l->min_ns;
-	dst->max_nsec = l->max_ns;
-	dst->avg_nsec = ul_lat_avg_ns(l);
-}
-
-/* lat: UL_LAT_NR entries, or NULL for none yet. */
-static void fill_msg_stats(struct ul_ctl_ni_blocks *b,
-			   const struct ulnet_msg_stats *st,
-			   const struct ul_lat *lat, uint32_t level)
-{
-	if (level >= 1) {
-		b->has_stats = true;
-		b->stats.send_count = sum4(st->send_count);
-		b->stats.recv_count = sum4(st->recv_count);
-		b->stats.drop_count = sum4(st->drop_count);
-		if (lat) {
-			fill_lat(&b->stats.put_egress, &lat[UL_LAT_PUT_EGRESS]);
-			fill_lat(&b->stats.get_rtt, &lat[UL_LAT_GET_RTT]);
-			fill_lat(&b->stats.put_ack, &lat[UL_LAT_PUT_ACK]);
-		}
-	}
-	if (level >= 2) {
-		b->has_msg_stats = true;
-		fill_counts(&b->sent, st->send_count);
-		fill_counts(&b->received, st->recv_count);
-		fill_counts(&b->dropped, st->drop_count);
-	}
 }
 
 void ul_ctlsrv_cpt_format(const struct ul_ctlsrv *srv, const struct ul_ni *ni,
@@ -117,230 +67,373 @@ int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa)
 	return cpt < ncpt ? (int)cpt : -1;
 }
 
-/* One NI as net show prints it; 0@lo counts what it carried, as LNet's. */
-static void fill_ni(const struct ul_ctlsrv *srv, struct ul_ctl_ni *out,
-		    const struct ul_ni *ni, uint32_t level)
+/* "<name>_samples" ... "<name>_avg_nsec" of one latency sample set. */
+static void doc_lat(struct ul_ctl_msg *d, const char *name,
+		    const struct ul_lat *l)
 {
-	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
+	static const struct ul_lat none;
+	char key[64];
 
-	out->nid = ni->nid;
-	out->status = (is_lo || ni->status == UL_NI_STATUS_UP)
-			      ? UL_CTL_NI_STATUS_UP
-			      : UL_CTL_NI_STATUS_DOWN;
-	snprintf(out->ifname, sizeof(out->ifname), "%s", ni->ifname);
-	fill_msg_stats(&out->b, &ni->stats, ni->lat, level);
-	if (level >= 4) {
-		out->b.has_udsp = true;
-		out->b.net_prio = prio(ni->net->sel_priority);
-		out->b.nid_prio = prio(ni->sel_priority);
-	}
-	if (level >= 2) {
-		out->b.has_health = true;
-		out->b.health.fatal_error = ni->is_fatal;
-		out->b.health.healthv = ni->healthv;
-		/* health.md §4.2, the local NI column */
-		out->b.health.interrupts = ni->hstats.interrupts;
-		out->b.health.dropped = ni->hstats.dropped;
-		out->b.health.aborted = ni->hstats.aborted;
-		out->b.health.no_route = ni->hstats.no_route;
-		out->b.health.timeouts = ni->hstats.timeouts;
-		out->b.health.error = ni->hstats.error;
-		ping_state(&out->b.health, ni, NULL);
-	}
-	if (level < 1)
-		return;
-	out->has_tunables = true;
-	if (!is_lo) {
-		/* lo has no credits: LNet shows zeros for it. */
-		out->peer_timeout = ni->net->tun.peer_timeout_sec;
-		out->peer_credits = ni->net->tun.peer_tx_credits;
-		out->peer_buffer_credits = ni->net->tun.peer_buffer_credits;
-		out->credits = ni->net->tun.credits;
-		out->has_lnd_tunables = true;
-		out->conns_per_peer =
-			ni->conns_per_peer > 0 ? ni->conns_per_peer : 1;
-		/* The LND's own value; an LND without one: what was set. */
-		out->lnd_timeout =
-			ul_node_lnd_timeout(srv->node, ni->nid.nid_type);
-		if (out->lnd_timeout < 0)
-			out->lnd_timeout =
-				(int32_t)ul_node_sock_timeout(srv->node);
-		out->tos = ni->tos;
-	}
-	out->has_cpt = true;
-	out->dev_cpt = is_lo ? -1
-			     : ul_ctlsrv_dev_cpt(srv->ncpt, srv->nnodes,
-						 ni->numa_node);
-	ul_ctlsrv_cpt_format(srv, ni, out->cpt, sizeof(out->cpt));
+	if (!l)
+		l = &none;
+	snprintf(key, sizeof(key), "%s_samples", name);
+	ul_ctl_doc_uint(d, key, l->samples);
+	snprintf(key, sizeof(key), "%s_min_nsec", name);
+	ul_ctl_doc_uint(d, key, l->min_ns);
+	snprintf(key, sizeof(key), "%s_max_nsec", name);
+	ul_ctl_doc_uint(d, key, l->max_ns);
+	snprintf(key, sizeof(key), "%s_avg_nsec", name);
+	ul_ctl_doc_uint(d, key, ul_lat_avg_ns(l));
 }
 
-int ul_ctlsrv_build_net_show(struct ul_ctlsrv *srv,
-			     const struct ul_ctl_net_show_req *req,
-			     struct ul_ctl_reply *r)
+/* "statistics" (-v 1); lat: UL_LAT_NR sample sets, or NULL for none. */
+static void doc_statistics(struct ul_ctl_msg *d,
+			   const struct ulnet_msg_stats *st,
+			   const struct ul_lat *lat)
 {
-	struct ul_core *core = ul_node_core(srv->node);
-	size_t n = 0, k;
-	uint32_t only = 0;
-	struct ul_net *net;
-	struct ul_ni *ni;
+	ul_ctl_doc_map(d, "statistics");
+	ul_ctl_doc_uint(d, "send_count", sum4(st->send_count));
+	ul_ctl_doc_uint(d, "recv_count", sum4(st->recv_count));
+	ul_ctl_doc_uint(d, "drop_count", sum4(st->drop_count));
+	doc_lat(d, "put_egress", lat ? &lat[UL_LAT_PUT_EGRESS] : NULL);
+	doc_lat(d, "get_rtt", lat ? &lat[UL_LAT_GET_RTT] : NULL);
+	doc_lat(d, "put_ack", lat ? &lat[UL_LAT_PUT_ACK] : NULL);
+	ul_ctl_doc_end(d);
+}
 
-	if (req->has_net) {
-		if (ulnet_net_parse(req->net, &only, NULL, 0)) {
-			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ENOENT,
-					   "cannot parse net");
-			return 0;
-		}
-		if (!ul_net_find(core, only)) {
-			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ESRCH,
-					   "Network is down");
-			return 0;
-		}
-	}
-	memset(r, 0, sizeof(*r));
-	r->op = UL_CTL_OP_NET_SHOW;
-	ul_list_for_each_entry(net, &core->nets, core_link)
-		if (!req->has_net || net->net_id == only)
-			n++;
-	r->net_show.nets = calloc(n ? n : 1, sizeof(*r->net_show.nets));
-	if (!r->net_show.nets)
-		return -ENOMEM;
-	ul_list_for_each_entry(net, &core->nets, core_link) {
-		struct ul_ctl_net *cn;
+/* One of sent/received/dropped_stats; by: ACK 0, PUT 1, GET 2, REPLY 3. */
+static void doc_counts(struct ul_ctl_msg *d, const char *key,
+		       const uint64_t by[4])
+{
+	ul_ctl_doc_map(d, key);
+	ul_ctl_doc_uint(d, "put", by[1]);
+	ul_ctl_doc_uint(d, "get", by[2]);
+	ul_ctl_doc_uint(d, "reply", by[3]);
+	ul_ctl_doc_uint(d, "ack", by[0]);
+	ul_ctl_doc_uint(d, "hello", 0);
+	ul_ctl_doc_end(d);
+}
 
-		if (req->has_net && net->net_id != only)
-			continue;
-		cn = &r->net_show.nets[r->net_show.nnets++];
-		cn->net_id = net->net_id;
-		cn->nis = calloc(net->nnis ? net->nnis : 1, sizeof(*cn->nis));
-		if (!cn->nis)
-			return -ENOMEM;
-		k = 0;
-		ul_list_for_each_entry(ni, &net->nis, net_link) {
-			if (k == net->nnis)
-				break;
-			fill_ni(srv, &cn->nis[k++], ni, req->verbose);
-		}
-		cn->nnis = k;
-	}
-	return 0;
+static void doc_msg_stats(struct ul_ctl_msg *d,
+			  const struct ulnet_msg_stats *st)
+{
+	doc_counts(d, "sent_stats", st->send_count);
+	doc_counts(d, "received_stats", st->recv_count);
+	doc_counts(d, "dropped_stats", st->drop_count);
 }
 
 /* What lnet_udsp_get_construct_info shows of a list (lnet-dlc.h). */
 #define SHOW_NIDS_MAX 128
 
-static int fill_peer_ni(struct ul_ctl_peer_ni *out,
-			const struct ul_peer_ni *lpni,
-			const struct ul_core *core, uint32_t level)
+/*
+ * "udsp info" (-v 4), with a peer NI's preferred gateways when it has
+ * some (udsp.md §6: numbered NID-0, NID-1...; the preferred source NIDs
+ * travel only on the ioctl path).
+ */
+static void doc_udsp_info(struct ul_ctl_msg *d, int32_t net_prio,
+			  int32_t nid_prio, const struct ul_nid_list *rtrs)
 {
-	const struct ul_peer *p = ul_peer_ni_peer(lpni);
-	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
-	/* The message layer's counters: none before any traffic. */
-	const struct ul_peer_ni_msgs *pm = lpni->msgs;
-	struct ulnet_msg_stats none;
-	bool is_tracked;
+	size_t i, n = rtrs ? rtrs->count : 0;
+	char key[32];
 
-	memset(&none, 0, sizeof(none));
-	out->nid = lpni->nid;
-	/* up/down only where LNet tracks it (§7.3), else NA. */
-	is_tracked = p->rtr_refcount > 0 || (core->tun.routing && net &&
-					     net->tun.peer_timeout_sec > 0);
-	if (!is_tracked)
-		out->state = UL_CTL_PNI_STATE_NA;
-	else if (lpni->ns_status == UL_NS_STATUS_UP)
-		out->state = UL_CTL_PNI_STATE_UP;
+	if (n > SHOW_NIDS_MAX)
+		n = SHOW_NIDS_MAX;
+	ul_ctl_doc_map(d, "udsp info");
+	ul_ctl_doc_int(d, "net priority", net_prio);
+	ul_ctl_doc_int(d, "nid priority", nid_prio);
+	if (n) {
+		ul_ctl_doc_map(d, "Preferred gateway NIDs");
+		for (i = 0; i < n; i++) {
+			snprintf(key, sizeof(key), "NID-%zu", i);
+			ul_ctl_doc_nid(d, key, &ul_nid_list_items(rtrs)[i]);
+		}
+		ul_ctl_doc_end(d);
+	}
+	ul_ctl_doc_end(d);
+}
+
+/* "tunables", and "lnd tunables" except for lo (LNet shows zeros). */
+static void doc_tunables(const struct ul_ctlsrv *srv, struct ul_ctl_msg *d,
+			 const struct ul_ni *ni, bool is_backup)
+{
+	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
+	const struct ul_net_tunables *t = &ni->net->tun;
+	int32_t lnd_timeout;
+
+	ul_ctl_doc_map(d, "tunables");
+	ul_ctl_doc_int(d, "peer_timeout", is_lo ? 0 : t->peer_timeout_sec);
+	ul_ctl_doc_int(d, "peer_credits", is_lo ? 0 : t->peer_tx_credits);
+	ul_ctl_doc_int(d, "peer_buffer_credits",
+		       is_lo ? 0 : t->peer_buffer_credits);
+	ul_ctl_doc_int(d, "credits", is_lo ? 0 : t->credits);
+	ul_ctl_doc_end(d);
+	if (is_lo)
+		return;
+	ul_ctl_doc_map(d, "lnd tunables");
+	ul_ctl_doc_int(d, "conns_per_peer",
+		       ni->conns_per_peer > 0 ? ni->conns_per_peer : 1);
+	if (!is_backup) {
+		/* The LND's own value; an LND without one: what was set. */
+		lnd_timeout = ul_node_lnd_timeout(srv->node, ni->nid.nid_type);
+		if (lnd_timeout < 0)
+			lnd_timeout = (int32_t)ul_node_sock_timeout(srv->node);
+		ul_ctl_doc_int(d, "timeout", lnd_timeout);
+	}
+	ul_ctl_doc_int(d, "tos", ni->tos);
+	ul_ctl_doc_end(d);
+}
+
+static void doc_interfaces(struct ul_ctl_msg *d, const struct ul_ni *ni)
+{
+	ul_ctl_doc_map(d, "interfaces");
+	ul_ctl_doc_str(d, "0", ni->ifname);
+	ul_ctl_doc_end(d);
+}
+
+static void doc_cpt(const struct ul_ctlsrv *srv, struct ul_ctl_msg *d,
+		    const struct ul_ni *ni)
+{
+	char cpt[UL_CTL_NAME_MAX];
+
+	ul_ctlsrv_cpt_format(srv, ni, cpt, sizeof(cpt));
+	ul_ctl_doc_qstr(d, "CPT", cpt);
+}
+
+/* What export --backup keeps of an NI (lnetctl.md §15). */
+static void doc_backup_ni(const struct ul_ctlsrv *srv, struct ul_ctl_msg *d,
+			  const struct ul_ni *ni)
+{
+	if (ni->ifname[0])
+		doc_interfaces(d, ni);
 	else
-		out->state = UL_CTL_PNI_STATE_DOWN;
-	if (level >= 1) {
-		int max = net ? net->tun.peer_tx_credits : 0;
+		ul_ctl_doc_nid(d, "nid", &ni->nid);
+	doc_tunables(srv, d, ni, true);
+	doc_cpt(srv, d, ni);
+}
 
-		out->has_credits = true;
-		out->max_tx_credits = max;
-		out->tx_credits = lpni->txcredits;
-		out->min_tx_credits = lpni->mintxcredits;
-		out->tx_q_nob = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
-					? (uint32_t)lpni->txqnob
-					: 0;
-		/*
-		 * Router buffer credits (routing.md §7.3): the net's
-		 * peer_buffer_credits, else its peer credits, until it sends
-		 * us something to forward (core/forward.c). None off local
-		 * nets, as LNet.
-		 */
-		out->rtr_credits = !net ? 0
-				   : net->tun.peer_buffer_credits > 0
-					   ? net->tun.peer_buffer_credits
-					   : max;
-		out->min_rtr_credits = out->rtr_credits;
-		if (net && pm && pm->has_rtr_credits) {
-			out->rtr_credits = pm->rtrcredits;
-			out->min_rtr_credits = pm->minrtrcredits;
-		}
-		out->refcount = lpni->refcount;
-	}
-	fill_msg_stats(&out->b, pm ? &pm->stats : &none, pm ? pm->lat : NULL,
-		       level);
-	if (level >= 4) {
-		const struct ul_nid_list *rtrs = &lpni->pref_rtr_nids;
-		size_t n = rtrs->count < SHOW_NIDS_MAX ? rtrs->count
-						       : SHOW_NIDS_MAX;
+/* One local NI, fields and levels of lnetctl.md §6.3; 0@lo counts too. */
+static void doc_ni(const struct ul_ctlsrv *srv, struct ul_ctl_msg *d,
+		   const struct ul_ni *ni, uint32_t level)
+{
+	bool is_lo = ni->nid.nid_type == ULNET_LND_LO;
+	uint32_t count;
+	int64_t next;
 
-		out->b.has_udsp = true;
-		out->b.net_prio = prio(lpni->peer_net->sel_priority);
-		out->b.nid_prio = prio(lpni->sel_priority);
-		if (n) {
-			out->pref_rtrs = calloc(n, sizeof(*out->pref_rtrs));
-			if (!out->pref_rtrs)
-				return -ENOMEM;
-			memcpy(out->pref_rtrs, ul_nid_list_items(rtrs),
-			       n * sizeof(*out->pref_rtrs));
-			out->npref_rtrs = n;
-		}
+	ul_ctl_doc_map(d, NULL);
+	if (level == BACKUP) {
+		doc_backup_ni(srv, d, ni);
+		ul_ctl_doc_end(d);
+		return;
 	}
+	ul_ctl_doc_nid(d, "nid", &ni->nid);
+	ul_ctl_doc_str(d, "status",
+		       is_lo || ni->status == UL_NI_STATUS_UP ? "up" : "down");
+	if (ni->ifname[0])
+		doc_interfaces(d, ni);
+	if (level >= 1)
+		doc_statistics(d, &ni->stats, ni->lat);
+	if (level >= 4)
+		doc_udsp_info(d, prio(ni->net->sel_priority),
+			      prio(ni->sel_priority), NULL);
 	if (level >= 2) {
-		out->b.has_health = true;
-		out->b.health.healthv = lpni->healthv;
-		if (pm) { /* health.md §4.2, the peer NI column */
-			out->b.health.dropped = pm->hs_dropped;
-			out->b.health.error = pm->hs_error;
-			out->b.health.timeouts = pm->hs_timeout;
-			out->b.health.network_timeout = pm->hs_network_timeout;
-		}
-		ping_state(&out->b.health, NULL, lpni);
+		doc_msg_stats(d, &ni->stats);
+		ul_health_ni_ping_state(ni, &count, &next);
+		ul_ctl_doc_map(d, "health stats");
+		/* health.md §4.2, the local NI column */
+		ul_ctl_doc_uint(d, "fatal_error", ni->is_fatal);
+		ul_ctl_doc_int(d, "health value", ni->healthv);
+		ul_ctl_doc_uint(d, "interrupts", ni->hstats.interrupts);
+		ul_ctl_doc_uint(d, "dropped", ni->hstats.dropped);
+		ul_ctl_doc_uint(d, "aborted", ni->hstats.aborted);
+		ul_ctl_doc_uint(d, "no route", ni->hstats.no_route);
+		ul_ctl_doc_uint(d, "timeouts", ni->hstats.timeouts);
+		ul_ctl_doc_uint(d, "error", ni->hstats.error);
+		ul_ctl_doc_uint(d, "ping_count", count);
+		ul_ctl_doc_int(d, "next_ping", next);
+		ul_ctl_doc_end(d);
 	}
+	if (level >= 1) {
+		doc_tunables(srv, d, ni, false);
+		ul_ctl_doc_int(d, "dev cpt",
+			       is_lo ? -1
+				     : ul_ctlsrv_dev_cpt(srv->ncpt, srv->nnodes,
+							 ni->numa_node));
+		doc_cpt(srv, d, ni);
+	}
+	ul_ctl_doc_end(d);
+}
+
+/* export --backup leaves the lo net out (lnetctl.md §15). */
+static bool is_shown(const struct ul_net *net, uint32_t only, bool has_only,
+		     uint32_t level)
+{
+	if (has_only && net->net_id != only)
+		return false;
+	return level != BACKUP || ulnet_net_type(net->net_id) != ULNET_LND_LO;
+}
+
+int ul_ctlsrv_net_show(struct ul_ctlsrv *srv,
+		       const struct ul_ctl_net_show_req *req,
+		       struct ul_ctl_msg *d, struct ul_ctl_reply *r)
+{
+	struct ul_core *core = ul_node_core(srv->node);
+	uint32_t only = 0, level = req->verbose;
+	char name[32];
+	struct ul_net *net;
+	struct ul_ni *ni;
+	size_t n = 0;
+
+	if (req->has_net) {
+		if (ulnet_net_parse(req->net, &only, NULL, 0)) {
+			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ENOENT,
+					   "cannot parse net");
+			return 1;
+		}
+		if (!ul_net_find(core, only)) {
+			ul_ctl_reply_error(r, UL_CTL_OP_NET_SHOW, -ESRCH,
+					   "Network is down");
+			return 1;
+		}
+	}
+	ul_ctl_doc_init(d);
+	ul_list_for_each_entry(net, &core->nets, core_link)
+		if (is_shown(net, only, req->has_net, level))
+			n++;
+	if (!n)
+		return 0;
+	ul_ctl_doc_seq(d, "net");
+	ul_list_for_each_entry(net, &core->nets, core_link) {
+		if (!is_shown(net, only, req->has_net, level))
+			continue;
+		ul_ctl_doc_map(d, NULL);
+		ul_ctl_doc_str(d, "net type",
+			       ulnet_net_format(net->net_id, name,
+						sizeof(name)));
+		ul_ctl_doc_seq(d, "local NI(s)");
+		ul_list_for_each_entry(ni, &net->nis, net_link)
+			doc_ni(srv, d, ni, level);
+		ul_ctl_doc_end(d);
+		ul_ctl_doc_end(d);
+	}
+	ul_ctl_doc_end(d);
 	return 0;
 }
 
-static int fill_peer(struct ul_ctl_peer *out, const struct ul_peer *p,
+/* A peer NI's up/down, only where LNet tracks it (§7.3), else NA. */
+static const char *pni_state(const struct ul_peer_ni *lpni,
+			     const struct ul_core *core,
+			     const struct ul_net *net)
+{
+	const struct ul_peer *p = ul_peer_ni_peer(lpni);
+	bool is_tracked =
+		p->rtr_refcount > 0 ||
+		(core->tun.routing && net && net->tun.peer_timeout_sec > 0);
+
+	if (!is_tracked)
+		return "NA";
+	return lpni->ns_status == UL_NS_STATUS_UP ? "up" : "down";
+}
+
+/* The credit fields of a peer NI (-v 1). */
+static void doc_pni_credits(struct ul_ctl_msg *d, const struct ul_peer_ni *lpni,
+			    const struct ul_net *net)
+{
+	const struct ul_peer_ni_msgs *pm = lpni->msgs;
+	int max = net ? net->tun.peer_tx_credits : 0;
+	int rtr, min_rtr;
+
+	ul_ctl_doc_int(d, "max_ni_tx_credits", max);
+	ul_ctl_doc_int(d, "available_tx_credits", lpni->txcredits);
+	ul_ctl_doc_int(d, "min_tx_credits", lpni->mintxcredits);
+	ul_ctl_doc_uint(d, "tx_q_num_of_buf",
+			lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
+				? (uint64_t)lpni->txqnob
+				: 0);
+	/*
+	 * Router buffer credits (routing.md §7.3): the net's
+	 * peer_buffer_credits, else its peer credits, until it sends us
+	 * something to forward (core/forward.c). None off local nets, as
+	 * LNet.
+	 */
+	rtr = !net				 ? 0
+	      : net->tun.peer_buffer_credits > 0 ? net->tun.peer_buffer_credits
+						 : max;
+	min_rtr = rtr;
+	if (net && pm && pm->has_rtr_credits) {
+		rtr = pm->rtrcredits;
+		min_rtr = pm->minrtrcredits;
+	}
+	ul_ctl_doc_int(d, "available_rtr_credits", rtr);
+	ul_ctl_doc_int(d, "min_rtr_credits", min_rtr);
+	ul_ctl_doc_int(d, "refcount", lpni->refcount);
+}
+
+/* One peer NI, fields and levels of lnetctl.md §7.3. */
+static void doc_peer_ni(struct ul_ctl_msg *d, const struct ul_peer_ni *lpni,
+			const struct ul_core *core, uint32_t level)
+{
+	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
+	/* The message layer's counters: none before any traffic. */
+	const struct ul_peer_ni_msgs *pm = lpni->msgs;
+	static const struct ulnet_msg_stats none;
+	const struct ulnet_msg_stats *st = pm ? &pm->stats : &none;
+	uint32_t count;
+	int64_t next;
+
+	ul_ctl_doc_map(d, NULL);
+	ul_ctl_doc_nid(d, "nid", &lpni->nid);
+	if (level == BACKUP) {
+		ul_ctl_doc_end(d);
+		return;
+	}
+	if (level >= 4)
+		doc_udsp_info(d, prio(lpni->peer_net->sel_priority),
+			      prio(lpni->sel_priority), &lpni->pref_rtr_nids);
+	ul_ctl_doc_str(d, "state", pni_state(lpni, core, net));
+	if (level >= 1) {
+		doc_pni_credits(d, lpni, net);
+		doc_statistics(d, st, pm ? pm->lat : NULL);
+	}
+	if (level >= 2) {
+		doc_msg_stats(d, st);
+		ul_health_lpni_ping_state(lpni, &count, &next);
+		ul_ctl_doc_map(d, "health stats");
+		/* health.md §4.2, the peer NI column */
+		ul_ctl_doc_int(d, "health value", lpni->healthv);
+		ul_ctl_doc_uint(d, "dropped", pm ? pm->hs_dropped : 0);
+		ul_ctl_doc_uint(d, "timeout", pm ? pm->hs_timeout : 0);
+		ul_ctl_doc_uint(d, "error", pm ? pm->hs_error : 0);
+		ul_ctl_doc_uint(d, "network timeout",
+				pm ? pm->hs_network_timeout : 0);
+		ul_ctl_doc_uint(d, "ping_count", count);
+		ul_ctl_doc_int(d, "next_ping", next);
+		ul_ctl_doc_end(d);
+	}
+	ul_ctl_doc_end(d);
+}
+
+static void doc_peer(struct ul_ctl_msg *d, const struct ul_peer *p,
 		     const struct ul_core *core, uint32_t level)
 {
 	const struct ul_peer_net *lpn;
 	const struct ul_peer_ni *lpni;
-	int rc;
 
-	out->primary = p->primary_nid;
-	out->is_mr = p->is_mr;
-	if (level >= 3) {
-		out->has_state = true;
-		out->state = ul_disc_state_bits(p);
-	}
-	out->pnis = calloc(p->nnis ? p->nnis : 1, sizeof(*out->pnis));
-	if (!out->pnis)
-		return -ENOMEM;
+	ul_ctl_doc_map(d, NULL);
+	ul_ctl_doc_nid(d, "primary nid", &p->primary_nid);
+	ul_ctl_doc_bool(d, "Multi-Rail", p->is_mr);
+	if (level >= 3 && level != BACKUP)
+		ul_ctl_doc_uint(d, "peer state", ul_disc_state_bits(p));
+	ul_ctl_doc_seq(d, "peer ni");
 	ul_list_for_each_entry(lpn, &p->peer_nets, peer_link)
-		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link) {
-			if (out->npnis == p->nnis)
-				return 0;
-			rc = fill_peer_ni(&out->pnis[out->npnis++], lpni, core,
-					  level);
-			if (rc)
-				return rc;
-		}
-	return 0;
+		ul_list_for_each_entry(lpni, &lpn->peer_nis, peer_net_link)
+			doc_peer_ni(d, lpni, core, level);
+	ul_ctl_doc_end(d);
+	ul_ctl_doc_end(d);
 }
 
-int ul_ctlsrv_build_peer_show(struct ul_ctlsrv *srv,
-			      const struct ul_ctl_peer_show_req *req,
-			      struct ul_ctl_reply *r)
+int ul_ctlsrv_peer_show(struct ul_ctlsrv *srv,
+			const struct ul_ctl_peer_show_req *req,
+			struct ul_ctl_msg *d, struct ul_ctl_reply *r)
 {
 	struct ul_core *core = ul_node_core(srv->node);
 	struct ul_peer *only = NULL, **peers = NULL;
@@ -352,7 +445,7 @@ int ul_ctlsrv_build_peer_show(struct ul_ctlsrv *srv,
 		if (!only || ul_ctlsrv_peer_is_lo(only)) {
 			ul_ctl_reply_error(r, UL_CTL_OP_PEER_SHOW, -ENOENT,
 					   "cannot find peer");
-			return 0;
+			return 1;
 		}
 		peers = &only;
 		n = 1;
@@ -361,14 +454,14 @@ int ul_ctlsrv_build_peer_show(struct ul_ctlsrv *srv,
 		if (rc)
 			return rc;
 	}
-	memset(r, 0, sizeof(*r));
-	r->op = UL_CTL_OP_PEER_SHOW;
-	r->peer_show.peers = calloc(n ? n : 1, sizeof(*r->peer_show.peers));
-	rc = r->peer_show.peers ? 0 : -ENOMEM;
-	for (i = 0; i < n && !rc; i++)
-		rc = fill_peer(&r->peer_show.peers[r->peer_show.npeers++],
-			       peers[i], core, req->verbose);
+	ul_ctl_doc_init(d);
+	if (n) {
+		ul_ctl_doc_seq(d, "peer");
+		for (i = 0; i < n; i++)
+			doc_peer(d, peers[i], core, req->verbose);
+		ul_ctl_doc_end(d);
+	}
 	if (!only)
 		free(peers);
-	return rc;
+	return 0;
 }

@@ -26,8 +26,10 @@
 
 #include "core/core.h"
 #include "core/node.h"
+#include "ctl/doc_yaml.h"
 #include "ctl/proto.h"
 #include "ctl/proto_doc.h"
+#include "ctl/ytree.h"
 #include "helper_ctlsrv.h"
 #include "helper_mocklnd.h"
 #include "helper_topo.h"
@@ -50,37 +52,71 @@ static void socket_is_mode_0600(void **state)
 	assert_int_equal(st.st_mode & 0777, 0600);
 }
 
+/* Item i of the sequence under key in map (net show's documents). */
+static const struct ul_ynode *item(const struct ul_ynode *map, const char *key,
+				   size_t i)
+{
+	const struct ul_ynode *seq = ul_doc_get(map, key);
+
+	assert_non_null(seq);
+	assert_int_equal(seq->type, UL_YNODE_SEQ);
+	assert_true(i < seq->nr);
+	return seq->kids[i];
+}
+
+static size_t nitems(const struct ul_ynode *map, const char *key)
+{
+	const struct ul_ynode *seq = ul_doc_get(map, key);
+
+	assert_non_null(seq);
+	return seq->nr;
+}
+
+/* The scalar at key (and key2 inside it, when given) of map. */
+static const char *val(const struct ul_ynode *map, const char *key,
+		       const char *key2)
+{
+	const struct ul_ynode *v = ul_doc_get(map, key);
+
+	if (v && key2)
+		v = ul_doc_get(v, key2);
+	assert_non_null(v);
+	assert_int_equal(v->type, UL_YNODE_SCALAR);
+	return v->str;
+}
+
 static void net_show_lists_nets_and_nis(void **state)
 {
+	const struct ul_ynode *lo, *tcp, *ni0, *ni1;
 	struct fx *f = *state;
 	struct ul_ctl_reply r;
 	struct ul_ctl_req req;
-	const struct ul_ctl_net *tcp;
 
 	memset(&req, 0, sizeof(req));
 	req.op = UL_CTL_OP_NET_SHOW;
 	req.net_show.verbose = 2;
 	ask(f, &req, &r);
 	assert_int_equal(r.rc, 0);
-	assert_int_equal(r.net_show.nnets, 2);
-	assert_int_equal(r.net_show.nets[0].net_id, ht_net("lo"));
-	assert_int_equal(r.net_show.nets[0].nnis, 1);
-	assert_false(r.net_show.nets[0].nis[0].has_lnd_tunables);
-	tcp = &r.net_show.nets[1];
-	assert_int_equal(tcp->net_id, ht_net("tcp"));
-	assert_int_equal(tcp->nnis, 2);
-	assert_string_equal(ht_str(&tcp->nis[0].nid), "192.168.1.10@tcp");
-	assert_string_equal(tcp->nis[0].ifname, "eth0");
-	assert_int_equal(tcp->nis[0].status, UL_CTL_NI_STATUS_UP);
-	assert_true(tcp->nis[0].has_tunables);
-	assert_int_equal(tcp->nis[0].peer_credits, 8);
-	assert_int_equal(tcp->nis[0].credits, 256);
-	assert_int_equal(tcp->nis[0].dev_cpt, 0);
-	assert_int_equal(tcp->nis[1].dev_cpt, -1);
-	assert_true(tcp->nis[0].b.has_health);
-	assert_int_equal(tcp->nis[0].b.health.healthv, 1000);
-	assert_false(tcp->nis[0].b.has_udsp); /* level 4 only */
-	assert_string_equal(tcp->nis[1].ifname, "eth1");
+	assert_int_equal(nitems(r.doc, "net"), 2);
+	lo = item(r.doc, "net", 0);
+	assert_string_equal(val(lo, "net type", NULL), "lo");
+	assert_int_equal(nitems(lo, "local NI(s)"), 1);
+	assert_null(ul_doc_get(item(lo, "local NI(s)", 0), "lnd tunables"));
+	tcp = item(r.doc, "net", 1);
+	assert_string_equal(val(tcp, "net type", NULL), "tcp");
+	assert_int_equal(nitems(tcp, "local NI(s)"), 2);
+	ni0 = item(tcp, "local NI(s)", 0);
+	ni1 = item(tcp, "local NI(s)", 1);
+	assert_string_equal(val(ni0, "nid", NULL), "192.168.1.10@tcp");
+	assert_string_equal(val(ni0, "interfaces", "0"), "eth0");
+	assert_string_equal(val(ni0, "status", NULL), "up");
+	assert_string_equal(val(ni0, "tunables", "peer_credits"), "8");
+	assert_string_equal(val(ni0, "tunables", "credits"), "256");
+	assert_string_equal(val(ni0, "dev cpt", NULL), "0");
+	assert_string_equal(val(ni1, "dev cpt", NULL), "-1");
+	assert_string_equal(val(ni0, "health stats", "health value"), "1000");
+	assert_null(ul_doc_get(ni0, "udsp info")); /* level 4 only */
+	assert_string_equal(val(ni1, "interfaces", "0"), "eth1");
 	ul_ctl_reply_fini(&r);
 
 	/* --net filters; level 0 has no statistics. */
@@ -88,9 +124,22 @@ static void net_show_lists_nets_and_nis(void **state)
 	snprintf(req.net_show.net, sizeof(req.net_show.net), "tcp");
 	req.net_show.verbose = 0;
 	ask(f, &req, &r);
-	assert_int_equal(r.net_show.nnets, 1);
-	assert_int_equal(r.net_show.nets[0].net_id, ht_net("tcp"));
-	assert_false(r.net_show.nets[0].nis[0].b.has_stats);
+	assert_int_equal(nitems(r.doc, "net"), 1);
+	tcp = item(r.doc, "net", 0);
+	assert_string_equal(val(tcp, "net type", NULL), "tcp");
+	assert_null(ul_doc_get(item(tcp, "local NI(s)", 0), "statistics"));
+	ul_ctl_reply_fini(&r);
+
+	/* export --backup's level: no status, no statistics, lo left out. */
+	req.net_show.has_net = false;
+	req.net_show.verbose = UL_CTL_SHOW_BACKUP;
+	ask(f, &req, &r);
+	assert_int_equal(nitems(r.doc, "net"), 1);
+	ni0 = item(item(r.doc, "net", 0), "local NI(s)", 0);
+	assert_null(ul_doc_get(ni0, "status"));
+	assert_null(ul_doc_get(ni0, "statistics"));
+	assert_null(ul_doc_get(ul_doc_get(ni0, "lnd tunables"), "timeout"));
+	assert_string_equal(val(ni0, "interfaces", "0"), "eth0");
 	ul_ctl_reply_fini(&r);
 }
 
@@ -118,6 +167,7 @@ static void net_show_errors_are_lnetctls(void **state)
 
 static void peer_show_lists_peers(void **state)
 {
+	const struct ul_ynode *p0;
 	struct fx *f = *state;
 	struct ul_ctl_reply r;
 	struct ul_ctl_req req;
@@ -127,26 +177,26 @@ static void peer_show_lists_peers(void **state)
 	req.peer_show.verbose = 3;
 	ask(f, &req, &r);
 	assert_int_equal(r.rc, 0);
-	assert_int_equal(r.peer_show.npeers, 2);
-	assert_string_equal(ht_str(&r.peer_show.peers[0].primary),
-			    "192.168.1.20@tcp");
-	assert_true(r.peer_show.peers[0].is_mr);
-	assert_true(r.peer_show.peers[0].has_state);
+	assert_int_equal(nitems(r.doc, "peer"), 2);
+	p0 = item(r.doc, "peer", 0);
+	assert_string_equal(val(p0, "primary nid", NULL), "192.168.1.20@tcp");
+	assert_string_equal(val(p0, "Multi-Rail", NULL), "true");
 	/* MULTI_RAIL | CONFIGURED */
-	assert_int_equal(r.peer_show.peers[0].state & 0x9, 0x9);
-	assert_int_equal(r.peer_show.peers[0].npnis, 2);
-	assert_string_equal(ht_str(&r.peer_show.peers[0].pnis[1].nid),
+	assert_int_equal(strtoul(val(p0, "peer state", NULL), NULL, 10) & 0x9,
+			 0x9);
+	assert_int_equal(nitems(p0, "peer ni"), 2);
+	assert_string_equal(val(item(p0, "peer ni", 1), "nid", NULL),
 			    "192.168.2.20@tcp");
-	assert_int_equal(r.peer_show.peers[0].pnis[0].state,
-			 UL_CTL_PNI_STATE_NA);
-	assert_false(r.peer_show.peers[1].is_mr);
+	assert_string_equal(val(item(p0, "peer ni", 0), "state", NULL), "NA");
+	assert_string_equal(val(item(r.doc, "peer", 1), "Multi-Rail", NULL),
+			    "false");
 	ul_ctl_reply_fini(&r);
 
 	req.peer_show.has_nid = true;
 	req.peer_show.nid = ht_nid("192.168.2.20@tcp");
 	ask(f, &req, &r);
-	assert_int_equal(r.peer_show.npeers, 1);
-	assert_string_equal(ht_str(&r.peer_show.peers[0].primary),
+	assert_int_equal(nitems(r.doc, "peer"), 1);
+	assert_string_equal(val(item(r.doc, "peer", 0), "primary nid", NULL),
 			    "192.168.1.20@tcp");
 	ul_ctl_reply_fini(&r);
 
@@ -170,7 +220,7 @@ static void one_connection_many_requests(void **state)
 	for (i = 0; i < 3; i++) {
 		client_send_req(fd, &req);
 		client_reply(f, fd, UL_CTL_OP_PEER_SHOW, &r);
-		assert_int_equal(r.peer_show.npeers, 2);
+		assert_int_equal(nitems(r.doc, "peer"), 2);
 		ul_ctl_reply_fini(&r);
 	}
 	close(fd);

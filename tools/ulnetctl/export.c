@@ -24,9 +24,9 @@
 #include "cmd.h"
 #include "ctl.h"
 
-/* A typed show (net or peer) at a level, printed by show_yaml. */
+/* net or peer show at a level (UL_CTL_SHOW_BACKUP for --backup). */
 static void typed_section(FILE *out, uint16_t op, uint32_t verbose,
-			  uint32_t level, const char *object)
+			  const char *object)
 {
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply reply;
@@ -44,10 +44,8 @@ static void typed_section(FILE *out, uint16_t op, uint32_t verbose,
 	}
 	if (reply.rc)
 		ulnetctl_d1("show", object, reply.rc, reply.err_msg);
-	else if (op == UL_CTL_OP_NET_SHOW)
-		ul_show_yaml_net(out, &reply, level);
 	else
-		ul_show_yaml_peer(out, &reply, level);
+		ul_doc_print(out, reply.doc, UL_DOC_A);
 	ul_ctl_reply_fini(&reply);
 }
 
@@ -144,8 +142,8 @@ int ulnetctl_export(int argc, char **argv)
 	a = calloc(1, sizeof(*a));
 	if (!a)
 		goto out;
-	typed_section(out, UL_CTL_OP_NET_SHOW, is_backup ? 1 : 2,
-		      is_backup ? UL_SHOW_YAML_BACKUP : 2, "net");
+	typed_section(out, UL_CTL_OP_NET_SHOW,
+		      is_backup ? UL_CTL_SHOW_BACKUP : 2, "net");
 	a->verbose = 1;
 	a->has = UL_CTL_ARG_VERBOSE;
 	a->flags = is_backup ? UL_CTL_ARGF_BACKUP : 0;
@@ -160,8 +158,8 @@ int ulnetctl_export(int argc, char **argv)
 	has_routing = !cyaml_section(out, UL_CTL_OP_ROUTING_SHOW, a, "routing",
 				     "cannot get routing information",
 				     &routing);
-	typed_section(out, UL_CTL_OP_PEER_SHOW, is_backup ? 0 : 3,
-		      is_backup ? UL_SHOW_YAML_BACKUP : 3, "peer");
+	typed_section(out, UL_CTL_OP_PEER_SHOW,
+		      is_backup ? UL_CTL_SHOW_BACKUP : 3, "peer");
 	memset(a, 0, sizeof(*a));
 	has_global = ulnetctl_global_export(out, &global);
 	has_udsp = !cyaml_section(out, UL_CTL_OP_UDSP_SHOW, a, "udsp",

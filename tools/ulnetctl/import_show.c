@@ -19,11 +19,8 @@
 #include "ctl.h"
 #include "import.h"
 
-/* A typed show request for --show, printed as the show command prints it. */
-static int show_call(const struct ul_ctl_req *req, const char *object,
-		     int (*print)(FILE *, const struct ul_ctl_reply *,
-				  uint32_t),
-		     uint32_t level)
+/* A net or peer show for --show, printed as the show command prints it. */
+static int show_call(const struct ul_ctl_req *req, const char *object)
 {
 	struct ul_err err = { 0 };
 	struct ul_ctl_reply reply;
@@ -33,7 +30,7 @@ static int show_call(const struct ul_ctl_req *req, const char *object,
 	if (rc)
 		return ulnetctl_d1("show", object, rc, err.msg);
 	rc = reply.rc ? ulnetctl_d1("show", object, reply.rc, reply.err_msg)
-		      : print(stdout, &reply, level);
+		      : ul_doc_print(stdout, reply.doc, UL_DOC_A);
 	ul_ctl_reply_fini(&reply);
 	return rc;
 }
@@ -48,7 +45,7 @@ static int show_net(uint32_t net)
 	req.net_show.has_net = true;
 	req.net_show.verbose = 4;
 	ulnet_net_format(net, req.net_show.net, sizeof(req.net_show.net));
-	return show_call(&req, "net", ul_show_yaml_net, 4);
+	return show_call(&req, "net");
 }
 
 /* --show of one peer: `peer show --nid PRIMARY`. */
@@ -60,7 +57,7 @@ static int show_peer(struct ulnet_nid nid)
 	req.op = UL_CTL_OP_PEER_SHOW;
 	req.peer_show.has_nid = true;
 	req.peer_show.nid = nid;
-	return show_call(&req, "peer", ul_show_yaml_peer, 0);
+	return show_call(&req, "peer");
 }
 
 /* A route of the file: `route show --net NET --gateway GW -v`. */

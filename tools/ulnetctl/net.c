@@ -16,6 +16,7 @@
 
 #include "ctl/conf.h"
 #include "ctl/cyaml_err.h"
+#include "ctl/doc_yaml.h"
 #include "ctl/show_yaml.h"
 #include "nid/expr.h"
 #include "util/err.h"
@@ -92,7 +93,7 @@ static int net_show(int argc, char **argv)
 		return ulnetctl_show_failed("net", rc, err.msg);
 	if (reply.rc)
 		rc = ulnetctl_show_failed("net", reply.rc, reply.err_msg);
-	else if (ul_show_yaml_net(stdout, &reply, req.net_show.verbose))
+	else if (ul_doc_print(stdout, reply.doc, UL_DOC_A))
 		rc = -EIO;
 	ul_ctl_reply_fini(&reply);
 	return rc;

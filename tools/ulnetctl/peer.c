@@ -69,7 +69,7 @@ static int peer_show(int argc, char **argv)
 		return ulnetctl_show_failed("peer", rc, err.msg);
 	if (reply.rc)
 		rc = ulnetctl_show_failed("peer", reply.rc, reply.err_msg);
-	else if (ul_show_yaml_peer(stdout, &reply, req.peer_show.verbose))
+	else if (ul_doc_print(stdout, reply.doc, UL_DOC_A))
 		rc = -EIO;
 	ul_ctl_reply_fini(&reply);
 	return rc;
