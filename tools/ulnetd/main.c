@@ -4,7 +4,7 @@
  *   ulnetd [--config FILE.yaml] [--ctl SOCKET] [--ctl-group G]
  *          [--foreground] [--port N] [--accept secure|all|none]
  *          [--src-port auto|priv|any] [--cpts N] [--param NAME=V]...
- *          [--debug MASK]
+ *          [--debug MASK] [--metrics ADDR:PORT]
  *
  * With no --config it brings up tcp on the first non-loopback interface,
  * as LNet does by default. It logs one line per event to stderr and shuts
@@ -34,6 +34,7 @@
 #include "core/core.h"
 #include "core/node.h"
 #include "runtime/ctlsrv.h"
+#include "metrics.h"
 #ifdef ULNET_HAVE_SYSTEMD
 #include <systemd/sd-daemon.h>
 #endif
@@ -106,6 +107,9 @@ static void usage(FILE *f)
 		"per-message lines\n"
 		"                   to the default (all but net), -info "
 		"takes lines away\n"
+		"  --metrics A:P    serve Prometheus metrics at "
+		"http://A:P/metrics (off\n"
+		"                   by default), e.g. 127.0.0.1:9469\n"
 		"  --help           this text\n",
 		DEFAULT_CTL);
 }
@@ -123,6 +127,7 @@ static const char *const module_params[] = {
 
 struct daemon_args {
 	const char *ctl;
+	const char *metrics; /* --metrics ADDR:PORT, NULL: none */
 	bool is_fg;
 	const char *group; /* --ctl-group, NULL if not given */
 	unsigned int ncpt;
@@ -231,6 +236,7 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 		{ "cpts", required_argument, NULL, 'C' },
 		{ "param", required_argument, NULL, 'o' },
 		{ "debug", required_argument, NULL, 'd' },
+		{ "metrics", required_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -238,7 +244,7 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 	long v;
 	int ch;
 
-	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:o:d:h", longopts,
+	while ((ch = getopt_long(argc, argv, "c:s:fp:a:P:g:C:o:d:m:h", longopts,
 				 NULL)) != -1) {
 		switch (ch) {
 		case 'c':
@@ -252,6 +258,9 @@ static int parse_args(int argc, char **argv, struct ulnet_opts *o,
 			break;
 		case 'g':
 			d->group = optarg;
+			break;
+		case 'm':
+			d->metrics = optarg;
 			break;
 		case 'C':
 			if (parse_cpts(optarg, &d->ncpt))
@@ -381,6 +390,7 @@ int main(int argc, char **argv)
 {
 	struct ulnet_opts opts;
 	struct ul_ctlsrv *srv = NULL;
+	struct ul_metrics *metrics = NULL;
 	struct ul_perf_sink *sink = NULL;
 	struct ulnet *u = NULL;
 	struct daemon_args d = { .ctl = getenv("ULNET_CTL") };
@@ -460,6 +470,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ulnetd: perf sink: %s\n", ulnet_strerror(rc));
 		goto out;
 	}
+	if (d.metrics) {
+		rc = ul_metrics_create(ul_instance_loop(u), srv, d.metrics,
+				       &metrics, &e);
+		if (rc < 0) {
+			fprintf(stderr, "ulnetd: %s\n", e.msg);
+			goto out;
+		}
+	}
 	rc = ulnet_start(u);
 	if (rc < 0) {
 		fprintf(stderr, "ulnetd: cannot start: %s\n",
@@ -480,6 +498,7 @@ int main(int argc, char **argv)
 	rc = 0;
 out:
 	ulnet_stop(u);
+	ul_metrics_destroy(metrics);
 	if (srv)
 		ul_ctlsrv_destroy(srv);
 	ulnet_destroy(u);

@@ -1,0 +1,173 @@
+#!/usr/bin/env bash
+# ulnetd --metrics (tools/ulnetd/metrics.c) against live daemons on
+# loopback: A (127.1.31.1) streams PUTs to B (127.1.31.2), B serves
+# http://127.0.0.1:PORT/metrics.
+#  - the page parses with Debian's prometheus_client (python3-prometheus-
+#    client) and carries, under Prometheus names and types, the counters
+#    net show and peer show print (messages, bytes by type, health,
+#    credits, latency summaries), the global counters of stats show, and
+#    the labels nid/net and primary_nid; B's received count grows with
+#    the traffic; other paths are 404;
+#  - a real Prometheus server (Debian's prometheus) scraping B every
+#    second answers a rate() query over B's received messages with a
+#    value above 0.
+# Skips (77) without Debian's python3 prometheus_client; the Prometheus
+# part skips alone without the prometheus binary.
+. "$(dirname "$0")/lib.bash"
+. "$(dirname "$0")/daemon.bash"
+
+PY=/usr/bin/python3
+if ! "$PY" -c 'import prometheus_client' 2>/dev/null; then
+	echo "SKIP: $PY has no prometheus_client (apt-get install python3-prometheus-client)"
+	exit 77
+fi
+mport=$((41000 + $$ % 10000))
+pport=$((mport + 10000))
+
+u=$ULNETCTL
+cli_daemon b 'net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.31.2@tcp' --metrics "127.0.0.1:$mport"
+cli_daemon a 'net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.31.1@tcp'
+expect ping 0 "*" "" -- $u ping 127.1.31.2@tcp
+# A stream for the rate: runs while Prometheus scrapes.
+"$u" --ctl "$TMP/a.ctl" perf put 127.1.31.2@tcp --size 64K --seconds 25 \
+	--inflight 4 >"$TMP/perf.out" 2>&1 &
+perf=$!
+
+# fetch PATH: the page (or the HTTP status for another path).
+fetch() {
+	"$PY" - "http://127.0.0.1:$mport$1" <<'EOF'
+import sys, urllib.request, urllib.error
+try:
+    with urllib.request.urlopen(sys.argv[1], timeout=10) as r:
+        sys.stdout.write(r.read().decode())
+except urllib.error.HTTPError as e:
+    print("HTTP", e.code)
+EOF
+}
+
+sleep_until_traffic() { # the stream's first ACKs, 10 s at most
+	for _ in $(seq 100); do
+		fetch /metrics >"$TMP/page"
+		grep -Eq '^ulnet_ni_messages_received_total\{nid="127\.1\.31\.2@tcp",net="tcp"\} [1-9]' \
+			"$TMP/page" && return
+		sleep 0.1
+	done
+}
+sleep_until_traffic
+
+# The page as Prometheus's own parser reads it, checked family by family.
+if "$PY" - "$TMP/page" >"$TMP/parsed" 2>&1 <<'EOF'; then
+import sys
+from prometheus_client.parser import text_string_to_metric_families
+fams = {f.name: f for f in text_string_to_metric_families(open(sys.argv[1]).read())}
+want = {
+    # family (as the parser names it): type
+    "ulnet_ni_messages_received": "counter",
+    "ulnet_ni_messages_sent": "counter",
+    "ulnet_ni_messages_dropped": "counter",
+    "ulnet_ni_received_messages_by_type": "counter",
+    "ulnet_ni_health_value": "gauge",
+    "ulnet_ni_health_timeouts": "counter",
+    "ulnet_ni_up": "gauge",
+    "ulnet_ni_put_ack_latency_seconds": "summary",
+    "ulnet_ni_tunables_peer_credits": "gauge",
+    "ulnet_peer_ni_messages_received": "counter",
+    "ulnet_peer_ni_tx_credits": "gauge",
+    "ulnet_peer_ni_min_tx_credits": "gauge",
+    "ulnet_peer_ni_health_value": "gauge",
+    "ulnet_peer_multi_rail": "gauge",
+    "ulnet_send": "counter",
+    "ulnet_resend": "counter",
+    "ulnet_msgs_alloc": "gauge",
+    "ulnet_metrics_scrapes": "counter",
+}
+bad = 0
+for name, typ in want.items():
+    f = fams.get(name)
+    if f is None or f.type != typ:
+        print("FAIL family %s: %s" % (name, "missing" if f is None else f.type))
+        bad += 1
+def value(fam, suffix="", **labels):
+    for s in fams[fam].samples:
+        if s.name == fam + suffix and all(s.labels.get(k) == v for k, v in labels.items()):
+            return s.value
+    return None
+v = value("ulnet_ni_messages_received", "_total", nid="127.1.31.2@tcp", net="tcp")
+if not v or v < 1:
+    print("FAIL B's NI received nothing:", v); bad += 1
+v = value("ulnet_peer_ni_messages_received", "_total", primary_nid="127.1.31.1@tcp", nid="127.1.31.1@tcp", net="tcp")
+if not v or v < 1:
+    print("FAIL B's peer NI for A received nothing:", v); bad += 1
+if value("ulnet_ni_health_value", nid="127.1.31.2@tcp", net="tcp") != 1000:
+    print("FAIL health value not 1000"); bad += 1
+if value("ulnet_ni_up", nid="127.1.31.2@tcp", net="tcp") != 1:
+    print("FAIL NI not up"); bad += 1
+if value("ulnet_ni_received_messages_by_type", "_total", nid="127.1.31.2@tcp", net="tcp", type="put") < 1:
+    print("FAIL no PUT counted by type"); bad += 1
+print("parsed %d families" % len(fams))
+sys.exit(1 if bad else 0)
+EOF
+	passed=$((passed + 1))
+else
+	echo "FAIL parse:"
+	cat "$TMP/parsed"
+	failed=$((failed + 1))
+fi
+fetch /other >"$TMP/other"
+check not_found '^HTTP 404$' "$TMP/other"
+
+if command -v prometheus >/dev/null; then
+	cat >"$TMP/prom.yml" <<EOF
+global:
+  scrape_interval: 1s
+  evaluation_interval: 1s
+scrape_configs:
+  - job_name: ulnetd
+    static_configs:
+      - targets: ['127.0.0.1:$mport']
+EOF
+	prometheus --config.file="$TMP/prom.yml" \
+		--storage.tsdb.path="$TMP/prom" \
+		--web.listen-address="127.0.0.1:$pport" \
+		>"$TMP/prom.log" 2>&1 &
+	prom=$!
+	# Poll the query API until the rate shows (an event, 60 s at most).
+	rate=""
+	for _ in $(seq 120); do
+		rate=$("$PY" - "$pport" <<'EOF' 2>/dev/null
+import json, sys, urllib.parse, urllib.request
+q = 'rate(ulnet_ni_messages_received_total{nid="127.1.31.2@tcp"}[5s])'
+url = "http://127.0.0.1:%s/api/v1/query?query=%s" % (sys.argv[1], urllib.parse.quote(q))
+with urllib.request.urlopen(url, timeout=5) as r:
+    res = json.load(r)["data"]["result"]
+print(res[0]["value"][1] if res else "")
+EOF
+		)
+		[ -n "$rate" ] && awk -v r="$rate" 'BEGIN { exit !(r > 0) }' && break
+		rate=""
+		sleep 0.5
+	done
+	kill "$prom" 2>/dev/null || true
+	wait "$prom" 2>/dev/null || true
+	if [ -n "$rate" ]; then
+		passed=$((passed + 1))
+		echo "ok: Prometheus scraped B: rate $rate messages/s received"
+	else
+		echo "FAIL prometheus: no rate from the query API; its log:"
+		tail -20 "$TMP/prom.log"
+		failed=$((failed + 1))
+	fi
+else
+	echo "SKIP prometheus: no prometheus binary (apt-get install prometheus)"
+fi
+
+kill "$perf" 2>/dev/null || true
+wait "$perf" 2>/dev/null || true
+echo "metrics: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]

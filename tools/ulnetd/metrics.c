@@ -1,0 +1,693 @@
+/*
+ * The /metrics page (metrics.h): the show documents, walked into
+ * Prometheus samples, grouped by family, served by libmicrohttpd on the
+ * loop.
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+
+#include "core/node.h"
+#include "ctl/doc_yaml.h"
+#include "ctl/proto.h"
+#include "ctl/proto_doc.h"
+#include "ctl/ytree.h"
+#include "runtime/ctlsrv_int.h"
+#include "util/clock.h"
+#include "util/err.h"
+#include "util/list.h"
+#include "util/loop.h"
+
+#include "metrics.h"
+
+#define NSEC_PER_SEC 1000000000.0
+#define MSEC_PER_NSEC 1000000u
+
+struct ul_metrics {
+	struct ul_loop *loop;
+	struct ul_ctlsrv *srv;
+	struct MHD_Daemon *mhd;
+	struct ul_io io;
+	struct ul_timer timer;
+	uint64_t scrapes;
+	double last_build_s;
+};
+
+/* ---- Samples --------------------------------------------------------- */
+
+enum kind { GAUGE, COUNTER, SUMMARY };
+
+struct sample {
+	char *family; /* owned */
+	enum kind kind;
+	char *line; /* "name{labels} value", owned */
+	size_t seq; /* order of arrival, for a stable sort */
+};
+
+struct page {
+	struct sample *s;
+	size_t n, cap;
+	int err;
+};
+
+static void add(struct page *p, const char *family, const char *suffix,
+		enum kind kind, const char *labels, double v)
+{
+	struct sample *s;
+	char num[64];
+	int len;
+
+	if (p->err)
+		return;
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? 2 * p->cap : 256;
+		struct sample *ns = realloc(p->s, cap * sizeof(*ns));
+
+		if (!ns) {
+			p->err = -ENOMEM;
+			return;
+		}
+		p->s = ns;
+		p->cap = cap;
+	}
+	s = &p->s[p->n];
+	/* Integers as integers: counters stay exact past 2^53 in text. */
+	if (v == (double)(int64_t)v && v > -9.0e15 && v < 9.0e15)
+		snprintf(num, sizeof(num), "%" PRId64, (int64_t)v);
+	else
+		snprintf(num, sizeof(num), "%.9g", v);
+	s->family = strdup(family);
+	len = asprintf(&s->line, "%s%s%s%s%s %s", family, suffix,
+		       labels[0] ? "{" : "", labels, labels[0] ? "}" : "", num);
+	if (!s->family || len < 0) {
+		free(s->family);
+		if (len >= 0)
+			free(s->line);
+		p->err = -ENOMEM;
+		return;
+	}
+	s->kind = kind;
+	s->seq = p->n++;
+}
+
+static int by_family(const void *a, const void *b)
+{
+	const struct sample *x = a, *y = b;
+	int c = strcmp(x->family, y->family);
+
+	if (c)
+		return c;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* The exposition text: each family's samples together, its TYPE first. */
+static int render(struct page *p, char **out, size_t *len)
+{
+	static const char *const type[] = { "gauge", "counter", "summary" };
+	FILE *f;
+	size_t i;
+
+	if (p->err)
+		return p->err;
+	qsort(p->s, p->n, sizeof(*p->s), by_family);
+	f = open_memstream(out, len);
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; i < p->n; i++) {
+		if (i == 0 || strcmp(p->s[i].family, p->s[i - 1].family))
+			fprintf(f, "# TYPE %s %s\n", p->s[i].family,
+				type[p->s[i].kind]);
+		fprintf(f, "%s\n", p->s[i].line);
+	}
+	return fclose(f) ? -ENOMEM : 0;
+}
+
+static void page_fini(struct page *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->s[i].family);
+		free(p->s[i].line);
+	}
+	free(p->s);
+}
+
+/* ---- From documents to samples ------------------------------------- */
+
+/* A key as a metric name part: lower case, [a-z0-9_] only. */
+static void norm(const char *key, char *out, size_t len)
+{
+	size_t i = 0;
+
+	for (; *key && i + 1 < len; key++) {
+		char ch = *key;
+
+		if (ch >= 'A' && ch <= 'Z')
+			ch = (char)(ch - 'A' + 'a');
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= '0' && ch <= '9')))
+			ch = '_';
+		if (ch == '_' && (i == 0 || out[i - 1] == '_'))
+			continue;
+		out[i++] = ch;
+	}
+	while (i && out[i - 1] == '_')
+		i--;
+	out[i] = '\0';
+}
+
+static bool number(const struct ul_ynode *v, double *out)
+{
+	char *end;
+
+	if (!v || v->type != UL_YNODE_SCALAR || !v->str[0])
+		return false;
+	*out = strtod(v->str, &end);
+	return *end == '\0';
+}
+
+/*
+ * How a key of an NI's or peer NI's document is named on the page:
+ * block ("" for the top level) and key as net show prints them, the
+ * family's name after "ulnet_ni_" / "ulnet_peer_ni_", and its kind. A
+ * key not listed becomes a gauge named after block and key.
+ */
+static const struct rename {
+	const char *block, *key, *name;
+	enum kind kind;
+} renames[] = {
+	{ "statistics", "send_count", "messages_sent_total", COUNTER },
+	{ "statistics", "recv_count", "messages_received_total", COUNTER },
+	{ "statistics", "drop_count", "messages_dropped_total", COUNTER },
+	{ "health stats", "health value", "health_value", GAUGE },
+	{ "health stats", "fatal_error", "fatal_error", GAUGE },
+	{ "health stats", "interrupts", "health_interrupts_total", COUNTER },
+	{ "health stats", "dropped", "health_dropped_total", COUNTER },
+	{ "health stats", "aborted", "health_aborted_total", COUNTER },
+	{ "health stats", "no route", "health_no_route_total", COUNTER },
+	{ "health stats", "timeouts", "health_timeouts_total", COUNTER },
+	{ "health stats", "timeout", "health_timeouts_total", COUNTER },
+	{ "health stats", "error", "health_errors_total", COUNTER },
+	{ "health stats", "network timeout", "health_network_timeouts_total",
+	  COUNTER },
+	{ "health stats", "ping_count", "recovery_pings", GAUGE },
+	{ "health stats", "next_ping", "recovery_next_ping", GAUGE },
+	{ "", "max_ni_tx_credits", "max_tx_credits", GAUGE },
+	{ "", "available_tx_credits", "tx_credits", GAUGE },
+	{ "", "min_tx_credits", "min_tx_credits", GAUGE },
+	{ "", "tx_q_num_of_buf", "tx_queue_bytes", GAUGE },
+	{ "", "available_rtr_credits", "rtr_credits", GAUGE },
+	{ "", "min_rtr_credits", "min_rtr_credits", GAUGE },
+	{ "", "dev cpt", "dev_cpt", GAUGE },
+};
+
+/* sent_stats etc.: one family, the message type as a label. */
+static const struct {
+	const char *block, *name;
+} by_type[] = {
+	{ "sent_stats", "sent_messages_by_type_total" },
+	{ "received_stats", "received_messages_by_type_total" },
+	{ "dropped_stats", "dropped_messages_by_type_total" },
+};
+
+/* The three latencies a statistics block carries (lnetctl.md §6.3). */
+static const char *const lats[] = { "put_egress", "get_rtt", "put_ack" };
+
+/* One latency as a summary (count, sum) and its min and max, in s. */
+static void latency(struct page *p, const char *pre, const char *labels,
+		    const struct ul_ynode *st, const char *lat)
+{
+	double samples = 0, min = 0, max = 0, avg = 0;
+	char key[64], fam[128];
+
+	snprintf(key, sizeof(key), "%s_samples", lat);
+	(void)number(ul_doc_get(st, key), &samples);
+	snprintf(key, sizeof(key), "%s_min_nsec", lat);
+	(void)number(ul_doc_get(st, key), &min);
+	snprintf(key, sizeof(key), "%s_max_nsec", lat);
+	(void)number(ul_doc_get(st, key), &max);
+	snprintf(key, sizeof(key), "%s_avg_nsec", lat);
+	(void)number(ul_doc_get(st, key), &avg);
+	snprintf(fam, sizeof(fam), "%s%s_latency_seconds", pre, lat);
+	add(p, fam, "_count", SUMMARY, labels, samples);
+	add(p, fam, "_sum", SUMMARY, labels, avg * samples / NSEC_PER_SEC);
+	snprintf(fam, sizeof(fam), "%s%s_latency_min_seconds", pre, lat);
+	add(p, fam, "", GAUGE, labels, min / NSEC_PER_SEC);
+	snprintf(fam, sizeof(fam), "%s%s_latency_max_seconds", pre, lat);
+	add(p, fam, "", GAUGE, labels, max / NSEC_PER_SEC);
+}
+
+static bool is_latency_key(const char *key)
+{
+	for (size_t i = 0; i < sizeof(lats) / sizeof(lats[0]); i++)
+		if (strncmp(key, lats[i], strlen(lats[i])) == 0)
+			return true;
+	return false;
+}
+
+/* One numeric key of block (an NI's or peer NI's) as its sample. */
+static void scalar(struct page *p, const char *pre, const char *labels,
+		   const char *block, const char *key, double v)
+{
+	char fam[160], a[64], b[64];
+	size_t i;
+
+	for (i = 0; i < sizeof(renames) / sizeof(renames[0]); i++)
+		if (!strcmp(renames[i].block, block) &&
+		    !strcmp(renames[i].key, key)) {
+			snprintf(fam, sizeof(fam), "%s%s", pre,
+				 renames[i].name);
+			add(p, fam, "", renames[i].kind, labels, v);
+			return;
+		}
+	norm(block, a, sizeof(a));
+	norm(key, b, sizeof(b));
+	snprintf(fam, sizeof(fam), "%s%s%s%s", pre, a, a[0] ? "_" : "", b);
+	add(p, fam, "", GAUGE, labels, v);
+}
+
+/* Every numeric value of an NI's or peer NI's map, nested blocks too. */
+static void object(struct page *p, const char *pre, const char *labels,
+		   const struct ul_ynode *map)
+{
+	char lab[512], fam[160];
+	size_t i, j, t;
+	double v;
+
+	for (i = 0; i + 1 < map->nr; i += 2) {
+		const char *key = map->kids[i]->str;
+		const struct ul_ynode *val = map->kids[i + 1];
+
+		if (number(val, &v)) {
+			scalar(p, pre, labels, "", key, v);
+			continue;
+		}
+		if (val->type != UL_YNODE_MAP)
+			continue;
+		for (t = 0; t < sizeof(by_type) / sizeof(by_type[0]); t++)
+			if (!strcmp(key, by_type[t].block))
+				break;
+		for (j = 0; j + 1 < val->nr; j += 2) {
+			const char *k2 = val->kids[j]->str;
+
+			if (!number(val->kids[j + 1], &v))
+				continue;
+			if (t < sizeof(by_type) / sizeof(by_type[0])) {
+				snprintf(lab, sizeof(lab), "%s,type=\"%s\"",
+					 labels, k2);
+				snprintf(fam, sizeof(fam), "%s%s", pre,
+					 by_type[t].name);
+				add(p, fam, "", COUNTER, lab, v);
+			} else if (!strcmp(key, "statistics") &&
+				   is_latency_key(k2)) {
+				continue; /* latency() below */
+			} else {
+				scalar(p, pre, labels, key, k2, v);
+			}
+		}
+		if (!strcmp(key, "statistics"))
+			for (j = 0; j < sizeof(lats) / sizeof(lats[0]); j++)
+				latency(p, pre, labels, val, lats[j]);
+	}
+}
+
+static const char *str_of(const struct ul_ynode *map, const char *key)
+{
+	const struct ul_ynode *v = ul_doc_get(map, key);
+
+	return v && v->type == UL_YNODE_SCALAR ? v->str : "";
+}
+
+static const struct ul_ynode *seq_of(const struct ul_ynode *map,
+				     const char *key)
+{
+	const struct ul_ynode *v = ul_doc_get(map, key);
+
+	return v && v->type == UL_YNODE_SEQ ? v : NULL;
+}
+
+static void nets(struct page *p, const struct ul_ynode *doc)
+{
+	const struct ul_ynode *ns = seq_of(doc, "net"), *nis;
+	char labels[256];
+	size_t i, j;
+
+	for (i = 0; ns && i < ns->nr; i++) {
+		const char *net = str_of(ns->kids[i], "net type");
+
+		nis = seq_of(ns->kids[i], "local NI(s)");
+		for (j = 0; nis && j < nis->nr; j++) {
+			const struct ul_ynode *ni = nis->kids[j];
+
+			snprintf(labels, sizeof(labels),
+				 "nid=\"%s\",net=\"%s\"", str_of(ni, "nid"),
+				 net);
+			add(p, "ulnet_ni_up", "", GAUGE, labels,
+			    !strcmp(str_of(ni, "status"), "up"));
+			object(p, "ulnet_ni_", labels, ni);
+		}
+	}
+}
+
+static void peers(struct page *p, const struct ul_ynode *doc)
+{
+	const struct ul_ynode *ps = seq_of(doc, "peer"), *pnis;
+	char labels[384], net[64];
+	size_t i, j;
+
+	for (i = 0; ps && i < ps->nr; i++) {
+		const char *prim = str_of(ps->kids[i], "primary nid");
+
+		snprintf(labels, sizeof(labels), "primary_nid=\"%s\"", prim);
+		add(p, "ulnet_peer_multi_rail", "", GAUGE, labels,
+		    !strcmp(str_of(ps->kids[i], "Multi-Rail"), "true"));
+		pnis = seq_of(ps->kids[i], "peer ni");
+		for (j = 0; pnis && j < pnis->nr; j++) {
+			const struct ul_ynode *pni = pnis->kids[j];
+			const char *nid = str_of(pni, "nid");
+			const char *state = str_of(pni, "state");
+			const char *at = strchr(nid, '@');
+
+			snprintf(net, sizeof(net), "%s", at ? at + 1 : "");
+			snprintf(labels, sizeof(labels),
+				 "primary_nid=\"%s\",nid=\"%s\",net=\"%s\"",
+				 prim, nid, net);
+			/* up/down only where LNet tracks it, else absent */
+			if (strcmp(state, "NA"))
+				add(p, "ulnet_peer_ni_up", "", GAUGE, labels,
+				    !strcmp(state, "up"));
+			object(p, "ulnet_peer_ni_", labels, pni);
+		}
+	}
+}
+
+/* stats show: a count is a counter, a length bytes; the rest gauges. */
+static void globals(struct page *p, const struct ul_ynode *doc)
+{
+	const struct ul_ynode *st = ul_doc_get(doc, "statistics");
+	char name[96], fam[128];
+	size_t i, n;
+	double v;
+
+	for (i = 0; st && st->type == UL_YNODE_MAP && i + 1 < st->nr; i += 2) {
+		const char *key = st->kids[i]->str;
+
+		if (!number(st->kids[i + 1], &v))
+			continue;
+		norm(key, name, sizeof(name));
+		n = strlen(name);
+		if (n > 6 && !strcmp(name + n - 6, "_count")) {
+			name[n - 6] = '\0';
+			snprintf(fam, sizeof(fam), "ulnet_%s_total", name);
+			add(p, fam, "", COUNTER, "", v);
+		} else if (n > 7 && !strcmp(name + n - 7, "_length")) {
+			name[n - 7] = '\0';
+			snprintf(fam, sizeof(fam), "ulnet_%s_bytes_total",
+				 name);
+			add(p, fam, "", COUNTER, "", v);
+		} else if (!strcmp(name, "errors") ||
+			   !strcmp(name, "failed_resends") ||
+			   !strcmp(name, "successful_resends")) {
+			snprintf(fam, sizeof(fam), "ulnet_%s_total", name);
+			add(p, fam, "", COUNTER, "", v);
+		} else {
+			snprintf(fam, sizeof(fam), "ulnet_%s", name);
+			add(p, fam, "", GAUGE, "", v);
+		}
+	}
+}
+
+static void routes(struct page *p, const struct ul_ynode *doc)
+{
+	const struct ul_ynode *rs = seq_of(doc, "route");
+	char labels[256];
+	size_t i;
+
+	for (i = 0; rs && i < rs->nr; i++) {
+		const struct ul_ynode *r = rs->kids[i];
+
+		snprintf(labels, sizeof(labels),
+			 "net=\"%s\",gateway=\"%s\",priority=\"%s\","
+			 "hops=\"%s\"",
+			 str_of(r, "net"), str_of(r, "gateway"),
+			 str_of(r, "priority"), str_of(r, "hop"));
+		add(p, "ulnet_route_up", "", GAUGE, labels,
+		    !strcmp(str_of(r, "state"), "up"));
+		add(p, "ulnet_route_single_hop", "", GAUGE, labels,
+		    !strcmp(str_of(r, "type"), "single-hop"));
+	}
+}
+
+/* A document the server built, as the tree ulnetctl would decode. */
+static struct ul_ynode *tree_of(const struct ul_ctl_msg *d, uint16_t op)
+{
+	struct ul_ctl_reply r;
+	struct ul_ynode *doc = NULL;
+	struct ul_ctl_msg m;
+
+	if (ul_ctl_doc_reply(d, op, &m) == 0 &&
+	    ul_ctl_reply_decode(m.buf, m.len, op, &r, NULL) == 0) {
+		doc = r.doc;
+		r.doc = NULL;
+		ul_ctl_reply_fini(&r);
+	}
+	ul_ctl_msg_fini(&m);
+	return doc;
+}
+
+typedef int (*generic_fn)(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			  struct ul_ctl_msg *doc, struct ul_err *err);
+
+/* Build one show's document and walk it with fn. */
+static void show(struct page *p, struct ul_ctlsrv *srv, uint16_t op,
+		 generic_fn gen,
+		 void (*fn)(struct page *, const struct ul_ynode *))
+{
+	struct ul_ctl_net_show_req nreq = { .verbose = 2 };
+	struct ul_ctl_peer_show_req preq = { .verbose = 2 };
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	struct ul_ctl_msg d = { 0 };
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply r;
+	struct ul_ynode *doc;
+	int rc;
+
+	if (!a) {
+		p->err = -ENOMEM;
+		return;
+	}
+	a->verbose = 1;
+	if (op == UL_CTL_OP_NET_SHOW) {
+		rc = ul_ctlsrv_net_show(srv, &nreq, &d, &r);
+	} else if (op == UL_CTL_OP_PEER_SHOW) {
+		rc = ul_ctlsrv_peer_show(srv, &preq, &d, &r);
+	} else {
+		ul_ctl_doc_init(&d);
+		rc = gen(srv, a, &d, &err);
+	}
+	free(a);
+	if (rc == 0) {
+		doc = tree_of(&d, op);
+		if (doc)
+			fn(p, doc);
+		else
+			p->err = -ENOMEM;
+		ul_ytree_free(doc);
+	}
+	ul_ctl_msg_fini(&d);
+}
+
+int ul_metrics_page(struct ul_ctlsrv *srv, bool is_peers, char **out,
+		    size_t *len)
+{
+	struct page p = { 0 };
+	int rc;
+
+	if (ul_node_lnet_is_configured(srv->node)) {
+		show(&p, srv, UL_CTL_OP_NET_SHOW, NULL, nets);
+		if (is_peers)
+			show(&p, srv, UL_CTL_OP_PEER_SHOW, NULL, peers);
+		show(&p, srv, UL_CTL_OP_STATS_SHOW, ul_ctlsrv_stats_show,
+		     globals);
+		show(&p, srv, UL_CTL_OP_ROUTE_SHOW, ul_ctlsrv_route_show,
+		     routes);
+	}
+	add(&p, "ulnet_lnet_configured", "", GAUGE, "",
+	    ul_node_lnet_is_configured(srv->node));
+	rc = render(&p, out, len);
+	page_fini(&p);
+	return rc;
+}
+
+/* ---- HTTP ------------------------------------------------------------ */
+
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status,
+			     char *body, size_t len, const char *type)
+{
+	struct MHD_Response *resp = MHD_create_response_from_buffer(
+		len, body, MHD_RESPMEM_MUST_FREE);
+	enum MHD_Result ret;
+
+	if (!resp) {
+		free(body);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
+	ret = MHD_queue_response(conn, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **con_cls)
+{
+	struct ul_metrics *m = cls;
+	uint64_t t0 = ul_clock_monotonic_ns();
+	char *body = NULL, *page = NULL;
+	const char *peers;
+	size_t len = 0, plen = 0;
+	FILE *f;
+
+	(void)version;
+	(void)upload;
+	(void)upload_len;
+	(void)con_cls;
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     strdup("GET only\n"), 9, "text/plain");
+	if (strcmp(url, "/metrics"))
+		return reply(conn, MHD_HTTP_NOT_FOUND,
+			     strdup("ulnet: metrics are at /metrics\n"), 31,
+			     "text/plain");
+	m->scrapes++;
+	/* ?peers=0: without the peer NIs, the big part on a big node. */
+	peers = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
+					    "peers");
+	if (ul_metrics_page(m->srv, !peers || strcmp(peers, "0"), &body,
+			    &len))
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     strdup("out of memory\n"), 14, "text/plain");
+	/* The scrapes themselves: how many, and what the last one cost. */
+	f = open_memstream(&page, &plen);
+	if (!f) {
+		free(body);
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     strdup("out of memory\n"), 14, "text/plain");
+	}
+	fwrite(body, 1, len, f);
+	free(body);
+	fprintf(f,
+		"# TYPE ulnet_metrics_scrapes_total counter\n"
+		"ulnet_metrics_scrapes_total %" PRIu64 "\n"
+		"# TYPE ulnet_metrics_last_build_seconds gauge\n"
+		"ulnet_metrics_last_build_seconds %.9f\n",
+		m->scrapes, m->last_build_s);
+	if (fclose(f))
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     strdup("out of memory\n"), 14, "text/plain");
+	m->last_build_s = (double)(ul_clock_monotonic_ns() - t0) / NSEC_PER_SEC;
+	return reply(conn, MHD_HTTP_OK, page, plen,
+		     "text/plain; version=0.0.4; charset=utf-8");
+}
+
+/* Let libmicrohttpd work, then arm its next timeout on the loop. */
+static void run(struct ul_metrics *m)
+{
+	struct ul_timer_heap *h = ul_loop_timers(m->loop);
+	MHD_UNSIGNED_LONG_LONG ms;
+
+	(void)MHD_run(m->mhd);
+	ul_timer_cancel(h, &m->timer);
+	if (MHD_get_timeout(m->mhd, &ms) == MHD_YES)
+		(void)ul_timer_arm(h, &m->timer,
+				   h->now_ns + (uint64_t)ms * MSEC_PER_NSEC);
+}
+
+static void on_io(struct ul_io *io, uint32_t events)
+{
+	(void)events;
+	run(ul_container_of(io, struct ul_metrics, io));
+}
+
+static void on_timer(struct ul_timer *t, uint64_t now_ns)
+{
+	(void)now_ns;
+	run(ul_container_of(t, struct ul_metrics, timer));
+}
+
+static int parse_addr(const char *s, struct sockaddr_in *sin)
+{
+	char host[64];
+	const char *colon = strrchr(s, ':');
+	char *end;
+	long port;
+
+	if (!colon || (size_t)(colon - s) >= sizeof(host) || colon == s)
+		return -EINVAL;
+	memcpy(host, s, (size_t)(colon - s));
+	host[colon - s] = '\0';
+	port = strtol(colon + 1, &end, 10);
+	if (*end || port < 1 || port > 65535)
+		return -EINVAL;
+	memset(sin, 0, sizeof(*sin));
+	sin->sin_family = AF_INET;
+	sin->sin_port = htons((uint16_t)port);
+	return inet_pton(AF_INET, host, &sin->sin_addr) == 1 ? 0 : -EINVAL;
+}
+
+int ul_metrics_create(struct ul_loop *loop, struct ul_ctlsrv *srv,
+		      const char *addr, struct ul_metrics **out,
+		      struct ul_err *err)
+{
+	const union MHD_DaemonInfo *info;
+	struct sockaddr_in sin;
+	struct ul_metrics *m;
+	int rc;
+
+	if (parse_addr(addr, &sin))
+		return ul_err_set(err, -EINVAL,
+				  "metrics address '%s': want IPv4:PORT", addr);
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	m->loop = loop;
+	m->srv = srv;
+	ul_timer_init(&m->timer, on_timer);
+	m->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
+				  ntohs(sin.sin_port), NULL, NULL, on_request,
+				  m, MHD_OPTION_SOCK_ADDR, &sin,
+				  MHD_OPTION_CONNECTION_TIMEOUT,
+				  (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT,
+				  (unsigned int)64, MHD_OPTION_END);
+	if (!m->mhd) {
+		free(m);
+		return ul_err_set(err, -EADDRINUSE,
+				  "metrics: cannot listen on %s", addr);
+	}
+	info = MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD);
+	rc = info ? ul_io_start(loop, &m->io, info->epoll_fd, EPOLLIN, on_io)
+		  : -EINVAL;
+	if (rc) {
+		MHD_stop_daemon(m->mhd);
+		free(m);
+		return ul_err_set(err, rc, "metrics: cannot watch the server");
+	}
+	*out = m;
+	return 0;
+}
+
+void ul_metrics_destroy(struct ul_metrics *m)
+{
+	if (!m)
+		return;
+	ul_io_stop(&m->io);
+	ul_timer_cancel(ul_loop_timers(m->loop), &m->timer);
+	MHD_stop_daemon(m->mhd);
+	free(m);
+}
