@@ -43,8 +43,8 @@ static int walk_values(struct ul_conf_walk *w, const struct ul_ynode *m,
 		k = ul_conf_walk_key_index(table, key->str);
 		if (k < 0) {
 			if (strcmp(key->str, "seq_no") != 0)
-				rc = ul_conf_walk_skip(w, key,
-						       "unknown key; skipped");
+				rc = ul_conf_walk_skip_key(
+					w, key, table, "unknown key; skipped");
 		} else {
 			rc = ul_conf_walk_get_long(w, key, m->kids[2 * i + 1],
 						   &vals[k]);

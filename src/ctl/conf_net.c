@@ -397,7 +397,7 @@ static int walk_group(struct ul_conf_walk *w, const struct ul_ynode *m,
 		k = ul_conf_walk_key_index(keys, key->str);
 		if (k < 0) {
 			/* an export's state and counters, any other key */
-			rc = ul_conf_walk_skip(w, key, "skipped");
+			rc = ul_conf_walk_skip_key(w, key, keys, "skipped");
 		} else {
 			rc = walk_group_key(w, k, v, net, g);
 			if (k == GK_NID)
@@ -506,7 +506,8 @@ static int walk_net_keys(struct ul_conf_walk *w, const struct ul_ynode *m,
 			rc = walk_net_key(w, k, key, m->kids[2 * i + 1],
 					  is_ip2nets, net);
 		else if (strcmp(key->str, "seq_no") != 0)
-			rc = ul_conf_walk_skip(w, key, "skipped");
+			rc = ul_conf_walk_skip_key(w, key, keys,
+						   "unknown key; skipped");
 		ul_conf_walk_pop(w, old);
 	}
 	return rc;

@@ -1,4 +1,5 @@
 /* The walk state and the helpers every lnet.conf section uses. */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -134,6 +135,58 @@ int ul_conf_walk_skip(struct ul_conf_walk *w, const struct ul_ynode *k,
 		      const char *why)
 {
 	return ul_conf_walk_note(w, k, UL_CONF_NOTE_SKIPPED, "%s", why);
+}
+
+/* Edit distance of a and b, case aside, capped at 16 (short keys). */
+static unsigned int distance(const char *a, const char *b)
+{
+	unsigned int row[33], i, j, diag, up, n = 0, m = 0;
+
+	while (a[n] && n < 32)
+		n++;
+	while (b[m] && m < 32)
+		m++;
+	for (j = 0; j <= m; j++)
+		row[j] = j;
+	for (i = 1; i <= n; i++) {
+		diag = row[0];
+		row[0] = i;
+		for (j = 1; j <= m; j++) {
+			unsigned int cost = tolower((unsigned char)a[i - 1]) !=
+					    tolower((unsigned char)b[j - 1]);
+
+			up = row[j];
+			row[j] = up + 1 < row[j - 1] + 1 ? up + 1
+							 : row[j - 1] + 1;
+			if (diag + cost < row[j])
+				row[j] = diag + cost;
+			diag = up;
+		}
+	}
+	return row[m] < 16 ? row[m] : 16;
+}
+
+int ul_conf_walk_skip_key(struct ul_conf_walk *w, const struct ul_ynode *k,
+			  const char *const *table, const char *why)
+{
+	unsigned int best = 16, d, limit;
+	const char *near = NULL;
+	size_t i;
+
+	for (i = 0; table[i]; i++) {
+		d = distance(k->str, table[i]);
+		if (d < best) {
+			best = d;
+			near = table[i];
+		}
+	}
+	/* A few letters off: a third of the key, at least 2, at most 4. */
+	limit = (unsigned int)strlen(k->str) / 3;
+	limit = limit < 2 ? 2 : limit > 4 ? 4 : limit;
+	if (near && best <= limit)
+		return ul_conf_walk_note(w, k, UL_CONF_NOTE_SKIPPED,
+					 "%s (did you mean '%s'?)", why, near);
+	return ul_conf_walk_skip(w, k, why);
 }
 
 /* The text of a scalar that has a value. */

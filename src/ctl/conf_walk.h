@@ -81,6 +81,14 @@ int ul_conf_walk_note(struct ul_conf_walk *w, const struct ul_ynode *n,
 /* A key lnetctl skips without a word (SKIPPED note). */
 int ul_conf_walk_skip(struct ul_conf_walk *w, const struct ul_ynode *k,
 		      const char *why);
+/*
+ * The same for a key that is none of table's (NULL-terminated): why,
+ * and, when one of table's keys is close to it (a few letters off, case
+ * aside), " (did you mean 'KEY'?)", so that "local NIs:" says what was
+ * meant.
+ */
+int ul_conf_walk_skip_key(struct ul_conf_walk *w, const struct ul_ynode *k,
+			  const char *const *table, const char *why);
 
 /* conf_walk.c: values and collections. */
 int ul_conf_walk_get_str(struct ul_conf_walk *w, const struct ul_ynode *n,

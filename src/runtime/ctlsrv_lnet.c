@@ -46,8 +46,8 @@ static void local_note(void *ctx, const struct ul_conf_warning *w)
 {
 	struct local_import *li = ctx;
 
-	ul_log(li->srv->log, UL_D_WARNING, "%s line %u: %s", li->path, w->line,
-	       w->text);
+	ul_log(li->srv->log, UL_D_WARNING, "%s line %u column %u: %s", li->path,
+	       w->line, w->column, w->text);
 }
 
 /* Apply the lnet.conf text[0..len) read from path (for the log). */

@@ -168,13 +168,14 @@ void ulnet_opts_init(struct ulnet_opts *opts)
 	opts->src_port = ULNET_SRC_PORT_AUTO;
 }
 
-static void log_note(void *ctx, unsigned int line, const char *text)
+static void log_note(void *ctx, unsigned int line, unsigned int column,
+		     const char *text)
 {
 	struct ulnet *u = ctx;
 
 	if (line)
-		ul_log(&u->log, UL_D_WARNING, "lnet.conf line %u: %s", line,
-		       text);
+		ul_log(&u->log, UL_D_WARNING, "lnet.conf line %u column %u: %s",
+		       line, column, text);
 	else
 		ul_log(&u->log, UL_D_WARNING, "lnet.conf: %s", text);
 }
@@ -189,7 +190,7 @@ static void log_report(void *ctx, const struct ul_conf_report *r)
 
 static void log_warning(void *ctx, const struct ul_conf_warning *w)
 {
-	log_note(ctx, w->line, w->text);
+	log_note(ctx, w->line, w->column, w->text);
 }
 
 /* CPUs online, as ulnetd reports CPTs by default: 1 to 64. */

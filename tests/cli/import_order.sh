@@ -258,7 +258,7 @@ cli_stop g
 # --- 7 ulnetd --config as import -------------------------------------------
 cli_daemon h "$(cat "$EXPECTED/io/lnet.conf")" --cpts 2 "${fast[@]}"
 expect config_as_import 0 @io/backup.yaml "" -- "$u" export --backup
-check config_notes_with_lines 'h.yaml line [0-9]+: buffers: counts are kept' \
+check config_notes_with_lines 'h.yaml line [0-9]+ column [0-9]+: buffers: counts are kept' \
 	"$TMP/h.log"
 cli_stop h
 # A file lnetctl's import refuses without a word (§16 Quirk, §17.3) still

@@ -566,6 +566,42 @@ static void calls_from_many_threads_all_complete(void **state)
 	free(s);
 }
 
+static void keep_lines(void *ctx, const char *line)
+{
+	char *log = ctx;
+	size_t n = strlen(log);
+
+	snprintf(log + n, 4096 - n, "%s\n", line);
+}
+
+/*
+ * A misspelt key in ulnet_create()'s lnet.conf is skipped, as lnetctl
+ * skips unknown keys, but not in silence: the log names its line, column
+ * and the key meant.
+ */
+static void create_names_a_misspelt_key(void **state)
+{
+	static char log[4096];
+	struct ulnet_opts o;
+	struct ulnet *u;
+	char err[256];
+
+	(void)state;
+	ulnet_opts_init(&o);
+	o.conf_text = "net:\n"
+		      "  - net type: tcp\n"
+		      "    local NIs:\n"
+		      "      - nid: 127.0.5.9@tcp\n";
+	o.is_link_monitor_off = true;
+	o.log = keep_lines;
+	o.log_ctx = log;
+	assert_int_equal(ulnet_create(&o, &u, err, sizeof(err)), 0);
+	assert_non_null(strstr(log, "lnet.conf line 3 column 5: "
+				    "net[0].local NIs: unknown key; skipped "
+				    "(did you mean 'local NI(s)'?)"));
+	ulnet_destroy(u);
+}
+
 /*
  * ulnet_create() applies its lnet.conf as ulnetd --config does (one
  * engine, ctl/node_req.h): what the daemon refuses, with the line and
@@ -609,6 +645,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(create_refuses_config_as_ulnetd_does),
+		cmocka_unit_test(create_names_a_misspelt_key),
 		cmocka_unit_test_setup_teardown(
 			put_with_unknown_md_fails_without_event, setup,
 			teardown),

@@ -56,7 +56,7 @@ static const struct row rows[] = {
 	  "user space; kept" },
 	/* 10 */
 	{ "net: [{net type: tcp, foo: 1}]\n", SKIP,
-	  "1:23 net[0].foo: skipped" },
+	  "1:23 net[0].foo: unknown key; skipped" },
 	{ "net: [{net type: tcp, local NI(s): [{interfaces: {0: eth0}, "
 	  "status: up}]}]\n",
 	  SKIP, "1:61 net[0].local NI(s)[0].status: skipped" },
@@ -73,6 +73,18 @@ static const struct row rows[] = {
 	  "(LNet drops them while it is off)" },
 	{ "numa: {range: 1, foo: 2}\n", SKIP,
 	  "1:18 numa.foo: unknown key; skipped" },
+	/* a misspelt key names the one meant (ulnet's own addition) */
+	{ "net: [{net type: tcp, local NIs: [{nid: 1.2.3.4@tcp}]}]\n", SKIP,
+	  "1:23 net[0].local NIs: unknown key; skipped (did you mean "
+	  "'local NI(s)'?)" },
+	{ "net: [{net type: tcp, local NI(s): [{nid: 1.2.3.4@tcp, "
+	  "interface: {0: eth0}}]}]\n",
+	  SKIP,
+	  "1:56 net[0].local NI(s)[0].interface: skipped (did you mean "
+	  "'interfaces'?)" },
+	{ "routing: {enabel: 1}\n", SKIP,
+	  "1:11 routing.enabel: unknown key; skipped (did you mean "
+	  "'enable'?)" },
 };
 
 static void every_row_gives_its_one_warning(void **state)
