@@ -120,7 +120,7 @@ static int render(struct page *p, char **out, size_t *len)
 	if (!f)
 		return -ENOMEM;
 	for (i = 0; i < p->n; i++) {
-		if (i == 0 || strcmp(p->s[i].family, p->s[i - 1].family))
+		if (i == 0 || strcmp(p->s[i].family, p->s[i - 1].family) != 0)
 			fprintf(f, "# TYPE %s %s\n", p->s[i].family,
 				type[p->s[i].kind]);
 		fprintf(f, "%s\n", p->s[i].line);
@@ -377,7 +377,7 @@ static void peers(struct page *p, const struct ul_ynode *doc)
 				 "primary_nid=\"%s\",nid=\"%s\",net=\"%s\"",
 				 prim, nid, net);
 			/* up/down only where LNet tracks it, else absent */
-			if (strcmp(state, "NA"))
+			if (strcmp(state, "NA") != 0)
 				add(p, "ulnet_peer_ni_up", "", GAUGE, labels,
 				    !strcmp(state, "up"));
 			object(p, "ulnet_peer_ni_", labels, pni);
@@ -558,10 +558,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	(void)upload;
 	(void)upload_len;
 	(void)con_cls;
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
 		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
 			     strdup("GET only\n"), 9, "text/plain");
-	if (strcmp(url, "/metrics"))
+	if (strcmp(url, "/metrics") != 0)
 		return reply(conn, MHD_HTTP_NOT_FOUND,
 			     strdup("ulnet: metrics are at /metrics\n"), 31,
 			     "text/plain");
@@ -569,7 +569,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	/* ?peers=0: without the peer NIs, the big part on a big node. */
 	peers = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
 					    "peers");
-	if (ul_metrics_page(m->srv, !peers || strcmp(peers, "0"), &body,
+	if (ul_metrics_page(m->srv, !peers || strcmp(peers, "0") != 0, &body,
 			    &len))
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     strdup("out of memory\n"), 14, "text/plain");
