@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "core/core.h"
 #include "helper_pair.h"
 
 const char sim_pair_conf_b[] = "net:\n"
@@ -16,6 +17,30 @@ const char sim_pair_conf_b[] = "net:\n"
 			       "      - nid: 10.0.1.2@tcp\n"
 			       "global:\n"
 			       "    transaction_timeout: 4\n";
+
+const char sim_pair_conf_a[] = "net:\n"
+			       "  - net type: tcp\n"
+			       "    local NI(s):\n"
+			       "      - nid: 10.0.0.1@tcp\n"
+			       "      - nid: 10.0.1.1@tcp\n"
+			       "global:\n"
+			       "    transaction_timeout: 4\n";
+
+void sim_pair_put(struct sim_pair *p, const char *nid)
+{
+	struct ulnet_process_id to = sim_pid(nid);
+
+	assert_int_equal(ul_node_put(p->a->node, NULL, p->src, ULNET_ACK_REQ,
+				     &to, SIM_PAIR_PORTAL, 0, 0, 0),
+			 0);
+}
+
+struct ul_peer *sim_pair_peer(struct sim_node *sn, const char *nid)
+{
+	struct ulnet_nid id = sim_nid(nid);
+
+	return ul_peer_find(ul_node_core(sn->node), &id);
+}
 
 void sim_pair_init_with(struct sim_pair *p, const char *a_conf,
 			const char *b_conf, bool is_b_sender)

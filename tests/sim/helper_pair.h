@@ -13,6 +13,8 @@
 
 #include "helper_sim.h"
 
+struct ul_peer;
+
 #define SIM_PAIR_PORTAL 7
 #define SIM_PAIR_TAG_SRC 1
 #define SIM_PAIR_TAG_SINK 2
@@ -25,8 +27,10 @@ struct sim_pair {
 	char srcbuf[64], sinkbuf[64];
 };
 
-/* B's lnet.conf. */
+/* B's lnet.conf, and A's with 10.0.0.1@tcp and 10.0.1.1@tcp (same
+ * transaction_timeout), the A most tests use. */
 extern const char sim_pair_conf_b[];
+extern const char sim_pair_conf_a[];
 
 void sim_pair_init(struct sim_pair *p, const char *a_conf);
 /* The same with B from b_conf; is_b_sender swaps the MDs' sides. */
@@ -34,6 +38,10 @@ void sim_pair_init_with(struct sim_pair *p, const char *a_conf,
 			const char *b_conf, bool is_b_sender);
 /* lnet.conf of a B with nis NIs on tcp, 10.0.<i>.2@tcp, into conf. */
 void sim_pair_conf_many(char *conf, size_t cap, int nis);
+/* A PUT with ACK from A's source MD to nid's SIM_PAIR_PORTAL. */
+void sim_pair_put(struct sim_pair *p, const char *nid);
+/* sn's peer holding nid, or NULL. */
+struct ul_peer *sim_pair_peer(struct sim_node *sn, const char *nid);
 /* Unlink both MDs and destroy the simulation. */
 void sim_pair_fini(struct sim_pair *p);
 

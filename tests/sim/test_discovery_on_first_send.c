@@ -39,14 +39,6 @@
 #define B0 "10.0.0.2@tcp"
 #define B1 "10.0.1.2@tcp"
 
-static const char conf_a[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.1@tcp\n"
-			     "      - nid: 10.0.1.1@tcp\n"
-			     "global:\n"
-			     "    transaction_timeout: 4\n";
-
 static const char conf_a_nodisc[] = "net:\n"
 				    "  - net type: tcp\n"
 				    "    local NI(s):\n"
@@ -68,15 +60,6 @@ static const char conf_a_peer[] = "net:\n"
 				  "      - nid: 10.0.0.2@tcp\n"
 				  "global:\n"
 				  "    transaction_timeout: 4\n";
-
-static void put_to(struct sim_pair *p, const char *nid)
-{
-	struct ulnet_process_id to = sim_pid(nid);
-
-	assert_int_equal(ul_node_put(p->a->node, NULL, p->src, ULNET_ACK_REQ,
-				     &to, PORTAL, 0, 0, 0),
-			 0);
-}
 
 /* Messages of type t that B received, over both its NIs. */
 static uint64_t b_recv(struct sim_pair *p, int t)
@@ -103,8 +86,8 @@ static void first_put_waits_for_discovery(void **state)
 	struct ul_peer *peer;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
-	put_to(&p, B0);
+	sim_pair_init(&p, sim_pair_conf_a);
+	sim_pair_put(&p, B0);
 	/* The ping GET is at B (1 us), its REPLY not yet back at A. */
 	sim_run(p.sim, p.sim->heap.now_ns + 1500);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
@@ -129,7 +112,7 @@ static void first_put_waits_for_discovery(void **state)
 	assert_int_equal(ul_disc_state_bits(peer), 273);
 	assert_int_equal(peer->nnis, 2);
 	/* Up to date: the next PUT goes at once, no second ping. */
-	put_to(&p, B1);
+	sim_pair_put(&p, B1);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
 	assert_int_equal(b_recv(&p, UL_MSG_PUT), 3);
@@ -146,9 +129,9 @@ static void silent_peer_fails_put_and_rediscovers(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	ul_simfab_default_set(p.sim->fab, &lost);
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + 3 * TT_SEC * SEC);
 	/* Exactly one final event: the SEND, with the ping's timeout. */
 	assert_int_equal(sim_ev_count(p.a, TAG_SRC), 1);
@@ -162,7 +145,7 @@ static void silent_peer_fails_put_and_rediscovers(void **state)
 	assert_int_equal(peer->nnis, 1);
 	/* B answers again: the next PUT starts a new discovery. */
 	ul_simfab_default_set(p.sim->fab, &good);
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + 1500);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
 	assert_int_equal(ul_disc_state_bits(peer) & UL_PEER_STATE_DISCOVERING,
@@ -185,7 +168,7 @@ static void discovery_off_pings_once_and_stays_non_mr(void **state)
 	(void)state;
 	sim_pair_init(&p, conf_a_nodisc);
 	for (int i = 0; i < 10; i++)
-		put_to(&p, B0);
+		sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
 	assert_int_equal(sim_ni_info(p.b, B0).stats.recv_count[UL_MSG_PUT], 10);
@@ -211,7 +194,7 @@ static void configured_peer_keeps_its_nids(void **state)
 	(void)state;
 	sim_pair_init(&p, conf_a_peer);
 	for (int i = 0; i < 10; i++)
-		put_to(&p, B0);
+		sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	assert_int_equal(b_recv(&p, UL_MSG_GET), 1);
 	/* The 10 PUTs and A's push: B is MR by configuration (§7.3). */
@@ -248,9 +231,9 @@ static void discovery_spreads_puts_over_both_rails(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	for (int i = 0; i < NPUTS; i++)
-		put_to(&p, B0);
+		sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + 10 * SEC);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_SEND),
 			 NPUTS);
@@ -291,7 +274,7 @@ static void ping_neither_waits_nor_discovers(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	assert_int_equal(ul_node_ping(p.a->node, NULL, &to, 1000, on_pong, &pg),
 			 0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
@@ -324,9 +307,9 @@ static void truncated_reply_is_pinged_again(void **state)
 
 	(void)state;
 	sim_pair_conf_many(conf, sizeof(conf), BIG_NIS);
-	sim_pair_init_with(&p, conf_a, conf, false);
+	sim_pair_init_with(&p, sim_pair_conf_a, conf, false);
 
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + SEC);
 	for (i = 0; i < BIG_NIS; i++) {
 		snprintf(nid, sizeof(nid), "10.0.%d.2@tcp", i);

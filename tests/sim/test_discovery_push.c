@@ -45,14 +45,6 @@
 /* lnetctl's peer state of a discovered MR peer (§6). */
 #define STATE_MR_UPTODATE 273
 
-static const char conf_a[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.1@tcp\n"
-			     "      - nid: 10.0.1.1@tcp\n"
-			     "global:\n"
-			     "    transaction_timeout: 4\n";
-
 /* A with B configured: `peer add --prim_nid B0 --nid B1`. */
 static const char conf_a_peer[] = "net:\n"
 				  "  - net type: tcp\n"
@@ -71,23 +63,6 @@ static const char conf_a_peer[] = "net:\n"
 static void run(struct sim_pair *p)
 {
 	sim_run(p->sim, p->sim->heap.now_ns + SEC);
-}
-
-static void put_to(struct sim_pair *p, const char *nid)
-{
-	struct ulnet_process_id to = sim_pid(nid);
-
-	assert_int_equal(ul_node_put(p->a->node, NULL, p->src, ULNET_ACK_REQ,
-				     &to, PORTAL, 0, 0, 0),
-			 0);
-}
-
-/* sn's peer holding nid, or NULL. */
-static struct ul_peer *peer_of(struct sim_node *sn, const char *nid)
-{
-	struct ulnet_nid id = sim_nid(nid);
-
-	return ul_peer_find(ul_node_core(sn->node), &id);
 }
 
 static struct ul_peer_ni *peer_ni_of(struct sim_node *sn, const char *nid)
@@ -115,10 +90,10 @@ static void a_discovers_b(struct sim_pair *p)
 {
 	struct ul_peer *peer;
 
-	put_to(p, B0);
+	sim_pair_put(p, B0);
 	run(p);
 	assert_int_equal(sim_ev_count_type(p->a, TAG_SRC, ULNET_EVENT_ACK), 1);
-	peer = peer_of(p->a, B0);
+	peer = sim_pair_peer(p->a, B0);
 	assert_non_null(peer);
 	assert_true(peer->is_mr);
 	assert_int_equal(ul_disc_state_bits(peer),
@@ -140,21 +115,21 @@ static void push_teaches_b_our_nids(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	a_discovers_b(&p);
 	assert_int_equal(a_gets_sent(&p), 1);
 	assert_int_equal(
 		sim_ni_info(p.b, B0).stats.send_count[UL_MSG_GET] +
 			sim_ni_info(p.b, B1).stats.send_count[UL_MSG_GET],
 		0);
-	pa = peer_of(p.b, A0);
+	pa = sim_pair_peer(p.b, A0);
 	assert_non_null(pa);
-	assert_true(pa == peer_of(p.b, A1));
+	assert_true(pa == sim_pair_peer(p.b, A1));
 	assert_true(pa->is_mr);
 	assert_int_equal(pa->nnis, 2);
 	assert_true(ulnet_nid_same(&pa->primary_nid, &a0));
 	assert_int_equal(ul_disc_state_bits(pa), STATE_MR_UPTODATE);
-	pb = peer_of(p.a, B0);
+	pb = sim_pair_peer(p.a, B0);
 	assert_int_equal(pb->node_seqno, ul_ping_seq(p.a->node));
 	assert_int_equal(pa->node_seqno, ul_ping_seq(p.b->node));
 	/* The data PUT and A's push. */
@@ -176,15 +151,15 @@ static void remote_net_add_and_link_down_reach_us(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	a_discovers_b(&p);
 	gets = a_gets_sent(&p);
 	assert_int_equal(
 		ul_node_ni_add(p.b->node, &b99, "eth9", -1, NULL, NULL), 0);
 	run(&p);
-	peer = peer_of(p.a, B99);
+	peer = sim_pair_peer(p.a, B99);
 	assert_non_null(peer);
-	assert_true(peer == peer_of(p.a, B0));
+	assert_true(peer == sim_pair_peer(p.a, B0));
 	assert_true(ulnet_nid_same(&peer->primary_nid, &b0));
 	assert_int_equal(peer->nnis, 3);
 	assert_int_equal(a_gets_sent(&p), gets); /* learnt, not pinged */
@@ -213,18 +188,18 @@ static void remote_ni_del_reaches_us(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	a_discovers_b(&p);
-	assert_int_equal(peer_of(p.a, B0)->nnis, 2);
+	assert_int_equal(sim_pair_peer(p.a, B0)->nnis, 2);
 	assert_int_equal(ul_node_ni_del(p.b->node, &b1, NULL), 0);
 	run(&p);
-	peer = peer_of(p.a, B0);
+	peer = sim_pair_peer(p.a, B0);
 	assert_non_null(peer);
 	assert_int_equal(peer->nnis, 1);
-	assert_null(peer_of(p.a, B1));
+	assert_null(sim_pair_peer(p.a, B1));
 	assert_int_equal(ul_disc_state_bits(peer), STATE_MR_UPTODATE);
 	/* Traffic to B goes on, over B0 alone. */
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	run(&p);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 2);
 	sim_pair_fini(&p);
@@ -243,9 +218,9 @@ static void remote_ni_del_keeps_configured_nid_down(void **state)
 	assert_int_equal(peer_ni_of(p.a, B1)->ns_status, UL_NS_STATUS_UP);
 	assert_int_equal(ul_node_ni_del(p.b->node, &b1, NULL), 0);
 	run(&p);
-	peer = peer_of(p.a, B0);
+	peer = sim_pair_peer(p.a, B0);
 	assert_non_null(peer);
-	assert_true(peer == peer_of(p.a, B1));
+	assert_true(peer == sim_pair_peer(p.a, B1));
 	assert_int_equal(peer->nnis, 2);
 	assert_int_equal(peer_ni_of(p.a, B1)->ns_status, UL_NS_STATUS_DOWN);
 	assert_int_equal(peer_ni_of(p.a, B0)->ns_status, UL_NS_STATUS_UP);
@@ -265,7 +240,7 @@ static void remote_discovery_off_deletes_peer(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	a_discovers_b(&p);
 	seq = ul_ping_seq(p.b->node);
 	assert_int_equal(ul_node_tunable_set(p.b->node, UL_TUNABLE_DISCOVERY, 0,
@@ -273,20 +248,20 @@ static void remote_discovery_off_deletes_peer(void **state)
 			 0);
 	/* A feature bit: the same sequence (§5), but a FORCE_PUSH to A. */
 	assert_int_equal(ul_ping_seq(p.b->node), seq);
-	assert_true(peer_of(p.b, A0)->is_push_forced);
+	assert_true(sim_pair_peer(p.b, A0)->is_push_forced);
 	run(&p);
-	assert_false(peer_of(p.b, A0)->is_push_forced);
-	assert_null(peer_of(p.a, B0));
-	assert_null(peer_of(p.a, B1));
+	assert_false(sim_pair_peer(p.b, A0)->is_push_forced);
+	assert_null(sim_pair_peer(p.a, B0));
+	assert_null(sim_pair_peer(p.a, B1));
 
-	put_to(&p, B1);
+	sim_pair_put(&p, B1);
 	run(&p);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 2);
-	peer = peer_of(p.a, B1);
+	peer = sim_pair_peer(p.a, B1);
 	assert_non_null(peer);
 	assert_false(peer->is_mr);
 	assert_int_equal(peer->nnis, 1);
-	assert_null(peer_of(p.a, B0));
+	assert_null(sim_pair_peer(p.a, B0));
 	assert_int_equal(ul_disc_state_bits(peer),
 			 UL_PEER_STATE_NO_DISCOVERY | UL_PEER_STATE_DISCOVERED |
 				 UL_PEER_STATE_NIDS_UPTODATE);
@@ -305,21 +280,22 @@ static void send_waits_for_owed_push(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	a_discovers_b(&p);
 	puts = b_puts(&p);
 	assert_int_equal(
 		ul_node_ni_add(p.a->node, &a99, "eth9", -1, NULL, NULL), 0);
-	peer = peer_of(p.a, B0);
+	peer = sim_pair_peer(p.a, B0);
 	assert_int_equal(ul_disc_state_bits(peer),
 			 STATE_MR_UPTODATE | UL_PEER_STATE_DISCOVERING);
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	run(&p);
 	/* The push, then the PUT; B learnt A's new NID. */
 	assert_int_equal(b_puts(&p), puts + 2);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 2);
-	assert_int_equal(peer_of(p.b, A0)->nnis, 3);
-	assert_true(peer_of(p.b, "10.0.99.1@tcp99") == peer_of(p.b, A0));
+	assert_int_equal(sim_pair_peer(p.b, A0)->nnis, 3);
+	assert_true(sim_pair_peer(p.b, "10.0.99.1@tcp99") ==
+		    sim_pair_peer(p.b, A0));
 	assert_int_equal(ul_disc_state_bits(peer), STATE_MR_UPTODATE);
 	sim_pair_fini(&p);
 }
@@ -337,14 +313,14 @@ static void unanswered_push_fails_round(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	a_discovers_b(&p);
 	ul_simfab_default_set(p.sim->fab, &lost);
 	assert_int_equal(
 		ul_node_ni_add(p.a->node, &a99, "eth9", -1, NULL, NULL), 0);
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	sim_run(p.sim, p.sim->heap.now_ns + 20 * SEC);
-	peer = peer_of(p.a, B0);
+	peer = sim_pair_peer(p.a, B0);
 	assert_int_equal(ul_disc_state_bits(peer),
 			 (STATE_MR_UPTODATE & ~UL_PEER_STATE_NIDS_UPTODATE) |
 				 UL_PEER_STATE_REDISCOVER);
@@ -374,14 +350,14 @@ static void truncated_push_is_pinged(void **state)
 	(void)state;
 	sim_pair_conf_many(conf, sizeof(conf), BIG_NIS);
 	/* This time B sends and A takes the PUT. */
-	sim_pair_init_with(&p, conf_a, conf, true);
+	sim_pair_init_with(&p, sim_pair_conf_a, conf, true);
 	assert_int_equal(ul_node_put(p.b->node, NULL, p.src, ULNET_ACK_REQ, &to,
 				     PORTAL, 0, 0, 0),
 			 0);
 	run(&p);
 	assert_int_equal(sim_ev_count_type(p.b, TAG_SRC, ULNET_EVENT_ACK), 1);
 	/* A pinged B (its 272-byte ping cut too, so twice): all NIDs. */
-	peer = peer_of(p.a, "10.0.0.2@tcp");
+	peer = sim_pair_peer(p.a, "10.0.0.2@tcp");
 	assert_non_null(peer);
 	assert_true(peer->is_mr);
 	assert_int_equal(peer->nnis, BIG_NIS);
@@ -390,8 +366,8 @@ static void truncated_push_is_pinged(void **state)
 	last = sim_nid("10.0.16.2@tcp");
 	assert_int_equal(ul_node_ni_del(p.b->node, &last, NULL), 0);
 	run(&p);
-	assert_int_equal(peer_of(p.a, "10.0.0.2@tcp")->nnis, BIG_NIS - 1);
-	assert_null(peer_of(p.a, "10.0.16.2@tcp"));
+	assert_int_equal(sim_pair_peer(p.a, "10.0.0.2@tcp")->nnis, BIG_NIS - 1);
+	assert_null(sim_pair_peer(p.a, "10.0.16.2@tcp"));
 	assert_int_equal(a_gets_sent(&p), 2);
 	sim_pair_fini(&p);
 }

@@ -47,33 +47,9 @@
 #define STATE_LOCKED_ONLY 1048577
 #define STATE_LOCKED_DISCOVERED 1048849
 
-static const char conf_a[] = "net:\n"
-			     "  - net type: tcp\n"
-			     "    local NI(s):\n"
-			     "      - nid: 10.0.0.1@tcp\n"
-			     "      - nid: 10.0.1.1@tcp\n"
-			     "global:\n"
-			     "    transaction_timeout: 4\n";
-
 static void run_for(struct sim *sim, uint64_t ns)
 {
 	sim_run(sim, sim->heap.now_ns + ns);
-}
-
-static void put_to(struct sim_pair *p, const char *nid)
-{
-	struct ulnet_process_id to = sim_pid(nid);
-
-	assert_int_equal(ul_node_put(p->a->node, NULL, p->src, ULNET_ACK_REQ,
-				     &to, PORTAL, 0, 0, 0),
-			 0);
-}
-
-static struct ul_peer *peer_of(struct sim_node *sn, const char *nid)
-{
-	struct ulnet_nid id = sim_nid(nid);
-
-	return ul_peer_find(ul_node_core(sn->node), &id);
 }
 
 static bool is_nid(const struct ulnet_nid *nid, const char *s)
@@ -105,7 +81,7 @@ static size_t npeers(struct sim_node *sn)
 static void own_nids_fold_into_one_peer(void **state)
 {
 	struct sim *sim = sim_create(4);
-	struct sim_node *a = sim_node_add(sim, "a", conf_a);
+	struct sim_node *a = sim_node_add(sim, "a", sim_pair_conf_a);
 	struct ulnet_process_id to0 = sim_pid(A0), to1 = sim_pid(A1);
 	char buf[16];
 	struct ulnet_md md = sim_md(a, buf, sizeof(buf), 1, 0, TAG_SRC);
@@ -121,8 +97,8 @@ static void own_nids_fold_into_one_peer(void **state)
 	run_for(sim, SEC);
 	assert_int_equal(rc0, 0);
 	assert_int_equal(rc1, 0);
-	p0 = peer_of(a, A0);
-	p1 = peer_of(a, A1);
+	p0 = sim_pair_peer(a, A0);
+	p1 = sim_pair_peer(a, A1);
 	assert_non_null(p0);
 	assert_non_null(p1);
 	assert_ptr_not_equal(p0, p1);
@@ -133,8 +109,8 @@ static void own_nids_fold_into_one_peer(void **state)
 				     PORTAL, 0, 0, 0),
 			 0);
 	run_for(sim, SEC);
-	p1 = peer_of(a, A1);
-	assert_ptr_equal(peer_of(a, A0), p1);
+	p1 = sim_pair_peer(a, A1);
+	assert_ptr_equal(sim_pair_peer(a, A0), p1);
 	assert_true(is_nid(&p1->primary_nid, A0));
 	assert_int_equal(p1->nnis, 2);
 	assert_true(p1->is_mr);
@@ -154,11 +130,11 @@ static void add_locked_b1(struct sim_pair *p)
 	struct ul_err err = { 0 };
 
 	assert_int_equal(ul_node_peer_add(p->a->node, &r, &err), 0);
-	assert_int_equal(ul_disc_state_bits(peer_of(p->a, B1)), 1048585);
+	assert_int_equal(ul_disc_state_bits(sim_pair_peer(p->a, B1)), 1048585);
 	assert_int_equal(ul_node_peer_set_state(p->a->node, &b1,
 						STATE_LOCKED_ONLY, &err),
 			 0);
-	assert_int_equal(ul_disc_state_bits(peer_of(p->a, B1)),
+	assert_int_equal(ul_disc_state_bits(sim_pair_peer(p->a, B1)),
 			 STATE_LOCKED_ONLY);
 }
 
@@ -173,13 +149,13 @@ static void locked_primary_survives_discovery(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	add_locked_b1(&p);
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	run_for(p.sim, SEC);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 1);
-	peer = peer_of(p.a, B0);
-	assert_ptr_equal(peer, peer_of(p.a, B1));
+	peer = sim_pair_peer(p.a, B0);
+	assert_ptr_equal(peer, sim_pair_peer(p.a, B1));
 	assert_true(is_nid(&peer->primary_nid, B1));
 	assert_int_equal(peer->nnis, 2);
 	assert_int_equal(npeers(p.a), 1);
@@ -200,23 +176,23 @@ static void locked_peer_needs_force_to_go(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	add_locked_b1(&p);
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	run_for(p.sim, SEC);
-	assert_int_equal(peer_of(p.a, B1)->nnis, 2);
+	assert_int_equal(sim_pair_peer(p.a, B1)->nnis, 2);
 
 	assert_int_equal(ul_node_peer_del(p.a->node, &del, &err), 0);
-	peer = peer_of(p.a, B1);
+	peer = sim_pair_peer(p.a, B1);
 	assert_non_null(peer);
 	assert_int_equal(peer->nnis, 1);
-	assert_null(peer_of(p.a, B0));
+	assert_null(sim_pair_peer(p.a, B0));
 	assert_true(peer->is_lock_prim);
 	assert_false(ul_disc_state_bits(peer) & UL_PEER_STATE_NIDS_UPTODATE);
 
 	del.is_lock = true; /* --force */
 	assert_int_equal(ul_node_peer_del(p.a->node, &del, &err), 0);
-	assert_null(peer_of(p.a, B1));
+	assert_null(sim_pair_peer(p.a, B1));
 	assert_int_equal(npeers(p.a), 0);
 	sim_pair_fini(&p);
 }
@@ -237,29 +213,29 @@ static void known_nids_fold_into_the_first_nids_peer(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
-	put_to(&p, B0);
+	sim_pair_init(&p, sim_pair_conf_a);
+	sim_pair_put(&p, B0);
 	run_for(p.sim, SEC);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 1);
-	assert_int_equal(peer_of(p.a, B0)->nnis, 2);
+	assert_int_equal(sim_pair_peer(p.a, B0)->nnis, 2);
 
 	assert_int_equal(ul_disc_add_known(p.a->node, known, 2, &err), 0);
-	peer = peer_of(p.a, P9);
+	peer = sim_pair_peer(p.a, P9);
 	assert_non_null(peer);
 	assert_true(peer->is_lock_prim);
-	assert_ptr_not_equal(peer, peer_of(p.a, B0));
+	assert_ptr_not_equal(peer, sim_pair_peer(p.a, B0));
 	run_for(p.sim, 20 * SEC);
 
-	peer = peer_of(p.a, P9);
+	peer = sim_pair_peer(p.a, P9);
 	assert_non_null(peer);
-	assert_ptr_equal(peer_of(p.a, B0), peer);
-	assert_ptr_equal(peer_of(p.a, B1), peer);
+	assert_ptr_equal(sim_pair_peer(p.a, B0), peer);
+	assert_ptr_equal(sim_pair_peer(p.a, B1), peer);
 	assert_true(is_nid(&peer->primary_nid, P9));
 	assert_int_equal(peer->nnis, 3);
 	assert_true(peer->is_mr);
 	assert_int_equal(npeers(p.a), 1);
 
-	put_to(&p, B0);
+	sim_pair_put(&p, B0);
 	run_for(p.sim, SEC);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 2);
 
@@ -292,11 +268,11 @@ static void known_nids_without_discovery_stay_apart(void **state)
 	(void)state;
 	sim_pair_init(&p, conf_nodisc);
 	assert_int_equal(ul_disc_add_known(p.a->node, known, 3, &err), 0);
-	assert_null(peer_of(p.a, P9));
-	assert_non_null(peer_of(p.a, B0));
-	assert_ptr_not_equal(peer_of(p.a, B0), peer_of(p.a, B1));
-	assert_false(peer_of(p.a, B0)->is_mr);
-	assert_false(peer_of(p.a, B0)->is_lock_prim);
+	assert_null(sim_pair_peer(p.a, P9));
+	assert_non_null(sim_pair_peer(p.a, B0));
+	assert_ptr_not_equal(sim_pair_peer(p.a, B0), sim_pair_peer(p.a, B1));
+	assert_false(sim_pair_peer(p.a, B0)->is_mr);
+	assert_false(sim_pair_peer(p.a, B0)->is_lock_prim);
 	assert_int_equal(npeers(p.a), 2);
 	sim_pair_fini(&p);
 }
@@ -319,7 +295,7 @@ static void delay_gets(struct sim_node *sn, const char *nid, uint32_t latency)
 /* `discover --force` as the node runs it: ping and push again. */
 static void force_round(struct sim_node *sn, const char *nid)
 {
-	struct ul_peer *p = peer_of(sn, nid);
+	struct ul_peer *p = sim_pair_peer(sn, nid);
 
 	assert_non_null(p);
 	assert_false(ul_disc_is_busy(p));
@@ -352,11 +328,11 @@ static void forced_rounds_cross_with_pings_held(void **state)
 	struct sim_pair p;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
-	put_to(&p, B0);
+	sim_pair_init(&p, sim_pair_conf_a);
+	sim_pair_put(&p, B0);
 	run_for(p.sim, SEC);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 1);
-	assert_non_null(peer_of(p.b, A0));
+	assert_non_null(sim_pair_peer(p.b, A0));
 
 	delay_gets(p.b, A0, 3);
 	delay_gets(p.b, A1, 3);
@@ -365,17 +341,18 @@ static void forced_rounds_cross_with_pings_held(void **state)
 	force_round(p.b, A0);
 	run_for(p.sim, SEC);
 	/* B's round is over and its push came in; A's ping is still out. */
-	assert_int_equal(peer_of(p.a, B0)->disc_state, UL_DISC_STATE_PING_SENT);
-	assert_int_equal(ul_disc_state_bits(peer_of(p.b, A0)),
+	assert_int_equal(sim_pair_peer(p.a, B0)->disc_state,
+			 UL_DISC_STATE_PING_SENT);
+	assert_int_equal(ul_disc_state_bits(sim_pair_peer(p.b, A0)),
 			 STATE_MR_UPTODATE);
 	assert_int_equal(puts_in(p.a, A0, A1), a_puts + 1);
 	run_for(p.sim, 10 * SEC);
-	assert_int_equal(ul_disc_state_bits(peer_of(p.a, B0)),
+	assert_int_equal(ul_disc_state_bits(sim_pair_peer(p.a, B0)),
 			 STATE_MR_UPTODATE);
-	assert_int_equal(ul_disc_state_bits(peer_of(p.b, A0)),
+	assert_int_equal(ul_disc_state_bits(sim_pair_peer(p.b, A0)),
 			 STATE_MR_UPTODATE);
-	assert_int_equal(peer_of(p.a, B0)->nnis, 2);
-	assert_int_equal(peer_of(p.b, A0)->nnis, 2);
+	assert_int_equal(sim_pair_peer(p.a, B0)->nnis, 2);
+	assert_int_equal(sim_pair_peer(p.b, A0)->nnis, 2);
 
 	/* Every ping held; B's peer for A goes while B's ping is out. */
 	delay_gets(p.a, B0, 3);
@@ -383,15 +360,16 @@ static void forced_rounds_cross_with_pings_held(void **state)
 	force_round(p.a, B0);
 	force_round(p.b, A0);
 	run_for(p.sim, SEC);
-	assert_int_equal(peer_of(p.b, A0)->disc_state, UL_DISC_STATE_PING_SENT);
+	assert_int_equal(sim_pair_peer(p.b, A0)->disc_state,
+			 UL_DISC_STATE_PING_SENT);
 	assert_int_equal(ul_node_peer_del(p.b->node, &del, &err), 0);
 	run_for(p.sim, 10 * SEC);
-	assert_int_equal(ul_disc_state_bits(peer_of(p.a, B0)),
+	assert_int_equal(ul_disc_state_bits(sim_pair_peer(p.a, B0)),
 			 STATE_MR_UPTODATE);
 	assert_int_equal(npeers(p.a), 1);
 	assert_true(npeers(p.b) <= 1);
 
-	put_to(&p, B1);
+	sim_pair_put(&p, B1);
 	run_for(p.sim, 10 * SEC);
 	assert_int_equal(sim_ev_count_type(p.a, TAG_SRC, ULNET_EVENT_ACK), 2);
 	sim_pair_fini(&p);
@@ -411,15 +389,15 @@ static void gateway_peer_refuses_del_and_add(void **state)
 	uint32_t net_id;
 
 	(void)state;
-	sim_pair_init(&p, conf_a);
+	sim_pair_init(&p, sim_pair_conf_a);
 	assert_int_equal(ulnet_net_parse("tcp9", &net_id, NULL, 0), 0);
 	assert_int_equal(ul_node_route_add(p.a->node, net_id, &gw, 1,
 					   UL_HOPS_UNDEFINED, 0, &err),
 			 0);
 	assert_int_equal(ul_node_peer_del(p.a->node, &r, &err), -EBUSY);
 	assert_int_equal(ul_node_peer_add(p.a->node, &r, &err), -EBUSY);
-	assert_non_null(peer_of(p.a, B0));
-	assert_false(peer_of(p.a, B0)->is_configured);
+	assert_non_null(sim_pair_peer(p.a, B0));
+	assert_false(sim_pair_peer(p.a, B0)->is_configured);
 	sim_pair_fini(&p);
 }
 
