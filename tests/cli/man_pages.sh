@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The manual pages (docs/man) render without a troff warning, name every
 # command ulnetctl has (`ulnetctl --list-commands`) and every option of
-# `ulnetd --help`, and `cmake --install` puts both in share/man/man8.
+# `ulnetd --help`, and `cmake --install` puts both in share/man/man8 and
+# the library's ulnet.3 in share/man/man3.
 . "$(dirname "$0")/lib.bash"
 : "${ULNETD:?ULNETD must name the ulnetd binary}"
 man=$ULNET_SRC/docs/man
@@ -19,7 +20,7 @@ check() { # name, command...: passes when the command succeeds
 }
 
 if command -v groff >/dev/null; then
-	for page in ulnetctl.8 ulnetd.8; do
+	for page in ulnetctl.8 ulnetd.8 ulnet.3; do
 		check "renders $page" bash -c \
 			"groff -man -ww -z '$man/$page' 2>&1 | (! grep .)"
 	done
@@ -51,5 +52,6 @@ if [ -n "${ULNET_BUILD:-}" ] && command -v cmake >/dev/null; then
 	for page in ulnetctl.8 ulnetd.8; do
 		check "installed $page" test -s "$TMP/prefix/share/man/man8/$page"
 	done
+	check "installed ulnet.3" test -s "$TMP/prefix/share/man/man3/ulnet.3"
 fi
 finish

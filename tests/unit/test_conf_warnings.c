@@ -82,8 +82,8 @@ static const struct row rows[] = {
 	  SKIP,
 	  "1:56 net[0].local NI(s)[0].interface: skipped (did you mean "
 	  "'interfaces'?)" },
-	{ "routing: {enabel: 1}\n", SKIP,
-	  "1:11 routing.enabel: unknown key; skipped (did you mean "
+	{ "routing: {enabled: 1}\n", SKIP,
+	  "1:11 routing.enabled: unknown key; skipped (did you mean "
 	  "'enable'?)" },
 };
 
