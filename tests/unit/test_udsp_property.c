@@ -236,6 +236,7 @@ static void gen_descr(struct fx *fx, char *buf, size_t len, bool has_addr,
 	bool is_o2ib = rnd(fx, 2);
 	char net[32], o3[32], o4[32];
 	uint32_t a = rnd(fx, 4);
+	int n;
 
 	if (is_nothing) {
 		if (rnd(fx, 2))
@@ -269,8 +270,9 @@ static void gen_descr(struct fx *fx, char *buf, size_t len, bool has_addr,
 	}
 	gen_octet(fx, o3, sizeof(o3), 0, 3);
 	gen_octet(fx, o4, sizeof(o4), lo, span);
-	snprintf(buf, len, "%s.%s.%s@%s", is_o2ib ? "10.1" : "192.168", o3, o4,
-		 net);
+	n = snprintf(buf, len, "%s.%s.%s@%s", is_o2ib ? "10.1" : "192.168", o3,
+		     o4, net);
+	assert_true(n > 0 && (size_t)n < len);
 }
 
 static struct ul_udsp_rule *gen_rule(struct fx *fx, bool is_nothing)

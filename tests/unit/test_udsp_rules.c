@@ -27,7 +27,8 @@ static struct ul_udsp_rule *rule(const char *src, const char *dst,
 	if (ul_udsp_rule_from_strings(src, dst, rte, prio >= 0,
 				      prio >= 0 ? (uint32_t)prio : 0, idx, &r,
 				      &err))
-		fail_msg("rule %s %s %s: %s", src, dst, rte, err.msg);
+		fail_msg("rule %s %s %s: %s", src ? src : "-", dst ? dst : "-",
+			 rte ? rte : "-", err.msg);
 	return r;
 }
 

@@ -158,7 +158,8 @@ static void add(struct fx *fx, const char *src, const char *dst,
 	int rc = add_rule(fx, src, dst, rte, prio, idx);
 
 	if (rc)
-		fail_msg("udsp add %s %s %s: %d", src, dst, rte, rc);
+		fail_msg("udsp add %s %s %s: %d", src ? src : "-",
+			 dst ? dst : "-", rte ? rte : "-", rc);
 }
 
 static void del(struct fx *fx, int idx)
