@@ -43,7 +43,7 @@ pid=$!
 for _ in $(seq 100); do [ -S "$tmp/ctl" ] && break; sleep 0.1; done
 "$ulnetctl" --ctl "$tmp/ctl" import "$tmp/peers.yaml"
 echo "bench_metrics: $npeers peers of 4 NIDs on one ulnetd ($build)"
-for query in "" "?peers=0"; do
+for query in "?peers=1" "" "?peers=0"; do
 	echo " /metrics$query"
 	prev=""
 	for i in 1 2 3 4; do

@@ -7,7 +7,8 @@
 #    net show and peer show print (messages, bytes by type, health,
 #    credits, latency summaries), the global counters of stats show, and
 #    the labels nid/net and primary_nid; B's received count grows with
-#    the traffic; other paths are 404;
+#    the traffic; other paths are 404; ?peers=0 leaves the peer NIs out
+#    (a default scrape does so by itself past 2,000 peer NIs);
 #  - a real Prometheus server (Debian's prometheus) scraping B every
 #    second answers a rate() query over B's received messages with a
 #    value above 0.
@@ -121,6 +122,16 @@ else
 fi
 fetch /other >"$TMP/other"
 check not_found '^HTTP 404$' "$TMP/other"
+# A small node lists its peer NIs by default; ?peers=0 leaves them out
+# and says so.
+check peers_by_default '^ulnet_metrics_peer_nis_omitted 0$' "$TMP/page"
+fetch '/metrics?peers=0' >"$TMP/nopeers"
+check peers_left_out '^ulnet_metrics_peer_nis_omitted 1$' "$TMP/nopeers"
+if grep -q '^ulnet_peer_ni_' "$TMP/nopeers"; then
+	echo "FAIL peers_left_out: ?peers=0 still lists peer NIs"
+	failed=$((failed + 1))
+fi
+check nis_kept '^ulnet_ni_up\{nid="127\.1\.31\.2@tcp",net="tcp"\} 1$' "$TMP/nopeers"
 
 if command -v prometheus >/dev/null; then
 	cat >"$TMP/prom.yml" <<EOF

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 
+#include "core/core.h"
 #include "core/node.h"
 #include "ctl/doc_yaml.h"
 #include "ctl/proto.h"
@@ -501,6 +502,17 @@ static void show(struct page *p, struct ul_ctlsrv *srv, uint16_t op,
 	ul_ctl_msg_fini(&d);
 }
 
+size_t ul_metrics_peer_nis(struct ul_ctlsrv *srv)
+{
+	const struct ul_core *c = ul_node_core(srv->node);
+	const struct ul_peer *p;
+	size_t n = 0;
+
+	ul_list_for_each_entry(p, &c->peers, core_link)
+		n += p->nnis;
+	return n;
+}
+
 int ul_metrics_page(struct ul_ctlsrv *srv, bool is_peers, char **out,
 		    size_t *len)
 {
@@ -551,6 +563,7 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	uint64_t t0 = ul_clock_monotonic_ns();
 	char *body = NULL, *page = NULL;
 	const char *peers;
+	bool is_peers;
 	size_t len = 0, plen = 0;
 	FILE *f;
 
@@ -566,11 +579,20 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 			     strdup("ulnet: metrics are at /metrics\n"), 31,
 			     "text/plain");
 	m->scrapes++;
-	/* ?peers=0: without the peer NIs, the big part on a big node. */
+	/*
+	 * ?peers=1 / ?peers=0 ask for the peer NIs or not; without either
+	 * they come while the node has at most UL_METRICS_PEER_NIS_MAX,
+	 * so that a default scrape never holds a big node's loop for
+	 * seconds (metrics.h gives the cost).
+	 */
 	peers = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
 					    "peers");
-	if (ul_metrics_page(m->srv, !peers || strcmp(peers, "0") != 0, &body,
-			    &len))
+	if (peers)
+		is_peers = strcmp(peers, "0") != 0;
+	else
+		is_peers = ul_metrics_peer_nis(m->srv) <=
+			   UL_METRICS_PEER_NIS_MAX;
+	if (ul_metrics_page(m->srv, is_peers, &body, &len))
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     strdup("out of memory\n"), 14, "text/plain");
 	/* The scrapes themselves: how many, and what the last one cost. */
@@ -586,8 +608,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		"# TYPE ulnet_metrics_scrapes_total counter\n"
 		"ulnet_metrics_scrapes_total %" PRIu64 "\n"
 		"# TYPE ulnet_metrics_last_build_seconds gauge\n"
-		"ulnet_metrics_last_build_seconds %.9f\n",
-		m->scrapes, m->last_build_s);
+		"ulnet_metrics_last_build_seconds %.9f\n"
+		"# TYPE ulnet_metrics_peer_nis_omitted gauge\n"
+		"ulnet_metrics_peer_nis_omitted %d\n",
+		m->scrapes, m->last_build_s, !is_peers);
 	if (fclose(f))
 		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
 			     strdup("out of memory\n"), 14, "text/plain");
