@@ -34,6 +34,23 @@ struct ul_msg *ul_msg_alloc(struct ul_node *n)
 	return m;
 }
 
+/*
+ * m is committed to local NI nni and peer NI lpni (NULL for 0@lo): it
+ * holds a reference on each, and its deadline counts from now.
+ */
+static void msg_bind(struct ul_node *n, struct ul_msg *m,
+		     struct ul_node_ni *nni, struct ul_peer_ni *lpni)
+{
+	m->nni = nni;
+	m->ni = nni->ni;
+	ul_ni_get(m->ni);
+	m->lpni = lpni;
+	if (lpni)
+		ul_peer_ni_get(lpni);
+	m->is_committed = true;
+	m->deadline_ns = ul_msg_deadline(n, m->ni);
+}
+
 struct ul_msg *ul_msg_alloc_rx(struct ul_node *n,
 			       const struct ul_wire_lnet_hdr *hdr,
 			       const struct ulnet_nid *from_nid,
@@ -46,14 +63,7 @@ struct ul_msg *ul_msg_alloc_rx(struct ul_node *n,
 	m->type = (enum ul_msg_type)hdr->type;
 	m->rx_hdr = *hdr;
 	m->from_nid = *from_nid;
-	m->nni = nni;
-	m->ni = nni->ni;
-	ul_ni_get(m->ni);
-	m->lpni = lpni;
-	if (lpni)
-		ul_peer_ni_get(lpni);
-	m->is_committed = true;
-	m->deadline_ns = ul_msg_deadline(n, m->ni);
+	msg_bind(n, m, nni, lpni);
 	return m;
 }
 
@@ -255,18 +265,11 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 		m->self = *src;
 	m->numa_node = numa_node;
 	m->is_reserved = is_reserved;
-	m->nni = nni;
-	m->ni = nni->ni;
-	ul_ni_get(m->ni);
-	m->lpni = lpni;
-	if (lpni)
-		ul_peer_ni_get(lpni);
+	msg_bind(n, m, nni, lpni);
 	m->tx.target_pid = hdr->dest_pid;
-	m->deadline_ns = ul_msg_deadline(n, m->ni);
 	m->tx.deadline_ns = m->deadline_ns;
 	m->t_start_ns = ul_msg_clock_ns(n);
 	m->is_tx = true;
-	m->is_committed = true;
 	return 0;
 }
 
