@@ -74,18 +74,28 @@
  *	                   keeps), built by the server (runtime/ctlsrv_show.c)
  *
  *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
- *	                   PERF_INFLIGHT
+ *	                   PERF_INFLIGHT, PERF_OP?, PERF_CHECK?,
+ *	                   PERF_TARGET* (more targets, taken in turn)
  *	          reply    PERF_PUTS, PERF_BYTES, PERF_FAILED, PERF_ELAPSED_NS,
  *	                   PERF_STARTED, PERF_SEND_NS, PERF_SEND_BYTES,
+ *	                   PERF_CHECK_ERRORS?,
  *	                   PERF_FAIL* {PERF_STATUS, PERF_COUNT},
  *	                   PERF_RAIL* {NID, PERF_PUTS, PERF_BYTES}
  *	          (a ulnet extension, not an lnetctl command: a stream of
- *	          PUTs to the target's perf sink, runtime/perf.h; the reply
- *	          comes when the stream ends; PUTS are the PUTs ACKed,
- *	          STARTED = PUTS + FAILED, each FAIL the PUTs that ended
- *	          with one status; SEND_NS and SEND_BYTES the rate's window
- *	          and what was ACKed within it; rails are the local NIs and
- *	          what each sent meanwhile)
+ *	          PUTs, GETs or pings (PERF_OP, enum ul_perf_op; PUT when
+ *	          absent) to the targets' perf sinks, runtime/perf.h; the
+ *	          reply comes when the stream ends; PUTS are the operations
+ *	          completed, STARTED = PUTS + FAILED, each FAIL the ones that
+ *	          ended with one status; SEND_NS and SEND_BYTES the rate's
+ *	          window and what completed within it; rails are the local
+ *	          NIs and the payload messages each carried meanwhile: PUTs
+ *	          sent, REPLYs received, or GETs sent for a ping)
+ *
+ *	SELFTEST_STAT  generic request, no arguments
+ *	          reply    one Y_MAP: "selftest stat" with every local NI's
+ *	                   message and byte counts by direction ("rails") and
+ *	                   the perf sink's counters ("sink"); what `ulnetctl
+ *	                   selftest` samples to draw rates over time
  *
  * The generic ops (every other lnetctl command: net add/del/set, peer
  * add/del/set/list, route add/del/show, routing show, set, global show,
@@ -178,7 +188,8 @@ enum ul_ctl_op {
 	UL_CTL_OP_DEBUG_RECOVERY = 30,
 	UL_CTL_OP_CPT_OF_NID = 31,
 	UL_CTL_OP_DEBUG_PEER = 32,
-	UL_CTL_OP__LAST = 32,
+	UL_CTL_OP_SELFTEST_STAT = 33, /* ulnet's own: counters selftest reads */
+	UL_CTL_OP__LAST = 33,
 	UL_CTL_OP_REPLY = 0x8000, /* or-ed into a reply's op */
 };
 
@@ -276,20 +287,24 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_Y_BOOL = 0x0607, /* u32: 0 or 1, printed false / true */
 
 	/* 0x0cxx: perf streams (ulnet's own) */
-	UL_CTL_A_PERF_SIZE = 0x0c00,	    /* u32: bytes per PUT */
-	UL_CTL_A_PERF_DURATION_MS = 0x0c01, /* u32 */
-	UL_CTL_A_PERF_INFLIGHT = 0x0c02,    /* u32 */
-	UL_CTL_A_PERF_PUTS = 0x0c03,	    /* u64 */
-	UL_CTL_A_PERF_BYTES = 0x0c04,	    /* u64 */
-	UL_CTL_A_PERF_FAILED = 0x0c05,	    /* u64 */
-	UL_CTL_A_PERF_ELAPSED_NS = 0x0c06,  /* u64 */
-	UL_CTL_A_PERF_RAIL = 0x0c07,	    /* nested {NID, PUTS, BYTES} */
-	UL_CTL_A_PERF_STARTED = 0x0c08,	    /* u64 */
-	UL_CTL_A_PERF_SEND_NS = 0x0c09,	    /* u64 */
-	UL_CTL_A_PERF_SEND_BYTES = 0x0c0a,  /* u64 */
-	UL_CTL_A_PERF_FAIL = 0x0c0b,	    /* nested {STATUS, COUNT} */
-	UL_CTL_A_PERF_STATUS = 0x0c0c,	    /* s32: a negative errno */
-	UL_CTL_A_PERF_COUNT = 0x0c0d,	    /* u64 */
+	UL_CTL_A_PERF_SIZE = 0x0c00,	     /* u32: bytes per PUT */
+	UL_CTL_A_PERF_DURATION_MS = 0x0c01,  /* u32 */
+	UL_CTL_A_PERF_INFLIGHT = 0x0c02,     /* u32 */
+	UL_CTL_A_PERF_PUTS = 0x0c03,	     /* u64 */
+	UL_CTL_A_PERF_BYTES = 0x0c04,	     /* u64 */
+	UL_CTL_A_PERF_FAILED = 0x0c05,	     /* u64 */
+	UL_CTL_A_PERF_ELAPSED_NS = 0x0c06,   /* u64 */
+	UL_CTL_A_PERF_RAIL = 0x0c07,	     /* nested {NID, PUTS, BYTES} */
+	UL_CTL_A_PERF_STARTED = 0x0c08,	     /* u64 */
+	UL_CTL_A_PERF_SEND_NS = 0x0c09,	     /* u64 */
+	UL_CTL_A_PERF_SEND_BYTES = 0x0c0a,   /* u64 */
+	UL_CTL_A_PERF_FAIL = 0x0c0b,	     /* nested {STATUS, COUNT} */
+	UL_CTL_A_PERF_STATUS = 0x0c0c,	     /* s32: a negative errno */
+	UL_CTL_A_PERF_COUNT = 0x0c0d,	     /* u64 */
+	UL_CTL_A_PERF_OP = 0x0c0e,	     /* u32: enum ul_perf_op */
+	UL_CTL_A_PERF_CHECK = 0x0c0f,	     /* u32: enum ul_perf_check */
+	UL_CTL_A_PERF_TARGET = 0x0c10,	     /* NID: one more target */
+	UL_CTL_A_PERF_CHECK_ERRORS = 0x0c11, /* u64 */
 
 	UL_CTL_A__MAX = 0x0d00,
 };
@@ -424,11 +439,17 @@ struct ul_ctl_peer_show_req {
 	uint32_t verbose;
 };
 
+/* Most targets one perf request names (runtime/perf.h's limit). */
+#define UL_CTL_PERF_TARGETS_MAX 64
+
 struct ul_ctl_perf_req {
-	struct ulnet_nid target;
-	uint32_t size; /* bytes per PUT */
+	uint32_t ntargets; /* 1.., the first is the NID attribute */
+	struct ulnet_nid targets[UL_CTL_PERF_TARGETS_MAX];
+	uint32_t size; /* bytes per PUT or GET */
 	uint32_t duration_ms;
 	uint32_t inflight;
+	uint32_t op;	/* enum ul_perf_op */
+	uint32_t check; /* enum ul_perf_check */
 };
 
 /*
@@ -613,6 +634,7 @@ struct ul_ctl_reply {
 			uint64_t started;
 			uint64_t send_ns; /* the rate's window */
 			uint64_t send_bytes;
+			uint64_t check_errors;
 			size_t nfails;
 			struct ul_ctl_perf_fail fails[UL_CTL_PERF_FAILS_MAX];
 			size_t nrails;

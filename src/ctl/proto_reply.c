@@ -51,6 +51,9 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m)
 		ul_ctl_put_u64(m, UL_CTL_A_PERF_STARTED, r->perf.started);
 		ul_ctl_put_u64(m, UL_CTL_A_PERF_SEND_NS, r->perf.send_ns);
 		ul_ctl_put_u64(m, UL_CTL_A_PERF_SEND_BYTES, r->perf.send_bytes);
+		if (r->perf.check_errors)
+			ul_ctl_put_u64(m, UL_CTL_A_PERF_CHECK_ERRORS,
+				       r->perf.check_errors);
 		for (i = 0; i < r->perf.nfails && i < UL_CTL_PERF_FAILS_MAX;
 		     i++) {
 			ul_ctl_nest_start(m, UL_CTL_A_PERF_FAIL);
@@ -230,6 +233,8 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			r->perf.send_ns = ul_ctl_attr_u64(a);
 		else if (a->type == UL_CTL_A_PERF_SEND_BYTES)
 			r->perf.send_bytes = ul_ctl_attr_u64(a);
+		else if (a->type == UL_CTL_A_PERF_CHECK_ERRORS)
+			r->perf.check_errors = ul_ctl_attr_u64(a);
 		else if (a->type == UL_CTL_A_PERF_FAIL)
 			return dec_perf_fail(a, r, err);
 		else if (a->type == UL_CTL_A_PERF_RAIL)

@@ -12,6 +12,8 @@
 
 int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m)
 {
+	size_t i;
+
 	ul_ctl_msg_init(m, req->op);
 	switch (req->op) {
 	case UL_CTL_OP_PING:
@@ -33,11 +35,19 @@ int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m)
 		ul_ctl_put_u32(m, UL_CTL_A_VERBOSE, req->peer_show.verbose);
 		break;
 	case UL_CTL_OP_PERF_PUT:
-		ul_ctl_put_nid(m, UL_CTL_A_NID, &req->perf.target);
+		ul_ctl_put_nid(m, UL_CTL_A_NID, &req->perf.targets[0]);
+		for (i = 1;
+		     i < req->perf.ntargets && i < UL_CTL_PERF_TARGETS_MAX; i++)
+			ul_ctl_put_nid(m, UL_CTL_A_PERF_TARGET,
+				       &req->perf.targets[i]);
 		ul_ctl_put_u32(m, UL_CTL_A_PERF_SIZE, req->perf.size);
 		ul_ctl_put_u32(m, UL_CTL_A_PERF_DURATION_MS,
 			       req->perf.duration_ms);
 		ul_ctl_put_u32(m, UL_CTL_A_PERF_INFLIGHT, req->perf.inflight);
+		if (req->perf.op)
+			ul_ctl_put_u32(m, UL_CTL_A_PERF_OP, req->perf.op);
+		if (req->perf.check)
+			ul_ctl_put_u32(m, UL_CTL_A_PERF_CHECK, req->perf.check);
 		break;
 	default:
 		if (ul_ctl_op_is_generic(req->op))
@@ -104,14 +114,39 @@ static int peer_show_req_attr(struct ul_ctl_req *r, const struct ul_ctl_attr *a)
 	return 0;
 }
 
-/* Every field of a perf request is mandatory: bit i for field i. */
+/*
+ * The first four fields of a perf request are mandatory (bit i for field
+ * i); op, check and further targets are not.
+ */
 static int perf_req_attr(struct ul_ctl_req *r, unsigned int *seen,
-			 const struct ul_ctl_attr *a)
+			 const struct ul_ctl_attr *a, struct ul_err *err)
 {
 	switch (a->type) {
 	case UL_CTL_A_NID:
-		ul_ctl_attr_nid(a, &r->perf.target);
+		if (*seen & 1u)
+			return ul_err_set(err, -EPROTO,
+					  "control request: two perf targets");
+		ul_ctl_attr_nid(a, &r->perf.targets[0]);
+		if (!r->perf.ntargets)
+			r->perf.ntargets = 1;
 		*seen |= 1u;
+		break;
+	case UL_CTL_A_PERF_TARGET:
+		/* Room for the first is kept at index 0. */
+		if (!r->perf.ntargets)
+			r->perf.ntargets = 1;
+		if (r->perf.ntargets >= UL_CTL_PERF_TARGETS_MAX)
+			return ul_err_set(err, -EPROTO,
+					  "control request: more than %d perf "
+					  "targets",
+					  UL_CTL_PERF_TARGETS_MAX);
+		ul_ctl_attr_nid(a, &r->perf.targets[r->perf.ntargets++]);
+		break;
+	case UL_CTL_A_PERF_OP:
+		r->perf.op = ul_ctl_attr_u32(a);
+		break;
+	case UL_CTL_A_PERF_CHECK:
+		r->perf.check = ul_ctl_attr_u32(a);
 		break;
 	case UL_CTL_A_PERF_SIZE:
 		r->perf.size = ul_ctl_attr_u32(a);
@@ -175,7 +210,7 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 		else if (r.op == UL_CTL_OP_PEER_SHOW)
 			rc = peer_show_req_attr(&r, &a);
 		else
-			rc = perf_req_attr(&r, &perf_seen, &a);
+			rc = perf_req_attr(&r, &perf_seen, &a, err);
 		if (rc)
 			return rc;
 	}

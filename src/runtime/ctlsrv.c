@@ -301,6 +301,8 @@ static const struct generic_op generic_ops[] = {
 	  "Network is down" },
 	{ UL_CTL_OP_CPT_OF_NID, ul_ctlsrv_cpt_of_nid, -ENETDOWN,
 	  "Network is down" },
+	{ UL_CTL_OP_SELFTEST_STAT, ul_ctlsrv_selftest_stat, -ENETDOWN,
+	  "Network is down" },
 };
 
 /* Run a generic op's handler and queue its reply. */
@@ -856,6 +858,11 @@ void ul_ctlsrv_node_env(const struct ul_ctlsrv *srv,
 	memset(env, 0, sizeof(*env));
 	env->node = srv->node;
 	env->ncpt = srv->ncpt;
+}
+
+void ul_ctlsrv_set_perf_sink(struct ul_ctlsrv *srv, struct ul_perf_sink *sink)
+{
+	srv->sink = sink;
 }
 
 void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt)

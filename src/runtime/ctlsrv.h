@@ -54,6 +54,9 @@ void ul_ctlsrv_destroy(struct ul_ctlsrv *srv);
 
 /* The instance's UDSP rule set, for udsp add/del/show (NULL: none). */
 void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp);
+/* The perf sink whose counters selftest stat shows (NULL: none). */
+struct ul_perf_sink;
+void ul_ctlsrv_set_perf_sink(struct ul_ctlsrv *srv, struct ul_perf_sink *sink);
 /* CPU partitions to report (ulnetd --cpts); 0 means 1. */
 void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt);
 /* The lnet.conf `lnet configure --all` applies (NULL: none). 0/-ENOMEM. */

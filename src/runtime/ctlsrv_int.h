@@ -4,7 +4,8 @@
  *
  *	ctlsrv.c         the socket, client connections, request dispatch
  *	ctlsrv_show.c    net show / peer show (the typed show replies)
- *	ctlsrv_ping.c    ping, discover, perf put (ops that wait)
+ *	ctlsrv_ping.c    ping, discover (ops that wait)
+ *	ctlsrv_perf.c    perf streams (perf put, selftest) and selftest stat
  *	ctlsrv_net.c     net add / del / set
  *	ctlsrv_peer.c    peer add / del / set / list
  *	ctlsrv_route.c   route add / del / show
@@ -43,6 +44,7 @@ struct ul_ni;
 struct ul_node;
 struct ul_node_req_env;
 struct ul_peer;
+struct ul_perf_sink;
 struct ul_perf_stream;
 struct ul_udsp_set;
 
@@ -72,8 +74,9 @@ struct ul_ctlsrv {
 	char *conf_path; /* what `lnet configure --all` applies */
 	/* no conf_path: `lnet configure --all` brings up tcp (ulnetd) */
 	bool is_default_net;
-	unsigned int ncpt;   /* CPTs reported (ulnetd --cpts) */
-	unsigned int nnodes; /* NUMA nodes of this host (sysfs), >= 1 */
+	unsigned int ncpt;	   /* CPTs reported (ulnetd --cpts) */
+	unsigned int nnodes;	   /* NUMA nodes of this host (sysfs), >= 1 */
+	struct ul_perf_sink *sink; /* NULL: selftest stat shows no sink */
 };
 
 /*
@@ -106,6 +109,7 @@ struct ctl_perf {
 	struct ctl_client *c; /* NULL once the client closed */
 	struct ul_node *node;
 	struct ul_perf_stream *stream; /* until perf_done runs */
+	uint32_t op;		       /* enum ul_perf_op */
 	size_t nrails;
 	struct ulnet_ni_info before[UL_CTLSRV_PERF_RAILS_MAX];
 };
@@ -149,10 +153,13 @@ int ul_ctlsrv_net_show(struct ul_ctlsrv *srv,
 int ul_ctlsrv_peer_show(struct ul_ctlsrv *srv,
 			const struct ul_ctl_peer_show_req *req,
 			struct ul_ctl_msg *d, struct ul_ctl_reply *r);
-/* ctlsrv_ping.c: start a ping, discover or perf stream for c (BUSY). */
+/* ctlsrv_ping.c: start a ping or discover for c (BUSY). */
 void ul_ctlsrv_do_ping(struct ctl_client *c, const struct ul_ctl_ping_req *req);
 void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a);
+/* ctlsrv_perf.c: start a perf stream for c (BUSY); selftest stat. */
 void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req);
+int ul_ctlsrv_selftest_stat(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			    struct ul_ctl_msg *doc, struct ul_err *err);
 
 /*
  * The CPT of NUMA node numa ("dev cpt" of net show -v), as LNet's

@@ -1,6 +1,7 @@
 /*
- * The control ops that wait on the network: ping, discover (lnetctl.md
- * §11) and perf put (ulnet's). Each starts work on the node and answers
+ * The control ops that wait on the network: ping and discover
+ * (lnetctl.md §11; perf streams are in ctlsrv_perf.c). Each starts work
+ * on the node and answers
  * its client from the node's callback; the pending object outlives a
  * client that goes first (it detaches on close).
  */
@@ -16,7 +17,6 @@
 #include "core/udsp.h"
 #include "ctl/proto_doc.h"
 #include "runtime/ctlsrv_int.h"
-#include "runtime/perf.h"
 #include "util/log.h"
 
 /* lnetctl's ping waits at most 180 s (lnetctl.md §11.1). */
@@ -273,109 +273,4 @@ void ul_ctlsrv_do_discover(struct ctl_client *c, const struct ul_ctl_args *a)
 	start_ping(c, &a->nid, NULL,
 		   (a->has & UL_CTL_ARG_TIMEOUT_MS) ? a->timeout_ms : 0, true,
 		   (a->flags & UL_CTL_ARGF_FORCE) != 0);
-}
-
-/* ---- Perf streams ---------------------------------------------------- */
-
-/* What each rail sent since the stream started: PUT counts and bytes. */
-static void perf_rails(struct ctl_perf *pf, struct ul_ctl_perf_rail *rails,
-		       size_t *nrails)
-{
-	struct ulnet_ni_info now[UL_CTLSRV_PERF_RAILS_MAX];
-	size_t n = 0, i, j, k = 0;
-
-	if (ul_node_ni_info(pf->node, now, UL_CTLSRV_PERF_RAILS_MAX, &n))
-		n = 0;
-	for (i = 0; i < n && i < UL_CTLSRV_PERF_RAILS_MAX; i++) {
-		const struct ulnet_msg_stats *a = &now[i].stats;
-
-		rails[k].nid = now[i].nid;
-		rails[k].puts = a->send_count[UL_PERF_PUT_IDX];
-		rails[k].bytes = a->send_bytes[UL_PERF_PUT_IDX];
-		for (j = 0; j < pf->nrails; j++) {
-			const struct ulnet_msg_stats *b = &pf->before[j].stats;
-
-			if (memcmp(&pf->before[j].nid, &now[i].nid,
-				   sizeof(now[i].nid)) == 0) {
-				rails[k].puts -= b->send_count[UL_PERF_PUT_IDX];
-				rails[k].bytes -=
-					b->send_bytes[UL_PERF_PUT_IDX];
-				break;
-			}
-		}
-		k++;
-	}
-	*nrails = k;
-}
-
-static void perf_done(void *arg, const struct ul_perf_result *res)
-{
-	struct ul_ctl_perf_rail rails[UL_CTLSRV_PERF_RAILS_MAX];
-	struct ctl_perf *pf = arg;
-	struct ctl_client *c = pf->c;
-	struct ul_ctl_reply r;
-	size_t i;
-
-	if (!c) {
-		free(pf);
-		return;
-	}
-	c->perf = NULL;
-	/*
-	 * The stream started, so it reports, even if every PUT failed: the
-	 * counts by status are the answer (ulnetctl's exit code says it).
-	 */
-	memset(&r, 0, sizeof(r));
-	r.op = UL_CTL_OP_PERF_PUT;
-	r.perf.puts = res->puts;
-	r.perf.bytes = res->bytes;
-	r.perf.failed = res->failed;
-	r.perf.elapsed_ns = res->elapsed_ns;
-	r.perf.started = res->started;
-	r.perf.send_ns = res->send_ns;
-	r.perf.send_bytes = res->send_bytes;
-	for (i = 0; i < res->nfails && i < UL_CTL_PERF_FAILS_MAX; i++) {
-		r.perf.fails[i].status = res->fails[i].status;
-		r.perf.fails[i].count = res->fails[i].count;
-	}
-	r.perf.nfails = i;
-	perf_rails(pf, rails, &r.perf.nrails);
-	r.perf.rails = rails;
-	free(pf);
-	ul_ctlsrv_client_send(c, &r, false);
-}
-
-void ul_ctlsrv_do_perf(struct ctl_client *c, const struct ul_ctl_perf_req *req)
-{
-	struct ulnet_process_id target = { .nid = req->target,
-					   .pid = ULNET_PID_LUSTRE };
-	struct ul_ctl_reply r;
-	struct ctl_perf *pf;
-	int rc = -ENOMEM;
-
-	pf = calloc(1, sizeof(*pf));
-	if (!pf)
-		goto fail;
-	pf->c = c;
-	pf->node = c->srv->node;
-	rc = ul_node_ni_info(pf->node, pf->before, UL_CTLSRV_PERF_RAILS_MAX,
-			     &pf->nrails);
-	if (rc)
-		goto fail;
-	if (pf->nrails > UL_CTLSRV_PERF_RAILS_MAX)
-		pf->nrails = UL_CTLSRV_PERF_RAILS_MAX;
-	rc = ul_perf_stream_start(pf->node, ul_loop_timers(c->srv->loop),
-				  &target, req->size,
-				  (uint64_t)req->duration_ms * 1000000u,
-				  req->inflight, perf_done, pf, &pf->stream);
-	if (rc)
-		goto fail;
-	c->perf = pf;
-	return;
-fail:
-	free(pf);
-	ul_ctl_reply_error(&r, UL_CTL_OP_PERF_PUT, rc,
-			   rc == -EINVAL ? "bad size or inflight"
-					 : "cannot start the perf stream");
-	ul_ctlsrv_client_send(c, &r, false);
 }

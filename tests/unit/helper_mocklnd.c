@@ -62,6 +62,20 @@ static void tx_finish(struct mock_tx *mt, int status, enum ul_hstatus hs)
 	free(mt);
 }
 
+/* Invert byte off of the payload an iovec holds (it is within). */
+static void flip_byte(const struct iovec *iov, size_t niov, size_t off)
+{
+	size_t i;
+
+	for (i = 0; i < niov; i++) {
+		if (off < iov[i].iov_len) {
+			((uint8_t *)iov[i].iov_base)[off] ^= 0xffu;
+			return;
+		}
+		off -= iov[i].iov_len;
+	}
+}
+
 static void deliver(struct ul_timer *t, uint64_t now_ns)
 {
 	struct mock_tx *mt = ul_container_of(t, struct mock_tx, timer);
@@ -95,6 +109,8 @@ static void deliver(struct ul_timer *t, uint64_t now_ns)
 	}
 	ul_lnd_iov_copy(rx.iov, rx.niov, tx->iov, tx->niov,
 			rx.mlen < tx->nob ? rx.mlen : tx->nob);
+	if (f->corrupt_at && rx.mlen > f->corrupt_at - 1)
+		flip_byte(rx.iov, rx.niov, f->corrupt_at - 1);
 	tx_finish(mt, 0, UL_HSTATUS_OK);
 	dst->lni->up->rx_done(dst->lni, &rx, 0);
 }

@@ -35,8 +35,9 @@ struct mock_fabric {
 	bool fail_undelivered;	      /* ... and tx->is_undelivered set */
 	bool is_drop;		      /* sends complete OK, nothing arrives */
 	bool is_hold;		      /* sends wait for mock_release() */
-	uint32_t timeout_sec;	      /* the LND's timeout (set/get ops) */
-	uint32_t in_flight;	      /* sends not yet completed */
+	size_t corrupt_at; /* != 0: byte corrupt_at - 1 of payloads flipped */
+	uint32_t timeout_sec; /* the LND's timeout (set/get ops) */
+	uint32_t in_flight;   /* sends not yet completed */
 	uint32_t max_in_flight;
 	uint32_t nsent;	     /* ops->send calls accepted */
 	uint32_t nparse_err; /* parse returned an error (conn closed) */

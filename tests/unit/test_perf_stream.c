@@ -11,7 +11,12 @@
  *   (-ETIMEDOUT), or `ulnetctl perf put` waits for ever;
  * - a PUT lost while the stream runs on does not stall it, and the rate's
  *   window ends with the sending, not with that PUT's timeout;
- * - failures are counted by final status, and started = puts + failed.
+ * - failures are counted by final status, and started = completed +
+ *   failed;
+ * - selftest's operations: brw read (GETs) and write (PUTs) with
+ *   lnet_selftest's checks, where a corrupted byte is counted at the side
+ *   that looked (the reader, or the sink for a write) and check=simple
+ *   looks only at both ends of each page; pings; 1:N round robin.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -19,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -47,7 +53,7 @@ static void assert_every_put_ended(const struct ul_perf_result *r)
 	uint64_t sum = 0;
 	size_t i;
 
-	assert_int_equal(r->started, r->puts + r->failed);
+	assert_int_equal(r->started, r->completed + r->failed);
 	for (i = 0; i < r->nfails; i++) {
 		assert_true(r->fails[i].status < 0);
 		sum += r->fails[i].count;
@@ -100,9 +106,9 @@ static void stop_ends_a_long_stream_at_once(void **state)
 	uint32_t sent;
 
 	/* An hour-long stream, four PUTs in flight. */
-	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &p->target,
-					      4096, 3600 * NS_PER_SEC, 4,
-					      on_done, &d, &st),
+	assert_int_equal(ul_perf_put_start(p->a, &p->f.timers, &p->target, 4096,
+					   3600 * NS_PER_SEC, 4, on_done, &d,
+					   &st),
 			 0);
 	assert_non_null(st);
 	mock_run(&p->f, 10 * DELAY_NS);
@@ -113,8 +119,8 @@ static void stop_ends_a_long_stream_at_once(void **state)
 	assert_int_equal(d.ncalls, 1);
 	assert_int_equal(d.res.status, 0);
 	assert_int_equal(d.res.failed, 0);
-	assert_true(d.res.puts >= 4);
-	assert_int_equal(d.res.bytes, d.res.puts * 4096);
+	assert_true(d.res.completed >= 4);
+	assert_int_equal(d.res.bytes, d.res.completed * 4096);
 	assert_every_put_ended(&d.res);
 	sent = p->f.nsent;
 	mock_run(&p->f, 10 * DELAY_NS);
@@ -128,9 +134,9 @@ static void stopping_twice_reports_once(void **state)
 	struct ul_perf_stream *st = NULL;
 	struct done_rec d = { 0 };
 
-	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &p->target,
-					      64, 3600 * NS_PER_SEC, 1, on_done,
-					      &d, &st),
+	assert_int_equal(ul_perf_put_start(p->a, &p->f.timers, &p->target, 64,
+					   3600 * NS_PER_SEC, 1, on_done, &d,
+					   &st),
 			 0);
 	/* Its one PUT is out; stopping twice is stopping once. */
 	ul_perf_stream_stop(st);
@@ -139,7 +145,7 @@ static void stopping_twice_reports_once(void **state)
 	/* Its PUT waits for discovery: a ping and a push (a round trip each). */
 	mock_run(&p->f, 8 * DELAY_NS);
 	assert_int_equal(d.ncalls, 1);
-	assert_int_equal(d.res.puts, 1);
+	assert_int_equal(d.res.completed, 1);
 	assert_int_equal(d.res.started, 1);
 	assert_every_put_ended(&d.res);
 }
@@ -168,8 +174,8 @@ static void stream_with_lost_put_ends(void **state)
 	tt = ul_node_core(a)->tun.transaction_timeout;
 	assert_int_equal(ul_perf_sink_create(b, &sink), 0);
 	/* Two PUTs in flight; the stream drains as soon as time moves. */
-	assert_int_equal(ul_perf_stream_start(a, &f.timers, &target, 4096, 1, 2,
-					      on_done, &d, NULL),
+	assert_int_equal(ul_perf_put_start(a, &f.timers, &target, 4096, 1, 2,
+					   on_done, &d, NULL),
 			 0);
 	/* The first PUT is lost on the wire (its SEND is fine). */
 	f.is_drop = true;
@@ -178,7 +184,7 @@ static void stream_with_lost_put_ends(void **state)
 	/* The second one is ACKed; then wait 3 transaction timeouts. */
 	mock_run(&f, 3 * (uint64_t)tt * NS_PER_SEC);
 	assert_int_equal(d.ncalls, 1);
-	assert_int_equal(d.res.puts, 1);
+	assert_int_equal(d.res.completed, 1);
 	assert_int_equal(d.res.failed, 1);
 	assert_int_equal(d.res.status, -ETIMEDOUT);
 	assert_int_equal(d.res.nfails, 1);
@@ -214,8 +220,8 @@ static void lost_put_neither_stalls_nor_slows_the_rate(void **state)
 	mock_peer_known(a, bn[0]); /* the first message is the lost PUT */
 	tt = ul_node_core(a)->tun.transaction_timeout;
 	assert_int_equal(ul_perf_sink_create(b, &sink), 0);
-	assert_int_equal(ul_perf_stream_start(a, &f.timers, &target, 4096,
-					      window_ns, 2, on_done, &d, NULL),
+	assert_int_equal(ul_perf_put_start(a, &f.timers, &target, 4096,
+					   window_ns, 2, on_done, &d, NULL),
 			 0);
 	/* The first PUT is lost on the wire; the stream runs on. */
 	f.is_drop = true;
@@ -231,7 +237,7 @@ static void lost_put_neither_stalls_nor_slows_the_rate(void **state)
 	assert_int_equal(d.res.fails[0].status, -ETIMEDOUT);
 	assert_every_put_ended(&d.res);
 	/* The other slot went on, a PUT every 2 ms or so. */
-	assert_true(d.res.puts > 20);
+	assert_true(d.res.completed > 20);
 	/* The stream lasted until the timeout; its rate's window did not. */
 	assert_true(d.res.elapsed_ns >= (uint64_t)tt * NS_PER_SEC);
 	assert_true(d.res.send_ns > window_ns / 2);
@@ -253,15 +259,14 @@ static void failures_are_counted_by_status(void **state)
 	/* Every send fails as a reset connection, a final health status. */
 	p->f.fail_status = -ECONNRESET;
 	p->f.fail_hstatus = UL_HSTATUS_REMOTE_ERROR;
-	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &p->target,
-					      4096, 10 * DELAY_NS, 4, on_done,
-					      &d, NULL),
+	assert_int_equal(ul_perf_put_start(p->a, &p->f.timers, &p->target, 4096,
+					   10 * DELAY_NS, 4, on_done, &d, NULL),
 			 0);
 	mock_run(&p->f, 20 * DELAY_NS);
 	p->f.fail_status = 0;
 	mock_run(&p->f, 5 * DELAY_NS);
 	assert_int_equal(d.ncalls, 1);
-	assert_int_equal(d.res.puts, 0);
+	assert_int_equal(d.res.completed, 0);
 	assert_int_equal(d.res.bytes, 0);
 	assert_true(d.res.failed >= 4);
 	assert_every_put_ended(&d.res);
@@ -275,6 +280,228 @@ static void failures_are_counted_by_status(void **state)
 	assert_int_equal(d.res.send_bytes, 0);
 }
 
+static struct ul_perf_spec spec_of(enum ul_perf_op op, enum ul_perf_check check,
+				   uint32_t size, uint64_t duration_ns,
+				   uint32_t inflight)
+{
+	struct ul_perf_spec sp;
+
+	memset(&sp, 0, sizeof(sp));
+	sp.op = op;
+	sp.check = check;
+	sp.size = size;
+	sp.duration_ns = duration_ns;
+	sp.inflight = inflight;
+	sp.ntargets = 1;
+	sp.targets[0].nid = mock_nid("10.0.0.2@tcp");
+	sp.targets[0].pid = ULNET_PID_LUSTRE;
+	return sp;
+}
+
+/* Run a stream to its end; the result in d. */
+static void run_stream(struct pair *p, const struct ul_perf_spec *sp,
+		       struct done_rec *d)
+{
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, sp, on_done,
+					      d, NULL),
+			 0);
+	mock_run(&p->f, sp->duration_ns + 20 * DELAY_NS);
+	assert_int_equal(d->ncalls, 1);
+	assert_every_put_ended(&d->res);
+}
+
+static void checked_reads_come_back_whole(void **state)
+{
+	struct pair *p = *state;
+	struct ul_perf_spec sp = spec_of(UL_PERF_OP_GET, UL_PERF_CHECK_FULL,
+					 3 * 4096 + 100, 50 * DELAY_NS, 3);
+	struct ul_perf_sink_stats ss;
+	struct done_rec d = { 0 };
+
+	run_stream(p, &sp, &d);
+	assert_true(d.res.completed > 10);
+	assert_int_equal(d.res.failed, 0);
+	assert_int_equal(d.res.check_errors, 0);
+	assert_int_equal(d.res.bytes, d.res.completed * sp.size);
+	ul_perf_sink_stats(p->sink, &ss);
+	assert_int_equal(ss.gets, d.res.completed);
+	assert_int_equal(ss.get_bytes, d.res.bytes);
+	assert_int_equal(ss.puts, 0);
+}
+
+/* A byte spoiled at off of what the sink serves: what each check sees. */
+static uint64_t read_errors(struct pair *p, enum ul_perf_check check,
+			    size_t off, uint64_t *completed)
+{
+	struct ul_perf_spec sp =
+		spec_of(UL_PERF_OP_GET, check, 2 * 4096, 20 * DELAY_NS, 2);
+	uint8_t *buf = ul_perf_sink_get_buf(p->sink);
+	struct done_rec d = { 0 };
+
+	buf[off] ^= 0x5a;
+	run_stream(p, &sp, &d);
+	buf[off] ^= 0x5a;
+	*completed = d.res.completed;
+	return d.res.check_errors;
+}
+
+static void spoiled_reads_are_counted_by_the_reader(void **state)
+{
+	struct pair *p = *state;
+	uint64_t n, errors;
+
+	/* full sees any byte; simple only the first and last 8 of a page */
+	errors = read_errors(p, UL_PERF_CHECK_FULL, 5000, &n);
+	assert_true(n > 0);
+	assert_int_equal(errors, n);
+	errors = read_errors(p, UL_PERF_CHECK_SIMPLE, 5000, &n);
+	assert_true(n > 0);
+	assert_int_equal(errors, 0);
+	errors = read_errors(p, UL_PERF_CHECK_SIMPLE, 4096, &n);
+	assert_int_equal(errors, n);
+	errors = read_errors(p, UL_PERF_CHECK_SIMPLE, 8191, &n);
+	assert_int_equal(errors, n);
+	errors = read_errors(p, UL_PERF_CHECK_NONE, 4096, &n);
+	assert_true(n > 0);
+	assert_int_equal(errors, 0);
+}
+
+static void checked_writes_are_verified_by_the_sink(void **state)
+{
+	struct pair *p = *state;
+	struct ul_perf_spec sp = spec_of(UL_PERF_OP_PUT, UL_PERF_CHECK_SIMPLE,
+					 8192, 20 * DELAY_NS, 2);
+	struct ul_perf_sink_stats ss;
+	struct done_rec d = { 0 }, d2 = { 0 };
+
+	run_stream(p, &sp, &d);
+	ul_perf_sink_stats(p->sink, &ss);
+	assert_true(d.res.completed > 0);
+	assert_int_equal(ss.puts, d.res.completed);
+	assert_int_equal(ss.checked, d.res.completed);
+	assert_int_equal(ss.check_errors, 0);
+	/* The wire flips byte 4200, inside page 1: only check=full sees it. */
+	p->f.corrupt_at = 4201;
+	run_stream(p, &sp, &d2);
+	ul_perf_sink_stats(p->sink, &ss);
+	assert_int_equal(ss.check_errors, 0);
+	sp.check = UL_PERF_CHECK_FULL;
+	memset(&d2, 0, sizeof(d2));
+	run_stream(p, &sp, &d2);
+	ul_perf_sink_stats(p->sink, &ss);
+	assert_true(d2.res.completed > 0);
+	assert_int_equal(ss.check_errors, d2.res.completed);
+	/* The writer's ACKs still came: the sink is who knows. */
+	assert_int_equal(d2.res.check_errors, 0);
+	p->f.corrupt_at = 0;
+}
+
+static void pings_go_to_every_target_in_turn(void **state)
+{
+	static const char *const an[] = { "10.0.0.1@tcp" };
+	static const char *const bn[] = { "10.0.0.2@tcp" };
+	static const char *const cn[] = { "10.0.0.3@tcp" };
+	struct ul_perf_spec sp = spec_of(UL_PERF_OP_PING, UL_PERF_CHECK_NONE, 0,
+					 40 * DELAY_NS, 4);
+	struct ul_perf_sink *sb = NULL, *sc = NULL;
+	struct ul_perf_sink_stats b, c;
+	struct done_rec d = { 0 };
+	struct mock_fabric f;
+	struct ul_node *na, *nb, *nc;
+
+	(void)state;
+	mock_fabric_init(&f);
+	f.delay_ns = DELAY_NS;
+	na = mock_node(&f, an, 1, 0, 0);
+	nb = mock_node(&f, bn, 1, 0, 0);
+	nc = mock_node(&f, cn, 1, 0, 0);
+	assert_non_null(na);
+	assert_non_null(nb);
+	assert_non_null(nc);
+	assert_int_equal(ul_perf_sink_create(nb, &sb), 0);
+	assert_int_equal(ul_perf_sink_create(nc, &sc), 0);
+	sp.ntargets = 2;
+	sp.targets[1].nid = mock_nid(cn[0]);
+	sp.targets[1].pid = ULNET_PID_LUSTRE;
+	assert_int_equal(
+		ul_perf_stream_start(na, &f.timers, &sp, on_done, &d, NULL), 0);
+	mock_run(&f, sp.duration_ns + 20 * DELAY_NS);
+	assert_int_equal(d.ncalls, 1);
+	assert_every_put_ended(&d.res);
+	assert_int_equal(d.res.failed, 0);
+	assert_int_equal(d.res.bytes, 0);
+	ul_perf_sink_stats(sb, &b);
+	ul_perf_sink_stats(sc, &c);
+	/* Each answered a 0-byte GET for every other ping. */
+	assert_int_equal(b.gets + c.gets, d.res.completed);
+	assert_true(b.gets > 10 && c.gets > 10);
+	assert_true(b.gets <= c.gets + 1 && c.gets <= b.gets + 1);
+	assert_int_equal(b.get_bytes + c.get_bytes, 0);
+	ul_perf_sink_destroy(sb);
+	ul_perf_sink_destroy(sc);
+	mock_run(&f, DELAY_NS);
+	mock_fabric_fini(&f);
+}
+
+static void bad_specs_are_refused(void **state)
+{
+	struct pair *p = *state;
+	struct ul_perf_spec sp;
+	struct done_rec d = { 0 };
+
+	sp = spec_of(UL_PERF_OP_PUT, UL_PERF_CHECK_NONE, 0, DELAY_NS, 1);
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	sp = spec_of(UL_PERF_OP_GET, UL_PERF_CHECK_NONE, UL_PERF_MAX_SIZE + 1,
+		     DELAY_NS, 1);
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	sp = spec_of(UL_PERF_OP_PUT, (enum ul_perf_check)3, 64, DELAY_NS, 1);
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	sp = spec_of((enum ul_perf_op)7, UL_PERF_CHECK_NONE, 64, DELAY_NS, 1);
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	sp = spec_of(UL_PERF_OP_PING, UL_PERF_CHECK_NONE, 0, DELAY_NS, 1);
+	sp.ntargets = 0;
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	sp.ntargets = UL_PERF_TARGETS_MAX + 1;
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	sp.ntargets = 1;
+	sp.inflight = UL_PERF_INFLIGHT_MAX + 1;
+	assert_int_equal(ul_perf_stream_start(p->a, &p->f.timers, &sp, on_done,
+					      &d, NULL),
+			 -EINVAL);
+	assert_int_equal(d.ncalls, 0);
+}
+
+static void the_check_looks_where_lst_looks(void **state)
+{
+	uint8_t buf[3 * 4096 + 10];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(buf); i++)
+		buf[i] = ul_perf_pattern_byte(i);
+	assert_true(ul_perf_check_ok(buf, sizeof(buf), UL_PERF_CHECK_FULL));
+	buf[4096 + 100] ^= 1;
+	assert_true(ul_perf_check_ok(buf, sizeof(buf), UL_PERF_CHECK_SIMPLE));
+	assert_false(ul_perf_check_ok(buf, sizeof(buf), UL_PERF_CHECK_FULL));
+	assert_true(ul_perf_check_ok(buf, sizeof(buf), UL_PERF_CHECK_NONE));
+	buf[4096 + 100] ^= 1;
+	/* The last, short page: its last 8 bytes are looked at. */
+	buf[sizeof(buf) - 1] ^= 1;
+	assert_false(ul_perf_check_ok(buf, sizeof(buf), UL_PERF_CHECK_SIMPLE));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -286,6 +513,18 @@ int main(void)
 		cmocka_unit_test(lost_put_neither_stalls_nor_slows_the_rate),
 		cmocka_unit_test_setup_teardown(failures_are_counted_by_status,
 						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(checked_reads_come_back_whole,
+						pair_setup, pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			spoiled_reads_are_counted_by_the_reader, pair_setup,
+			pair_teardown),
+		cmocka_unit_test_setup_teardown(
+			checked_writes_are_verified_by_the_sink, pair_setup,
+			pair_teardown),
+		cmocka_unit_test(pings_go_to_every_target_in_turn),
+		cmocka_unit_test_setup_teardown(bad_specs_are_refused,
+						pair_setup, pair_teardown),
+		cmocka_unit_test(the_check_looks_where_lst_looks),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -98,6 +98,57 @@ static void req_show_roundtrip(void **state)
 	assert_int_equal(out.peer_show.verbose, 3);
 }
 
+static void req_perf_roundtrip(void **state)
+{
+	struct ul_ctl_req in, out;
+	struct ul_ctl_msg m;
+	struct ul_err err = { 0 };
+	uint32_t i;
+
+	(void)state;
+	/* perf put's request: one target, a PUT unchecked (no op, no check) */
+	memset(&in, 0, sizeof(in));
+	in.op = UL_CTL_OP_PERF_PUT;
+	in.perf.ntargets = 1;
+	in.perf.targets[0] = ht_nid("10.0.0.2@tcp");
+	in.perf.size = 1u << 20;
+	in.perf.duration_ms = 5000;
+	in.perf.inflight = 8;
+	out = req_roundtrip(&in);
+	assert_int_equal(out.perf.ntargets, 1);
+	assert_true(ulnet_nid_same(&out.perf.targets[0], &in.perf.targets[0]));
+	assert_int_equal(out.perf.size, 1u << 20);
+	assert_int_equal(out.perf.duration_ms, 5000);
+	assert_int_equal(out.perf.inflight, 8);
+	assert_int_equal(out.perf.op, 0);
+	assert_int_equal(out.perf.check, 0);
+
+	/* selftest's: a checked read from three targets in turn */
+	in.perf.op = 1;
+	in.perf.check = 2;
+	in.perf.ntargets = 3;
+	in.perf.targets[1] = ht_nid("10.0.0.3@tcp");
+	in.perf.targets[2] = ht_nid("10.0.0.4@tcp1");
+	out = req_roundtrip(&in);
+	assert_int_equal(out.perf.op, 1);
+	assert_int_equal(out.perf.check, 2);
+	assert_int_equal(out.perf.ntargets, 3);
+	for (i = 0; i < 3; i++)
+		assert_true(ulnet_nid_same(&out.perf.targets[i],
+					   &in.perf.targets[i]));
+
+	/* More targets than the server takes: refused whole. */
+	in.perf.ntargets = UL_CTL_PERF_TARGETS_MAX;
+	for (i = 0; i < UL_CTL_PERF_TARGETS_MAX; i++)
+		in.perf.targets[i] = ht_nid("10.0.0.9@tcp");
+	assert_int_equal(ul_ctl_req_encode(&in, &m), 0);
+	ul_ctl_put_nid(&m, UL_CTL_A_PERF_TARGET, &in.perf.targets[0]);
+	assert_int_equal(ul_ctl_msg_finish(&m), 0);
+	assert_int_equal(ul_ctl_req_decode(m.buf, m.len, &out, &err), -EPROTO);
+	assert_non_null(strstr(err.msg, "more than 64 perf targets"));
+	ul_ctl_msg_fini(&m);
+}
+
 /* The frame of "ping 0@lo" as proto.h lays it out, byte for byte. */
 static void req_ping_frame_layout(void **state)
 {
@@ -192,6 +243,7 @@ static void reply_perf_roundtrip(void **state)
 	in.perf.elapsed_ns = 151000000000u;
 	in.perf.send_ns = 1000000000u;
 	in.perf.send_bytes = 6 * 4096;
+	in.perf.check_errors = 3;
 	in.perf.nfails = 2;
 	in.perf.fails[0].status = -ETIMEDOUT;
 	in.perf.fails[0].count = 3;
@@ -210,6 +262,7 @@ static void reply_perf_roundtrip(void **state)
 	assert_int_equal(out->perf.elapsed_ns, 151000000000u);
 	assert_int_equal(out->perf.send_ns, 1000000000u);
 	assert_int_equal(out->perf.send_bytes, 6 * 4096);
+	assert_int_equal(out->perf.check_errors, 3);
 	/* The statuses in order, each with its count. */
 	assert_int_equal(out->perf.nfails, 2);
 	assert_int_equal(out->perf.fails[0].status, -ETIMEDOUT);
@@ -700,6 +753,7 @@ int main(void)
 		cmocka_unit_test(unknown_attribute_skipped),
 		cmocka_unit_test(truncated_replies_rejected),
 		cmocka_unit_test(reply_perf_roundtrip),
+		cmocka_unit_test(req_perf_roundtrip),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

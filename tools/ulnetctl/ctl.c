@@ -134,8 +134,15 @@ static int connect_ctl(const char *path, struct ul_err *err)
 int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 		      struct ul_ctl_reply *reply, struct ul_err *err)
 {
+	return ulnetctl_ctl_call_at(ulnetctl_ctl_path(), req, timeout_ms, reply,
+				    err);
+}
+
+int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
+			 uint32_t timeout_ms, struct ul_ctl_reply *reply,
+			 struct ul_err *err)
+{
 	int64_t deadline = now_ms() + timeout_ms;
-	const char *path = ulnetctl_ctl_path();
 	struct ul_err derr = { 0 };
 	uint8_t hdr[UL_CTL_HDR_SIZE];
 	uint8_t *frame = NULL;

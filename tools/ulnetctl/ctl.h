@@ -35,6 +35,13 @@ const char *ulnetctl_ctl_path(void);
  */
 int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 		      struct ul_ctl_reply *reply, struct ul_err *err);
+/*
+ * The same with the ulnetd at path (selftest drives several); safe to
+ * call from several threads at once.
+ */
+int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
+			 uint32_t timeout_ms, struct ul_ctl_reply *reply,
+			 struct ul_err *err);
 
 /*
  * One generic op (proto.h): send args, wait up to timeout_ms, decode the
@@ -103,6 +110,16 @@ int ulnetctl_export(int argc, char **argv);	/* export.c */
 bool ulnetctl_global_export(FILE *out, struct ul_ctl_reply *reply);
 /* ulnet's own "perf" noun (perf.c). */
 extern const struct ulnetctl_cmd ulnetctl_perf_cmds[];
+extern const struct ulnetctl_cmd ulnetctl_selftest_cmds[];
+
+/*
+ * Shared by perf put and selftest (perf.c): a positive integer within
+ * [1, max] with an optional K or M suffix (0 or -EINVAL); MiB/s of bytes
+ * over ns; "-ETIMEDOUT", or "-123" for an errno ulnet has no name for.
+ */
+int ulnetctl_parse_size(const char *s, unsigned long max, uint32_t *out);
+double ulnetctl_mib_per_s(uint64_t bytes, uint64_t ns);
+const char *ulnetctl_status_name(int status, char *buf, size_t size);
 int ulnetctl_ping(int argc, char **argv);
 
 /* lnetctl's -v/--verbose level, called for the option inside getopt. */

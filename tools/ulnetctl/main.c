@@ -70,6 +70,9 @@ static const struct ulnetctl_cmd top_cmds[] = {
 	  "Calculate the CPTs associated with NIDs\n"
 	  " usage:\n\tulnetctl cpt-of-nid nid[ nid ...]\n" },
 	{ "perf", NULL, ulnetctl_perf_cmds, "perf {put} (a ulnet extension)" },
+	{ "selftest", NULL, ulnetctl_selftest_cmds,
+	  "selftest {run | stat} (lnet_selftest for ulnet, a ulnet "
+	  "extension)" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -1,9 +1,10 @@
 /*
  * ulnetctl perf put: a stream of bulk PUTs from the instance to a peer's
  * perf sink (runtime/perf.h), then what moved and how each local NI
- * ("rail") took part. A ulnet extension with no lnetctl counterpart; it
- * plays the part of lnet_selftest's brw write test for the demo and for
- * measuring rails. Output is YAML in lnetctl's style (indent 4):
+ * ("rail") took part. A ulnet extension with no lnetctl counterpart: the
+ * simplest case of `ulnetctl selftest` (brw write, one node to one NID,
+ * selftest.c), kept for scripts that parse its YAML; both ask ulnetd for
+ * the same stream. Output is YAML in lnetctl's style (indent 4):
  *
  *	perf:
  *	    size, seconds (first PUT to the last one's end),
@@ -41,8 +42,7 @@ static int bad(const char *what, const char *val)
 	return ULNETCTL_RC_BAD_PARAM;
 }
 
-/* A positive integer within [1, max], with an optional K or M suffix. */
-static int parse_num(const char *s, unsigned long max, uint32_t *out)
+int ulnetctl_parse_size(const char *s, unsigned long max, uint32_t *out)
 {
 	unsigned long v;
 	char *end;
@@ -64,14 +64,13 @@ static int parse_num(const char *s, unsigned long max, uint32_t *out)
 	return 0;
 }
 
-static double mib_per_s(uint64_t bytes, uint64_t ns)
+double ulnetctl_mib_per_s(uint64_t bytes, uint64_t ns)
 {
 	return ns ? (double)bytes / (1024.0 * 1024.0) / ((double)ns / 1e9)
 		  : 0.0;
 }
 
-/* "-ETIMEDOUT", or "-123" for an errno ulnet has no name for. */
-static const char *status_name(int status, char *buf, size_t size)
+const char *ulnetctl_status_name(int status, char *buf, size_t size)
 {
 	const char *name = ulnet_err_name(status);
 
@@ -108,17 +107,18 @@ static int print_perf(const struct ul_ctl_reply *r, uint32_t size)
 		ul_yemit_str(&y, "failures");
 		ul_yemit_map_start(&y);
 		for (i = 0; i < r->perf.nfails; i++)
-			ul_yemit_kv(&y,
-				    status_name(r->perf.fails[i].status, name,
-						sizeof(name)),
-				    "%llu",
-				    (unsigned long long)r->perf.fails[i].count);
+			ul_yemit_kv(
+				&y,
+				ulnetctl_status_name(r->perf.fails[i].status,
+						     name, sizeof(name)),
+				"%llu",
+				(unsigned long long)r->perf.fails[i].count);
 		ul_yemit_map_end(&y);
 	}
 	ul_yemit_kv(&y, "bytes", "%llu", (unsigned long long)r->perf.bytes);
 	ul_yemit_kv(&y, "send_seconds", "%.2f", (double)send_ns / 1e9);
 	ul_yemit_kv(&y, "MiB/s", "%.1f",
-		    mib_per_s(r->perf.send_bytes, send_ns));
+		    ulnetctl_mib_per_s(r->perf.send_bytes, send_ns));
 	ul_yemit_str(&y, "rails");
 	ul_yemit_seq_start(&y);
 	for (i = 0; i < r->perf.nrails; i++) {
@@ -135,7 +135,7 @@ static int print_perf(const struct ul_ctl_reply *r, uint32_t size)
 				  : 0.0);
 		/* What it sent (ACKed or not) over the sending time. */
 		ul_yemit_kv(&y, "MiB/s", "%.1f",
-			    mib_per_s(rail->bytes, send_ns));
+			    ulnetctl_mib_per_s(rail->bytes, send_ns));
 		ul_yemit_map_end(&y);
 	}
 	ul_yemit_seq_end(&y);
@@ -167,15 +167,17 @@ static int perf_put(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "s:t:i:h", opts, NULL)) != -1) {
 		switch (opt) {
 		case 's':
-			if (parse_num(optarg, ULNET_MTU, &req.perf.size))
+			if (ulnetctl_parse_size(optarg, ULNET_MTU,
+						&req.perf.size))
 				return bad("size", optarg);
 			break;
 		case 't':
-			if (parse_num(optarg, 3600, &secs))
+			if (ulnetctl_parse_size(optarg, 3600, &secs))
 				return bad("seconds", optarg);
 			break;
 		case 'i':
-			if (parse_num(optarg, 256, &req.perf.inflight))
+			if (ulnetctl_parse_size(optarg, 256,
+						&req.perf.inflight))
 				return bad("inflight", optarg);
 			break;
 		default:
@@ -188,8 +190,9 @@ static int perf_put(int argc, char **argv)
 				 "one target NID is required");
 		return ULNETCTL_RC_BAD_PARAM;
 	}
-	if (ulnet_nid_parse(argv[optind], &req.perf.target, NULL, 0))
+	if (ulnet_nid_parse(argv[optind], &req.perf.targets[0], NULL, 0))
 		return bad("NID", argv[optind]);
+	req.perf.ntargets = 1;
 	req.perf.duration_ms = secs * 1000u;
 	/* The reply comes when the stream ends; give it time to drain. */
 	rc = ulnetctl_ctl_call(&req, req.perf.duration_ms + 200000u, &reply,

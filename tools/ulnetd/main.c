@@ -464,12 +464,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "ulnetd: cannot configure: %s\n", e.msg);
 		goto out;
 	}
-	/* Every ulnetd takes `ulnetctl perf put` streams from its peers. */
+	/* Every ulnetd serves `ulnetctl selftest` and `perf put` streams. */
 	rc = ul_perf_sink_create(ul_instance_node(u), &sink);
 	if (rc < 0) {
 		fprintf(stderr, "ulnetd: perf sink: %s\n", ulnet_strerror(rc));
 		goto out;
 	}
+	ul_ctlsrv_set_perf_sink(srv, sink);
 	if (d.metrics) {
 		rc = ul_metrics_create(ul_instance_loop(u), srv, d.metrics,
 				       &metrics, &e);
