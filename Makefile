@@ -82,6 +82,7 @@ bench-build: $(BUILD)/bench/build.ninja
 # Figures, not verdicts: each bench program prints what it measured.
 bench: bootstrap bench-build
 	@for b in $(BUILD)/bench/bench/bench_*; do echo "== $$b"; "$$b"; done
+	@bash scripts/bench_selftest.sh $(BUILD)/bench
 
 demo: bootstrap build
 	@bash scripts/demo.sh $(BUILD)/plain

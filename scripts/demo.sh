@@ -7,9 +7,11 @@
 # Each node has two tcp NIs ("rails") on its own loopback addresses and
 # no peer list: A's first PUT to B waits for discovery (a ping of B whose
 # reply lists B's NIDs), after which A knows B as a Multi-Rail peer. The
-# demo pings across, streams 1 MiB PUTs from A to B for five seconds,
-# shows how the bytes spread over the two rails and what A discovered;
-# then it stops both daemons and removes what it made.
+# demo pings across, runs `ulnetctl selftest` (lnet_selftest's brw write:
+# 1 MiB PUTs from A to B for five seconds, checked), shows how the bytes
+# spread over the two rails, over time and in total, and what A
+# discovered; then it stops both daemons and removes what it made, but
+# for the per-rail chart (build/<tree>/demo-rails.png, with gnuplot).
 # The offline tools (NID lists, selection dry run, frame decoder) follow.
 set -euo pipefail
 build=${1:-build/plain}
@@ -79,10 +81,28 @@ echo "without root the source ports are not privileged)."
 show "ulnetctl --ctl A.ctl ping 127.0.1.2@tcp"
 "$ctl" --ctl "$tmp/A.ctl" ping 127.0.1.2@tcp
 
-show "ulnetctl --ctl A.ctl perf put 127.0.1.2@tcp --size 1048576 --seconds $seconds"
-echo "(${seconds} s of 1 MiB PUTs from A to B, 8 in flight, each ACKed)"
-"$ctl" --ctl "$tmp/A.ctl" perf put 127.0.1.2@tcp --size 1048576 \
-	--seconds "$seconds" --inflight 8 | tee "$tmp/perf.yaml"
+png="$(cd "$build" && pwd)/demo-rails.png"
+ctl_abs="$(cd "$(dirname "$ctl")" && pwd)/ulnetctl"
+plot=()
+command -v gnuplot >/dev/null && plot=(--plot "$png")
+show "ulnetctl selftest run --from A.ctl --to B.ctl --concurrency 8" \
+	"--seconds $seconds --text --rates rails.tsv ${plot[*]:+--plot demo-rails.png}" \
+	"brw write size=1M check=simple"
+echo "(${seconds} s of 1 MiB PUTs from A to B, 8 in flight, each ACKed and"
+echo " checked by B; lst stat's report: [R] received, [W] sent)"
+# From the daemons' directory, so that the report names them A.ctl, B.ctl.
+(cd "$tmp" && "$ctl_abs" selftest run --from A.ctl --to B.ctl \
+	--concurrency 8 --seconds "$seconds" --text --rates rails.tsv \
+	"${plot[@]}" brw write size=1M check=simple)
+echo
+echo "Each rail's MiB/s, sampled every second (rails.tsv):"
+awk '/^# node/ {name = $3 " " $5} /^[0-9]/ {printf "    %-22s %5.1f s %9.1f MiB/s sent\n", name, $1, $2}' \
+	"$tmp/rails.tsv" | grep '^ *A\.ctl'
+if [ ${#plot[@]} -gt 0 ]; then
+	echo "The same as a chart: $png"
+else
+	echo "(install gnuplot-nox for the chart)"
+fi
 echo
 echo "Both rails carried about half of the bytes: the first PUT waited for"
 echo "discovery, which found B's two NIDs; selection then alternates the"
