@@ -9,10 +9,13 @@
 #    8 in flight, SECONDS each, taken in turn ROUNDS times in the same
 #    run: the median MiB/s of each and their ratio (the goal: within 2 %).
 # 2. brw read, brw write with check=full, ping, and a 1:all write from A
-#    to B and C: MiB/s and RPC/s, to see what each costs beside (1).
+#    to B and C: MiB/s and RPC/s, to see what each costs beside (1); the
+#    last one's per-rail rates over time as BUILD-TREE/bench-selftest-
+#    rails.png (with gnuplot).
 # Environment: ULNET_BENCH_SECONDS (5), ULNET_BENCH_ROUNDS (5).
 set -euo pipefail
 build=${1:-build/bench}
+top=$(pwd)
 secs=${ULNET_BENCH_SECONDS:-5}
 rounds=${ULNET_BENCH_ROUNDS:-5}
 ctl="$(cd "$build/tools/ulnetctl" && pwd)/ulnetctl"
@@ -91,4 +94,11 @@ run "brw read size=1M" --from A.ctl --to B.ctl brw read size=1M
 run "brw read size=1M check=full" --from A.ctl --to B.ctl brw read size=1M check=full
 run "brw write size=4K" --from A.ctl --to B.ctl brw write size=4K
 run "ping" --from A.ctl --to B.ctl ping
-run "brw write size=1M, A -> B,C 1:all" --from A.ctl --to B.ctl,C.ctl --distribute 1:all brw write size=1M
+plot=()
+png="$(cd "$top/$build" 2>/dev/null && pwd || echo "$top")/bench-selftest-rails.png"
+command -v gnuplot >/dev/null && plot=(--rates rails.tsv --plot "$png")
+run "brw write size=1M, A -> B,C 1:all" --from A.ctl --to B.ctl,C.ctl \
+	--distribute 1:all "${plot[@]}" brw write size=1M
+if [ ${#plot[@]} -gt 0 ]; then
+	echo "    (the 1:all run's rails over time: $png)"
+fi
