@@ -31,6 +31,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "core/ni.h"
 #include "ctl/proto.h"
 #include "util/loop.h"
 #include "ulnet/ulnet.h"
@@ -174,6 +175,27 @@ int ul_ctlsrv_dev_cpt(unsigned int ncpt, unsigned int nnodes, int numa);
  * cpt-of-nid prints and what orders peers by their primary NID.
  */
 unsigned int ul_ctlsrv_cpt_of(const struct ulnet_nid *nid, unsigned int ncpt);
+/*
+ * The numbers `peer show -v 2` prints of one peer NI, gathered in one
+ * place for the show document (ctlsrv_show.c) and the metrics page,
+ * which copies them on the loop and prints them from another thread.
+ */
+struct ul_ctlsrv_pni_vals {
+	const char *state; /* "up", "down" or "NA" (static) */
+	int max_tx, tx, min_tx;
+	uint64_t txq; /* bytes queued */
+	int rtr, min_rtr;
+	int refcount;
+	struct ulnet_msg_stats st;
+	struct ul_lat lat[UL_LAT_NR];
+	int healthv;
+	uint64_t hs_dropped, hs_timeout, hs_error, hs_network_timeout;
+	uint32_t ping_count;
+	int64_t next_ping;
+};
+void ul_ctlsrv_pni_vals(const struct ul_core *core,
+			const struct ul_peer_ni *lpni,
+			struct ul_ctlsrv_pni_vals *v);
 /* The loopback peer (0@lo), which no show lists. */
 bool ul_ctlsrv_peer_is_lo(const struct ul_peer *p);
 /*

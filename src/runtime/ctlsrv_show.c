@@ -334,51 +334,72 @@ static const char *pni_state(const struct ul_peer_ni *lpni,
 	return lpni->ns_status == UL_NS_STATUS_UP ? "up" : "down";
 }
 
-/* The credit fields of a peer NI (-v 1). */
-static void doc_pni_credits(struct ul_ctl_msg *d, const struct ul_peer_ni *lpni,
-			    const struct ul_net *net)
+void ul_ctlsrv_pni_vals(const struct ul_core *core,
+			const struct ul_peer_ni *lpni,
+			struct ul_ctlsrv_pni_vals *v)
 {
+	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
+	/* The message layer's counters: none before any traffic. */
 	const struct ul_peer_ni_msgs *pm = lpni->msgs;
-	int max = net ? net->tun.peer_tx_credits : 0;
-	int rtr, min_rtr;
+	uint32_t count;
+	int64_t next;
 
-	ul_ctl_doc_int(d, "max_ni_tx_credits", max);
-	ul_ctl_doc_int(d, "available_tx_credits", lpni->txcredits);
-	ul_ctl_doc_int(d, "min_tx_credits", lpni->mintxcredits);
-	ul_ctl_doc_uint(d, "tx_q_num_of_buf",
-			lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
-				? (uint64_t)lpni->txqnob
-				: 0);
+	memset(v, 0, sizeof(*v));
+	v->state = pni_state(lpni, core, net);
+	v->max_tx = net ? net->tun.peer_tx_credits : 0;
+	v->tx = lpni->txcredits;
+	v->min_tx = lpni->mintxcredits;
+	v->txq = lpni->txqnob > 0 && lpni->txqnob <= UINT32_MAX
+			 ? (uint64_t)lpni->txqnob
+			 : 0;
 	/*
 	 * Router buffer credits (routing.md §7.3): the net's
 	 * peer_buffer_credits, else its peer credits, until it sends us
 	 * something to forward (core/forward.c). None off local nets, as
 	 * LNet.
 	 */
-	rtr = !net				 ? 0
-	      : net->tun.peer_buffer_credits > 0 ? net->tun.peer_buffer_credits
-						 : max;
-	min_rtr = rtr;
+	v->rtr = !net ? 0
+		 : net->tun.peer_buffer_credits > 0
+			 ? net->tun.peer_buffer_credits
+			 : v->max_tx;
+	v->min_rtr = v->rtr;
 	if (net && pm && pm->has_rtr_credits) {
-		rtr = pm->rtrcredits;
-		min_rtr = pm->minrtrcredits;
+		v->rtr = pm->rtrcredits;
+		v->min_rtr = pm->minrtrcredits;
 	}
-	ul_ctl_doc_int(d, "available_rtr_credits", rtr);
-	ul_ctl_doc_int(d, "min_rtr_credits", min_rtr);
-	ul_ctl_doc_int(d, "refcount", lpni->refcount);
+	v->refcount = lpni->refcount;
+	if (pm) {
+		v->st = pm->stats;
+		memcpy(v->lat, pm->lat, sizeof(v->lat));
+		v->hs_dropped = pm->hs_dropped;
+		v->hs_timeout = pm->hs_timeout;
+		v->hs_error = pm->hs_error;
+		v->hs_network_timeout = pm->hs_network_timeout;
+	}
+	v->healthv = lpni->healthv;
+	ul_health_lpni_ping_state(lpni, &count, &next);
+	v->ping_count = count;
+	v->next_ping = next;
+}
+
+/* The credit fields of a peer NI (-v 1). */
+static void doc_pni_credits(struct ul_ctl_msg *d,
+			    const struct ul_ctlsrv_pni_vals *v)
+{
+	ul_ctl_doc_int(d, "max_ni_tx_credits", v->max_tx);
+	ul_ctl_doc_int(d, "available_tx_credits", v->tx);
+	ul_ctl_doc_int(d, "min_tx_credits", v->min_tx);
+	ul_ctl_doc_uint(d, "tx_q_num_of_buf", v->txq);
+	ul_ctl_doc_int(d, "available_rtr_credits", v->rtr);
+	ul_ctl_doc_int(d, "min_rtr_credits", v->min_rtr);
+	ul_ctl_doc_int(d, "refcount", v->refcount);
 }
 
 /* One peer NI, fields and levels of lnetctl.md §7.3. */
 static void doc_peer_ni(struct ul_ctl_msg *d, const struct ul_peer_ni *lpni,
 			const struct ul_core *core, uint32_t level)
 {
-	const struct ul_net *net = ul_net_find(core, lpni->peer_net->net_id);
-	/* The message layer's counters: none before any traffic. */
-	const struct ul_peer_ni_msgs *pm = lpni->msgs;
-	static const struct ulnet_msg_stats none;
-	const struct ulnet_msg_stats *st = pm ? &pm->stats : &none;
-	uint32_t count;
-	int64_t next;
+	struct ul_ctlsrv_pni_vals v;
 
 	ul_ctl_doc_map(d, NULL);
 	ul_ctl_doc_nid(d, "nid", &lpni->nid);
@@ -389,24 +410,23 @@ static void doc_peer_ni(struct ul_ctl_msg *d, const struct ul_peer_ni *lpni,
 	if (level >= 4)
 		doc_udsp_info(d, prio(lpni->peer_net->sel_priority),
 			      prio(lpni->sel_priority), &lpni->pref_rtr_nids);
-	ul_ctl_doc_str(d, "state", pni_state(lpni, core, net));
+	ul_ctlsrv_pni_vals(core, lpni, &v);
+	ul_ctl_doc_str(d, "state", v.state);
 	if (level >= 1) {
-		doc_pni_credits(d, lpni, net);
-		doc_statistics(d, st, pm ? pm->lat : NULL);
+		doc_pni_credits(d, &v);
+		doc_statistics(d, &v.st, v.lat);
 	}
 	if (level >= 2) {
-		doc_msg_stats(d, st);
-		ul_health_lpni_ping_state(lpni, &count, &next);
+		doc_msg_stats(d, &v.st);
 		ul_ctl_doc_map(d, "health stats");
 		/* health.md §4.2, the peer NI column */
-		ul_ctl_doc_int(d, "health value", lpni->healthv);
-		ul_ctl_doc_uint(d, "dropped", pm ? pm->hs_dropped : 0);
-		ul_ctl_doc_uint(d, "timeout", pm ? pm->hs_timeout : 0);
-		ul_ctl_doc_uint(d, "error", pm ? pm->hs_error : 0);
-		ul_ctl_doc_uint(d, "network timeout",
-				pm ? pm->hs_network_timeout : 0);
-		ul_ctl_doc_uint(d, "ping_count", count);
-		ul_ctl_doc_int(d, "next_ping", next);
+		ul_ctl_doc_int(d, "health value", v.healthv);
+		ul_ctl_doc_uint(d, "dropped", v.hs_dropped);
+		ul_ctl_doc_uint(d, "timeout", v.hs_timeout);
+		ul_ctl_doc_uint(d, "error", v.hs_error);
+		ul_ctl_doc_uint(d, "network timeout", v.hs_network_timeout);
+		ul_ctl_doc_uint(d, "ping_count", v.ping_count);
+		ul_ctl_doc_int(d, "next_ping", v.next_ping);
 		ul_ctl_doc_end(d);
 	}
 	ul_ctl_doc_end(d);

@@ -78,16 +78,30 @@ want = {
     "ulnet_ni_up": "gauge",
     "ulnet_ni_put_ack_latency_seconds": "summary",
     "ulnet_ni_tunables_peer_credits": "gauge",
-    "ulnet_peer_ni_messages_received": "counter",
-    "ulnet_peer_ni_tx_credits": "gauge",
-    "ulnet_peer_ni_min_tx_credits": "gauge",
-    "ulnet_peer_ni_health_value": "gauge",
     "ulnet_peer_multi_rail": "gauge",
+    "ulnet_metrics_last_print_seconds": "gauge",
+}
+# Every family of a peer NI (tools/ulnetd/metrics_peers.c prints them
+# from what peer show -v 2 prints, not from its document): the list.
+for fam in ("messages_received", "messages_sent", "messages_dropped",
+            "sent_messages_by_type", "received_messages_by_type",
+            "dropped_messages_by_type", "health_dropped", "health_errors",
+            "health_network_timeouts", "health_timeouts"):
+    want["ulnet_peer_ni_" + fam] = "counter"
+for fam in ("health_value", "max_tx_credits", "tx_credits", "min_tx_credits",
+            "tx_queue_bytes", "rtr_credits", "min_rtr_credits", "refcount",
+            "recovery_pings", "recovery_next_ping"):
+    want["ulnet_peer_ni_" + fam] = "gauge"
+for lat in ("put_egress", "get_rtt", "put_ack"):
+    want["ulnet_peer_ni_%s_latency_seconds" % lat] = "summary"
+    want["ulnet_peer_ni_%s_latency_min_seconds" % lat] = "gauge"
+    want["ulnet_peer_ni_%s_latency_max_seconds" % lat] = "gauge"
+want.update({
     "ulnet_send": "counter",
     "ulnet_resend": "counter",
     "ulnet_msgs_alloc": "gauge",
     "ulnet_metrics_scrapes": "counter",
-}
+})
 bad = 0
 for name, typ in want.items():
     f = fams.get(name)
@@ -105,6 +119,11 @@ if not v or v < 1:
 v = value("ulnet_peer_ni_messages_received", "_total", primary_nid="127.1.31.1@tcp", nid="127.1.31.1@tcp", net="tcp")
 if not v or v < 1:
     print("FAIL B's peer NI for A received nothing:", v); bad += 1
+v = value("ulnet_peer_ni_received_messages_by_type", "_total", primary_nid="127.1.31.1@tcp", nid="127.1.31.1@tcp", net="tcp", type="put")
+if not v or v < 1:
+    print("FAIL B's peer NI for A counted no PUT by type:", v); bad += 1
+if value("ulnet_peer_ni_health_value", primary_nid="127.1.31.1@tcp", nid="127.1.31.1@tcp", net="tcp") != 1000:
+    print("FAIL peer NI health value not 1000"); bad += 1
 if value("ulnet_ni_health_value", nid="127.1.31.2@tcp", net="tcp") != 1000:
     print("FAIL health value not 1000"); bad += 1
 if value("ulnet_ni_up", nid="127.1.31.2@tcp", net="tcp") != 1:
@@ -115,6 +134,7 @@ print("parsed %d families" % len(fams))
 sys.exit(1 if bad else 0)
 EOF
 	passed=$((passed + 1))
+	echo "ok: $(tail -1 "$TMP/parsed")"
 else
 	echo "FAIL parse:"
 	cat "$TMP/parsed"

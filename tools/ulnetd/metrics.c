@@ -7,11 +7,14 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <microhttpd.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <unistd.h>
 
 #include "core/core.h"
 #include "core/node.h"
@@ -30,6 +33,9 @@
 #define NSEC_PER_SEC 1000000000.0
 #define MSEC_PER_NSEC 1000000u
 
+/* Scrapes the workers may print at once; more get 503. */
+#define UL_METRICS_SCRAPES_MAX 4
+
 struct ul_metrics {
 	struct ul_loop *loop;
 	struct ul_ctlsrv *srv;
@@ -37,7 +43,18 @@ struct ul_metrics {
 	struct ul_io io;
 	struct ul_timer timer;
 	uint64_t scrapes;
-	double last_build_s;
+	double last_build_s;	     /* loop time of the last scrape */
+	double last_print_s;	     /* worker time of the last one answered */
+	struct ul_list scrapes_list; /* struct scrape, started */
+	unsigned int nscrapes;
+	struct ul_metrics_snap *spare; /* the last snapshot, for the next */
+	/*
+	 * A worker that resumed its request rings this, so that the loop
+	 * runs libmicrohttpd (its own wakeup does not always reach the loop
+	 * through its epoll descriptor).
+	 */
+	int wake_fd;
+	struct ul_io wake_io;
 };
 
 /* ---- Samples --------------------------------------------------------- */
@@ -354,38 +371,6 @@ static void nets(struct page *p, const struct ul_ynode *doc)
 	}
 }
 
-static void peers(struct page *p, const struct ul_ynode *doc)
-{
-	const struct ul_ynode *ps = seq_of(doc, "peer"), *pnis;
-	char labels[384], net[64];
-	size_t i, j;
-
-	for (i = 0; ps && i < ps->nr; i++) {
-		const char *prim = str_of(ps->kids[i], "primary nid");
-
-		snprintf(labels, sizeof(labels), "primary_nid=\"%s\"", prim);
-		add(p, "ulnet_peer_multi_rail", "", GAUGE, labels,
-		    !strcmp(str_of(ps->kids[i], "Multi-Rail"), "true"));
-		pnis = seq_of(ps->kids[i], "peer ni");
-		for (j = 0; pnis && j < pnis->nr; j++) {
-			const struct ul_ynode *pni = pnis->kids[j];
-			const char *nid = str_of(pni, "nid");
-			const char *state = str_of(pni, "state");
-			const char *at = strchr(nid, '@');
-
-			snprintf(net, sizeof(net), "%s", at ? at + 1 : "");
-			snprintf(labels, sizeof(labels),
-				 "primary_nid=\"%s\",nid=\"%s\",net=\"%s\"",
-				 prim, nid, net);
-			/* up/down only where LNet tracks it, else absent */
-			if (strcmp(state, "NA") != 0)
-				add(p, "ulnet_peer_ni_up", "", GAUGE, labels,
-				    !strcmp(state, "up"));
-			object(p, "ulnet_peer_ni_", labels, pni);
-		}
-	}
-}
-
 /* stats show: a count is a counter, a length bytes; the rest gauges. */
 static void globals(struct page *p, const struct ul_ynode *doc)
 {
@@ -469,7 +454,6 @@ static void show(struct page *p, struct ul_ctlsrv *srv, uint16_t op,
 		 void (*fn)(struct page *, const struct ul_ynode *))
 {
 	struct ul_ctl_net_show_req nreq = { .verbose = 2 };
-	struct ul_ctl_peer_show_req preq = { .verbose = 2 };
 	struct ul_ctl_args *a = calloc(1, sizeof(*a));
 	struct ul_ctl_msg d = { 0 };
 	struct ul_err err = { 0 };
@@ -484,8 +468,6 @@ static void show(struct page *p, struct ul_ctlsrv *srv, uint16_t op,
 	a->verbose = 1;
 	if (op == UL_CTL_OP_NET_SHOW) {
 		rc = ul_ctlsrv_net_show(srv, &nreq, &d, &r);
-	} else if (op == UL_CTL_OP_PEER_SHOW) {
-		rc = ul_ctlsrv_peer_show(srv, &preq, &d, &r);
 	} else {
 		ul_ctl_doc_init(&d);
 		rc = gen(srv, a, &d, &err);
@@ -513,16 +495,14 @@ size_t ul_metrics_peer_nis(struct ul_ctlsrv *srv)
 	return n;
 }
 
-int ul_metrics_page(struct ul_ctlsrv *srv, bool is_peers, char **out,
-		    size_t *len)
+/* Everything but the peer NIs, from the show documents (on the loop). */
+static int head_page(struct ul_ctlsrv *srv, char **out, size_t *len)
 {
 	struct page p = { 0 };
 	int rc;
 
 	if (ul_node_lnet_is_configured(srv->node)) {
 		show(&p, srv, UL_CTL_OP_NET_SHOW, NULL, nets);
-		if (is_peers)
-			show(&p, srv, UL_CTL_OP_PEER_SHOW, NULL, peers);
 		show(&p, srv, UL_CTL_OP_STATS_SHOW, ul_ctlsrv_stats_show,
 		     globals);
 		show(&p, srv, UL_CTL_OP_ROUTE_SHOW, ul_ctlsrv_route_show,
@@ -554,36 +534,111 @@ static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int status,
 	return ret;
 }
 
-static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
-				  const char *url, const char *method,
-				  const char *version, const char *upload,
-				  size_t *upload_len, void **con_cls)
+/*
+ * One scrape: what the loop took (the page but its peer NIs, and a copy
+ * of their numbers), then what the worker made of it.
+ */
+struct scrape {
+	struct ul_list link; /* ul_metrics.scrapes_list */
+	struct ul_metrics *m;
+	struct MHD_Connection *conn;
+	pthread_t worker;
+	bool has_worker; /* started, not joined yet */
+	char *head;	 /* loop part, rendered */
+	size_t head_len;
+	struct ul_metrics_snap *snap; /* NULL: peer NIs left out */
+	uint64_t scrapes; /* the trailer's numbers, as of the loop */
+	double last_build_s, last_print_s;
+	char *page; /* the worker's result; NULL on ENOMEM */
+	size_t page_len;
+	double print_s; /* what the worker took */
+};
+
+static void scrape_free(struct scrape *sc)
 {
-	struct ul_metrics *m = cls;
-	uint64_t t0 = ul_clock_monotonic_ns();
-	char *body = NULL, *page = NULL;
-	const char *peers;
-	bool is_peers;
-	size_t len = 0, plen = 0;
+	if (sc->has_worker)
+		pthread_join(sc->worker, NULL);
+	ul_list_del(&sc->link);
+	sc->m->nscrapes--;
+	free(sc->head);
+	free(sc->page);
+	if (sc->snap && !sc->m->spare)
+		sc->m->spare = sc->snap;
+	else
+		ul_metrics_snap_free(sc->snap);
+	free(sc);
+}
+
+/* The worker: the peer NIs, the scrapes' own lines, then resume. */
+static void *print_page(void *arg)
+{
+	struct scrape *sc = arg;
+	uint64_t t0 = ul_clock_monotonic_ns(), one = 1;
+	char *page = NULL;
+	int wake_fd;
+	size_t len = 0;
 	FILE *f;
 
-	(void)version;
-	(void)upload;
-	(void)upload_len;
-	(void)con_cls;
-	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
-		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
-			     strdup("GET only\n"), 9, "text/plain");
-	if (strcmp(url, "/metrics") != 0)
-		return reply(conn, MHD_HTTP_NOT_FOUND,
-			     strdup("ulnet: metrics are at /metrics\n"), 31,
+	f = open_memstream(&page, &len);
+	if (f) {
+		fwrite(sc->head, 1, sc->head_len, f);
+		if (sc->snap)
+			(void)ul_metrics_snap_print(sc->snap, f);
+		fprintf(f,
+			"# TYPE ulnet_metrics_scrapes_total counter\n"
+			"ulnet_metrics_scrapes_total %" PRIu64 "\n"
+			"# TYPE ulnet_metrics_last_build_seconds gauge\n"
+			"ulnet_metrics_last_build_seconds %.9f\n"
+			"# TYPE ulnet_metrics_last_print_seconds gauge\n"
+			"ulnet_metrics_last_print_seconds %.9f\n"
+			"# TYPE ulnet_metrics_peer_nis_omitted gauge\n"
+			"ulnet_metrics_peer_nis_omitted %d\n",
+			sc->scrapes, sc->last_build_s, sc->last_print_s,
+			!sc->snap);
+		bool is_bad = ferror(f) != 0;
+
+		if (fclose(f) || is_bad) {
+			free(page);
+			page = NULL;
+		}
+	}
+	sc->page = page;
+	sc->page_len = page ? len : 0;
+	sc->print_s = (double)(ul_clock_monotonic_ns() - t0) / NSEC_PER_SEC;
+	wake_fd = sc->m->wake_fd;
+	/* The loop takes it from here; nothing of sc is touched after. */
+	MHD_resume_connection(sc->conn);
+	(void)!write(wake_fd, &one, sizeof(one));
+	return NULL;
+}
+
+/* The first call of a scrape: the loop's part, then the worker's. */
+static enum MHD_Result scrape_start(struct ul_metrics *m,
+				    struct MHD_Connection *conn, void **con_cls)
+{
+	uint64_t t0 = ul_clock_monotonic_ns();
+	struct scrape *sc;
+	const char *peers;
+	bool is_peers;
+	int rc;
+
+	if (m->nscrapes >= UL_METRICS_SCRAPES_MAX)
+		return reply(conn, MHD_HTTP_SERVICE_UNAVAILABLE,
+			     strdup("scrapes in progress, try later\n"), 31,
 			     "text/plain");
+	sc = calloc(1, sizeof(*sc));
+	if (!sc)
+		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+			     strdup("out of memory\n"), 14, "text/plain");
+	ul_list_add_tail(&m->scrapes_list, &sc->link);
+	m->nscrapes++;
+	sc->m = m;
+	sc->conn = conn;
 	m->scrapes++;
 	/*
 	 * ?peers=1 / ?peers=0 ask for the peer NIs or not; without either
-	 * they come while the node has at most UL_METRICS_PEER_NIS_MAX,
-	 * so that a default scrape never holds a big node's loop for
-	 * seconds (metrics.h gives the cost).
+	 * they come while the node has at most UL_METRICS_PEER_NIS_MAX
+	 * (metrics.h gives the cost of a page).
 	 */
 	peers = MHD_lookup_connection_value(conn, MHD_GET_ARGUMENT_KIND,
 					    "peers");
@@ -592,32 +647,83 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 	else
 		is_peers = ul_metrics_peer_nis(m->srv) <=
 			   UL_METRICS_PEER_NIS_MAX;
-	if (ul_metrics_page(m->srv, is_peers, &body, &len))
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			     strdup("out of memory\n"), 14, "text/plain");
-	/* The scrapes themselves: how many, and what the last one cost. */
-	f = open_memstream(&page, &plen);
-	if (!f) {
-		free(body);
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			     strdup("out of memory\n"), 14, "text/plain");
+	rc = head_page(m->srv, &sc->head, &sc->head_len);
+	if (!rc && is_peers && ul_node_lnet_is_configured(m->srv->node)) {
+		rc = ul_metrics_snap_take(m->srv, m->spare, &sc->snap);
+		m->spare = NULL;
 	}
-	fwrite(body, 1, len, f);
-	free(body);
-	fprintf(f,
-		"# TYPE ulnet_metrics_scrapes_total counter\n"
-		"ulnet_metrics_scrapes_total %" PRIu64 "\n"
-		"# TYPE ulnet_metrics_last_build_seconds gauge\n"
-		"ulnet_metrics_last_build_seconds %.9f\n"
-		"# TYPE ulnet_metrics_peer_nis_omitted gauge\n"
-		"ulnet_metrics_peer_nis_omitted %d\n",
-		m->scrapes, m->last_build_s, !is_peers);
-	if (fclose(f))
-		return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-			     strdup("out of memory\n"), 14, "text/plain");
+	sc->scrapes = m->scrapes;
+	sc->last_build_s = m->last_build_s;
+	sc->last_print_s = m->last_print_s;
 	m->last_build_s = (double)(ul_clock_monotonic_ns() - t0) / NSEC_PER_SEC;
-	return reply(conn, MHD_HTTP_OK, page, plen,
-		     "text/plain; version=0.0.4; charset=utf-8");
+	if (!rc && !is_peers)
+		sc->snap = NULL;
+	if (!rc) {
+		/* Suspended first: the worker may resume it at once. */
+		MHD_suspend_connection(conn);
+		if (pthread_create(&sc->worker, NULL, print_page, sc) == 0) {
+			sc->has_worker = true;
+			*con_cls = sc;
+			return MHD_YES;
+		}
+		MHD_resume_connection(conn);
+		rc = -EAGAIN;
+	}
+	scrape_free(sc);
+	return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+		     strdup("out of memory\n"), 14, "text/plain");
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
+				  const char *url, const char *method,
+				  const char *version, const char *upload,
+				  size_t *upload_len, void **con_cls)
+{
+	struct ul_metrics *m = cls;
+	struct scrape *sc = *con_cls;
+	enum MHD_Result ret;
+	char *page;
+
+	(void)version;
+	(void)upload;
+	(void)upload_len;
+	if (sc) {
+		/* Resumed: the worker is done with it. */
+		pthread_join(sc->worker, NULL);
+		sc->has_worker = false;
+		m->last_print_s = sc->print_s;
+		page = sc->page;
+		sc->page = NULL;
+		*con_cls = NULL;
+		ret = page ? reply(conn, MHD_HTTP_OK, page, sc->page_len,
+				   "text/plain; version=0.0.4; "
+				   "charset=utf-8")
+			   : reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				   strdup("out of memory\n"), 14, "text/plain");
+		scrape_free(sc);
+		return ret;
+	}
+	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)
+		return reply(conn, MHD_HTTP_METHOD_NOT_ALLOWED,
+			     strdup("GET only\n"), 9, "text/plain");
+	if (strcmp(url, "/metrics") != 0)
+		return reply(conn, MHD_HTTP_NOT_FOUND,
+			     strdup("ulnet: metrics are at /metrics\n"), 31,
+			     "text/plain");
+	return scrape_start(m, conn, con_cls);
+}
+
+/* A request ended, answered or not (the client left, the daemon stops). */
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	(void)cls;
+	(void)conn;
+	(void)toe;
+	if (*con_cls) {
+		scrape_free(*con_cls);
+		*con_cls = NULL;
+	}
 }
 
 /* Let libmicrohttpd work, then arm its next timeout on the loop. */
@@ -637,6 +743,16 @@ static void on_io(struct ul_io *io, uint32_t events)
 {
 	(void)events;
 	run(ul_container_of(io, struct ul_metrics, io));
+}
+
+static void on_wake(struct ul_io *io, uint32_t events)
+{
+	struct ul_metrics *m = ul_container_of(io, struct ul_metrics, wake_io);
+	uint64_t n;
+
+	(void)events;
+	(void)!read(m->wake_fd, &n, sizeof(n));
+	run(m);
 }
 
 static void on_timer(struct ul_timer *t, uint64_t now_ns)
@@ -682,13 +798,15 @@ int ul_metrics_create(struct ul_loop *loop, struct ul_ctlsrv *srv,
 		return ul_err_set(err, -ENOMEM, "out of memory");
 	m->loop = loop;
 	m->srv = srv;
+	ul_list_init(&m->scrapes_list);
 	ul_timer_init(&m->timer, on_timer);
-	m->mhd = MHD_start_daemon(MHD_USE_EPOLL | MHD_USE_ERROR_LOG,
-				  ntohs(sin.sin_port), NULL, NULL, on_request,
-				  m, MHD_OPTION_SOCK_ADDR, &sin,
-				  MHD_OPTION_CONNECTION_TIMEOUT,
-				  (unsigned int)10, MHD_OPTION_CONNECTION_LIMIT,
-				  (unsigned int)64, MHD_OPTION_END);
+	m->mhd = MHD_start_daemon(
+		MHD_USE_EPOLL | MHD_USE_ERROR_LOG | MHD_ALLOW_SUSPEND_RESUME,
+		ntohs(sin.sin_port), NULL, NULL, on_request, m,
+		MHD_OPTION_SOCK_ADDR, &sin, MHD_OPTION_NOTIFY_COMPLETED,
+		on_completed, m, MHD_OPTION_CONNECTION_TIMEOUT,
+		(unsigned int)10, MHD_OPTION_CONNECTION_LIMIT, (unsigned int)64,
+		MHD_OPTION_END);
 	if (!m->mhd) {
 		free(m);
 		return ul_err_set(err, -EADDRINUSE,
@@ -697,7 +815,17 @@ int ul_metrics_create(struct ul_loop *loop, struct ul_ctlsrv *srv,
 	info = MHD_get_daemon_info(m->mhd, MHD_DAEMON_INFO_EPOLL_FD);
 	rc = info ? ul_io_start(loop, &m->io, info->epoll_fd, EPOLLIN, on_io)
 		  : -EINVAL;
+	m->wake_fd = rc ? -1 : eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	if (!rc && m->wake_fd < 0)
+		rc = -errno;
+	if (!rc) {
+		rc = ul_io_start(loop, &m->wake_io, m->wake_fd, EPOLLIN,
+				 on_wake);
+		if (rc)
+			close(m->wake_fd);
+	}
 	if (rc) {
+		ul_io_stop(&m->io);
 		MHD_stop_daemon(m->mhd);
 		free(m);
 		return ul_err_set(err, rc, "metrics: cannot watch the server");
@@ -708,10 +836,24 @@ int ul_metrics_create(struct ul_loop *loop, struct ul_ctlsrv *srv,
 
 void ul_metrics_destroy(struct ul_metrics *m)
 {
+	struct scrape *sc, *tmp;
+
 	if (!m)
 		return;
 	ul_io_stop(&m->io);
+	ul_io_stop(&m->wake_io);
 	ul_timer_cancel(ul_loop_timers(m->loop), &m->timer);
+	/* The workers end on their own (they wait on nothing). */
+	ul_list_for_each_entry(sc, &m->scrapes_list, link) {
+		if (sc->has_worker) {
+			pthread_join(sc->worker, NULL);
+			sc->has_worker = false;
+		}
+	}
 	MHD_stop_daemon(m->mhd);
+	ul_list_for_each_entry_safe(sc, tmp, &m->scrapes_list, link)
+		scrape_free(sc);
+	close(m->wake_fd);
+	ul_metrics_snap_free(m->spare);
 	free(m);
 }

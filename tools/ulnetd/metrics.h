@@ -6,23 +6,33 @@
  * without a lock.
  *
  * The page is made from the same reply documents ulnetctl prints (net
- * show and peer show at -v 2, stats show, route show -v; built by
- * runtime/ctlsrv_*.c), walked and renamed by one table in metrics.c:
- * a counter a show learns appears on the page too, as a gauge named
- * after its key until the table gives it a conventional name and type.
+ * show at -v 2, stats show, route show -v; built by runtime/ctlsrv_*.c),
+ * walked and renamed by one table in metrics.c: a counter those shows
+ * learn appears on the page too, as a gauge named after its key until
+ * the table gives it a conventional name and type. The peer NIs, which
+ * a big node has tens of thousands of, are printed from the values
+ * peer show -v 2 prints (metrics_peers.c, under the same names), not
+ * through its document: a new peer NI counter needs a line there.
  * Names follow Prometheus's conventions (ulnet_ prefix, _total for
  * counters, seconds for times); the labels are the ones operators filter
  * on: nid and net for a local NI, primary_nid, nid and net for a peer
  * NI, net, gateway, priority and hops for a route.
  *
- * Threads: everything on the loop thread. Timers: libmicrohttpd's
- * connection timeouts, on a loop timer armed after each of its runs.
+ * Threads: the loop thread takes what a page needs from the node: the
+ * page but the peer NIs, built from the documents, and a copy of every
+ * peer NI's numbers (ul_ctlsrv_pni_vals, what peer show -v 2 prints);
+ * then it suspends the request and a worker thread of that scrape prints
+ * the peer NIs' samples and resumes it, so a big page costs the node a
+ * copy, not the printing (docs/performance.md has the figures). Timers:
+ * libmicrohttpd's connection timeouts, on a loop timer armed after each
+ * of its runs.
  */
 #ifndef UL_RUNTIME_METRICS_H
 #define UL_RUNTIME_METRICS_H
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct ul_ctlsrv;
 struct ul_err;
@@ -42,8 +52,10 @@ void ul_metrics_destroy(struct ul_metrics *m);
 
 /*
  * Without ?peers=, a page lists the peer NIs only while the node has at
- * most this many (a scrape of 2,000 takes the loop about 0.6 s, Release
- * build); ?peers=1 asks for them whatever their number.
+ * most this many: each brings 44 series, and a Prometheus server should
+ * not take 1.8 million series from one node it scrapes by default (the
+ * node itself pays little: 4.5 ms of loop time at 40,000 peer NIs);
+ * ?peers=1 asks for them whatever their number.
  */
 #define UL_METRICS_PEER_NIS_MAX 2000
 
@@ -51,20 +63,16 @@ void ul_metrics_destroy(struct ul_metrics *m);
 size_t ul_metrics_peer_nis(struct ul_ctlsrv *srv);
 
 /*
- * The page as a scrape gets it: a NUL-terminated malloc'd string in *out
- * (its length in *len), 0 or -ENOMEM; is_peers false leaves the peer NIs
- * out (`/metrics?peers=0`).
- *
- * Cost: the page is built on the loop thread and blocks the node while
- * it is: about 6.7 us a sample in a Release build, 44 samples a peer NI,
- * so 0.85 s for 1,000 peers of 4 NIDs and 12 s for 10,000 (bench:
- * scripts/bench_metrics.sh). A big node should be scraped with
- * ?peers=0; building the samples straight from the node instead of
- * through the show documents is the way to the issue's 50 ms. Until
- * then a default scrape leaves the peer NIs out past
- * UL_METRICS_PEER_NIS_MAX and says so (ulnet_metrics_peer_nis_omitted).
+ * The peer NIs' part of a page (metrics_peers.c): take copies every peer
+ * NI's numbers on the loop thread into reuse (an earlier snapshot, whose
+ * memory is then already the process's; NULL: a new one), 0 or -ENOMEM
+ * (reuse is freed then); print writes their samples to f on any thread.
  */
-int ul_metrics_page(struct ul_ctlsrv *srv, bool is_peers, char **out,
-		    size_t *len);
+struct ul_metrics_snap;
+int ul_metrics_snap_take(struct ul_ctlsrv *srv, struct ul_metrics_snap *reuse,
+			 struct ul_metrics_snap **out);
+int ul_metrics_snap_print(struct ul_metrics_snap *s, FILE *f);
+size_t ul_metrics_snap_nis(const struct ul_metrics_snap *s);
+void ul_metrics_snap_free(struct ul_metrics_snap *s);
 
 #endif /* UL_RUNTIME_METRICS_H */
