@@ -83,6 +83,7 @@ bench-build: $(BUILD)/bench/build.ninja
 bench: bootstrap bench-build
 	@for b in $(BUILD)/bench/bench/bench_*; do echo "== $$b"; "$$b"; done
 	@bash scripts/bench_selftest.sh $(BUILD)/bench
+	@bash scripts/bench_metrics.sh $(BUILD)/bench
 
 demo: bootstrap build
 	@bash scripts/demo.sh $(BUILD)/plain

@@ -7,7 +7,7 @@ set -euo pipefail
 
 packages=(
 	cmake ninja-build pkg-config gcc clang binutils libsystemd-dev systemd
-	libmicrohttpd-dev prometheus python3-prometheus-client gnuplot-nox
+	libmicrohttpd-dev zlib1g-dev prometheus python3-prometheus-client gnuplot-nox
 	libyaml-dev libcmocka-dev tshark iproute2 python3 python3-yaml groff-base
 	clang-format clang-tidy codespell
 	libnetfilter-queue-dev iptables

@@ -140,6 +140,18 @@ else
 	cat "$TMP/parsed"
 	failed=$((failed + 1))
 fi
+# gzip, as Prometheus asks for it: the same page, compressed.
+"$PY" - "http://127.0.0.1:$mport/metrics" >"$TMP/gz" 2>&1 <<'EOF'
+import gzip, sys, urllib.request
+req = urllib.request.Request(sys.argv[1], headers={"Accept-Encoding": "gzip"})
+with urllib.request.urlopen(req, timeout=10) as r:
+    enc = r.headers.get("Content-Encoding")
+    raw = r.read()
+page = gzip.decompress(raw).decode()
+names = sorted(l.split(" ")[0] for l in page.splitlines() if l and l[0] != "#")
+print("encoding", enc, "samples", len(names), "smaller", len(raw) < len(page))
+EOF
+check gzip '^encoding gzip samples [1-9][0-9]* smaller True$' "$TMP/gz"
 fetch /other >"$TMP/other"
 check not_found '^HTTP 404$' "$TMP/other"
 # A small node lists its peer NIs by default; ?peers=0 leaves them out

@@ -14,7 +14,9 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "core/core.h"
 #include "core/node.h"
@@ -549,8 +551,9 @@ struct scrape {
 	struct ul_metrics_snap *snap; /* NULL: peer NIs left out */
 	uint64_t scrapes; /* the trailer's numbers, as of the loop */
 	double last_build_s, last_print_s;
-	char *page; /* the worker's result; NULL on ENOMEM */
+	int page_fd; /* the worker's result (a memfd), -1 on failure */
 	size_t page_len;
+	bool is_gzip;	/* the client takes gzip: the page is compressed */
 	double print_s; /* what the worker took */
 };
 
@@ -561,7 +564,8 @@ static void scrape_free(struct scrape *sc)
 	ul_list_del(&sc->link);
 	sc->m->nscrapes--;
 	free(sc->head);
-	free(sc->page);
+	if (sc->page_fd >= 0)
+		close(sc->page_fd);
 	if (sc->snap && !sc->m->spare)
 		sc->m->spare = sc->snap;
 	else
@@ -569,17 +573,101 @@ static void scrape_free(struct scrape *sc)
 	free(sc);
 }
 
-/* The worker: the peer NIs, the scrapes' own lines, then resume. */
+/* A stdio stream that deflates into fd (gzip), for fopencookie(). */
+struct gz_sink {
+	z_stream z;
+	int fd;
+	int err;
+};
+
+static int gz_out(struct gz_sink *g, int flush)
+{
+	unsigned char out[65536];
+	int rc;
+
+	do {
+		g->z.next_out = out;
+		g->z.avail_out = sizeof(out);
+		rc = deflate(&g->z, flush);
+		if (rc == Z_STREAM_ERROR)
+			return -1;
+		if (write(g->fd, out, sizeof(out) - g->z.avail_out) !=
+		    (ssize_t)(sizeof(out) - g->z.avail_out))
+			return -1;
+	} while (g->z.avail_out == 0);
+	return 0;
+}
+
+static ssize_t gz_write(void *cookie, const char *buf, size_t len)
+{
+	struct gz_sink *g = cookie;
+
+	g->z.next_in = (unsigned char *)(uintptr_t)buf;
+	g->z.avail_in = (uInt)len;
+	if (g->err || gz_out(g, Z_NO_FLUSH)) {
+		g->err = 1;
+		return -1;
+	}
+	return (ssize_t)len;
+}
+
+static int gz_close(void *cookie)
+{
+	struct gz_sink *g = cookie;
+	int rc = g->err;
+
+	g->z.next_in = NULL;
+	g->z.avail_in = 0;
+	if (!rc && gz_out(g, Z_FINISH))
+		rc = 1;
+	deflateEnd(&g->z);
+	free(g);
+	return rc ? EOF : 0;
+}
+
+/* A stream onto fd: plain, or gzip level 1 (fast; text shrinks ~10x). */
+static FILE *page_stream(int fd, bool is_gzip)
+{
+	cookie_io_functions_t io = { .write = gz_write, .close = gz_close };
+	struct gz_sink *g;
+	FILE *f;
+
+	if (!is_gzip)
+		return fdopen(dup(fd), "w");
+	g = calloc(1, sizeof(*g));
+	if (!g)
+		return NULL;
+	g->fd = fd;
+	/* 16 + 15 window bits: a gzip wrapper, not zlib's. */
+	if (deflateInit2(&g->z, 1, Z_DEFLATED, 16 + 15, 8,
+			 Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(g);
+		return NULL;
+	}
+	f = fopencookie(g, "w", io);
+	if (!f) {
+		deflateEnd(&g->z);
+		free(g);
+	}
+	return f;
+}
+
+/*
+ * The worker: the page into a memfd (the peer NIs, the scrapes' own
+ * lines), gzip'd when the client takes it, then resume. libmicrohttpd sends a file with sendfile(), so
+ * the loop does not copy a big page through user space.
+ */
 static void *print_page(void *arg)
 {
 	struct scrape *sc = arg;
 	uint64_t t0 = ul_clock_monotonic_ns(), one = 1;
-	char *page = NULL;
-	int wake_fd;
-	size_t len = 0;
+	int fd, wake_fd;
+	bool is_bad;
+	off_t len;
 	FILE *f;
 
-	f = open_memstream(&page, &len);
+	fd = memfd_create("ulnet-metrics", MFD_CLOEXEC);
+	f = fd >= 0 ? page_stream(fd, sc->is_gzip) : NULL;
 	if (f) {
 		fwrite(sc->head, 1, sc->head_len, f);
 		if (sc->snap)
@@ -595,21 +683,32 @@ static void *print_page(void *arg)
 			"ulnet_metrics_peer_nis_omitted %d\n",
 			sc->scrapes, sc->last_build_s, sc->last_print_s,
 			!sc->snap);
-		bool is_bad = ferror(f) != 0;
-
-		if (fclose(f) || is_bad) {
-			free(page);
-			page = NULL;
-		}
+		is_bad = ferror(f) != 0;
+		/* Closing flushes (and finishes the gzip stream) into fd. */
+		is_bad = fclose(f) != 0 || is_bad;
+		len = lseek(fd, 0, SEEK_END);
+		sc->page_fd = is_bad || len < 0 ? -1 : fd;
+		sc->page_len = len < 0 ? 0 : (size_t)len;
+		if (sc->page_fd < 0)
+			close(fd);
+	} else if (fd >= 0) {
+		close(fd);
 	}
-	sc->page = page;
-	sc->page_len = page ? len : 0;
 	sc->print_s = (double)(ul_clock_monotonic_ns() - t0) / NSEC_PER_SEC;
 	wake_fd = sc->m->wake_fd;
 	/* The loop takes it from here; nothing of sc is touched after. */
 	MHD_resume_connection(sc->conn);
 	(void)!write(wake_fd, &one, sizeof(one));
 	return NULL;
+}
+
+/* Whether Accept-Encoding names gzip (without q=0, which nobody sends). */
+static bool accepts_gzip(struct MHD_Connection *conn)
+{
+	const char *ae = MHD_lookup_connection_value(
+		conn, MHD_HEADER_KIND, MHD_HTTP_HEADER_ACCEPT_ENCODING);
+
+	return ae && strstr(ae, "gzip") != NULL;
 }
 
 /* The first call of a scrape: the loop's part, then the worker's. */
@@ -633,6 +732,8 @@ static enum MHD_Result scrape_start(struct ul_metrics *m,
 	ul_list_add_tail(&m->scrapes_list, &sc->link);
 	m->nscrapes++;
 	sc->m = m;
+	sc->page_fd = -1;
+	sc->is_gzip = accepts_gzip(conn);
 	sc->conn = conn;
 	m->scrapes++;
 	/*
@@ -681,8 +782,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 {
 	struct ul_metrics *m = cls;
 	struct scrape *sc = *con_cls;
+	struct MHD_Response *resp;
 	enum MHD_Result ret;
-	char *page;
+	bool gzip;
 
 	(void)version;
 	(void)upload;
@@ -692,15 +794,30 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn,
 		pthread_join(sc->worker, NULL);
 		sc->has_worker = false;
 		m->last_print_s = sc->print_s;
-		page = sc->page;
-		sc->page = NULL;
 		*con_cls = NULL;
-		ret = page ? reply(conn, MHD_HTTP_OK, page, sc->page_len,
-				   "text/plain; version=0.0.4; "
-				   "charset=utf-8")
-			   : reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
-				   strdup("out of memory\n"), 14, "text/plain");
+		resp = sc->page_fd < 0
+			       ? NULL
+			       : MHD_create_response_from_fd64(sc->page_len,
+							       sc->page_fd);
+		if (!resp) {
+			scrape_free(sc);
+			return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
+				     strdup("cannot build the page\n"), 22,
+				     "text/plain");
+		}
+		sc->page_fd = -1; /* the response's now */
+		gzip = sc->is_gzip;
 		scrape_free(sc);
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE,
+					"text/plain; version=0.0.4; "
+					"charset=utf-8");
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_VARY,
+					MHD_HTTP_HEADER_ACCEPT_ENCODING);
+		if (gzip)
+			MHD_add_response_header(
+				resp, MHD_HTTP_HEADER_CONTENT_ENCODING, "gzip");
+		ret = MHD_queue_response(conn, MHD_HTTP_OK, resp);
+		MHD_destroy_response(resp);
 		return ret;
 	}
 	if (strcmp(method, "GET") != 0 && strcmp(method, "HEAD") != 0)

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "core/core.h"
 #include "core/node.h"
@@ -43,6 +44,14 @@ struct ul_metrics_snap {
 	struct snap_pni *p;
 	char (*labels)[LABELS_SIZE]; /* the worker's, one per pni */
 };
+
+static void snap_unmap(struct ul_metrics_snap *s)
+{
+	if (s->p)
+		munmap(s->p, s->cap * sizeof(*s->p));
+	s->p = NULL;
+	s->cap = 0;
+}
 
 int ul_metrics_snap_take(struct ul_ctlsrv *srv, struct ul_metrics_snap *reuse,
 			 struct ul_metrics_snap **out)
@@ -73,14 +82,21 @@ int ul_metrics_snap_take(struct ul_ctlsrv *srv, struct ul_metrics_snap *reuse,
 	if (n > s->cap) {
 		/* Room for some growth, so that the next scrape reuses it. */
 		size_t cap = n + n / 8 + 16;
-		struct snap_pni *np = malloc(cap * sizeof(*np));
+		/*
+		 * Populated at once: faulting 17 MB in page by page while
+		 * copying doubled the first scrape's loop time at 40,000
+		 * peer NIs.
+		 */
+		void *np =
+			mmap(NULL, cap * sizeof(*s->p), PROT_READ | PROT_WRITE,
+			     MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
 
-		if (!np) {
+		if (np == MAP_FAILED) {
 			free(peers);
 			ul_metrics_snap_free(s);
 			return -ENOMEM;
 		}
-		free(s->p);
+		snap_unmap(s);
 		s->p = np;
 		s->cap = cap;
 	}
@@ -114,7 +130,7 @@ void ul_metrics_snap_free(struct ul_metrics_snap *s)
 {
 	if (!s)
 		return;
-	free(s->p);
+	snap_unmap(s);
 	free(s->labels);
 	free(s);
 }
