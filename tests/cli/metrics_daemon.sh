@@ -79,6 +79,7 @@ want = {
     "ulnet_ni_put_ack_latency_seconds": "summary",
     "ulnet_ni_tunables_peer_credits": "gauge",
     "ulnet_peer_multi_rail": "gauge",
+    "ulnet_peer_state": "gauge",
     "ulnet_metrics_last_print_seconds": "gauge",
 }
 # Every family of a peer NI (tools/ulnetd/metrics_peers.c prints them

@@ -20,6 +20,7 @@
 
 #include "core/core.h"
 #include "core/node.h"
+#include "core/discovery_sm.h"
 #include "core/peer.h"
 #include "runtime/ctlsrv_int.h"
 #include "util/list.h"
@@ -34,8 +35,9 @@
  */
 struct snap_pni {
 	struct ulnet_nid primary, nid;
-	bool is_first; /* its peer's first NI: carries ulnet_peer_multi_rail */
+	bool is_first; /* its peer's first NI: carries the peer's families */
 	bool is_mr;
+	uint32_t peer_state; /* peer show -v 3's "peer state" bits */
 	struct ul_ctlsrv_pni_vals v;
 };
 
@@ -113,6 +115,7 @@ int ul_metrics_snap_take(struct ul_ctlsrv *srv, struct ul_metrics_snap *reuse,
 					break;
 				sp->is_first = is_first;
 				sp->is_mr = p->is_mr;
+				sp->peer_state = ul_disc_state_bits(p);
 				is_first = false;
 				sp->primary = p->primary_nid;
 				sp->nid = lpni->nid;
@@ -304,6 +307,16 @@ int ul_metrics_snap_print(struct ul_metrics_snap *s, FILE *f)
 				ulnet_nid_format(&s->p[i].primary, prim,
 						 sizeof(prim)),
 				s->p[i].is_mr);
+	/* The discovery state bits, as peer show -v 3 prints them. */
+	fprintf(f, "# TYPE ulnet_peer_state gauge\n");
+	for (i = 0; i < s->n; i++)
+		if (s->p[i].is_first)
+			fprintf(f,
+				"ulnet_peer_state{primary_nid=\"%s\"} %" PRIu32
+				"\n",
+				ulnet_nid_format(&s->p[i].primary, prim,
+						 sizeof(prim)),
+				s->p[i].peer_state);
 	for (k = 0; k < sizeof(by_type) / sizeof(by_type[0]); k++) {
 		fprintf(f, "# TYPE %s counter\n", by_type[k].name);
 		for (i = 0; i < s->n; i++) {
