@@ -11,6 +11,8 @@
 #  - a batch file runs two tests at once;
 #  - a stream that loses its target mid-run ends with the failures
 #    counted and a non-zero exit status;
+#  - local:N nodes that selftest runs itself, three rails each, and
+#    leaves nothing behind;
 #  - bad tests, options and batch files give an error YAML and exit 234.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
@@ -126,7 +128,21 @@ yq "$TMP/out" "[(x['started'] == x['completed'] + x['failed'], x['completed'] > 
 check "lost target: each operation ended once" '^\[\(True, True, True\)\]$' "$TMP/ok"
 check "lost target: the error says so" 'failed, 0 check errors' "$TMP/err"
 
-# 6. bad input.
+# 6. selftest's own loopback nodes: no daemon; nothing left behind.
+expect local 0 "*" "" -- env TMPDIR="$TMP" $u selftest run --from local:1 \
+	--to local:2,local:3 --distribute 1:all --local-rails 3 --seconds 2 \
+	--concurrency 4 brw read size=16K check=full
+cp "$TMP/out" "$TMP/local.yaml"
+yq "$TMP/local.yaml" "[d['selftest']['tests'][0][k] for k in ('completed', 'failed', 'check_errors')][1:]" >"$TMP/ok"
+check "local: nothing failed or spoiled" '^\[0, 0\]$' "$TMP/ok"
+yq "$TMP/local.yaml" "sorted(r['nid'] for n in d['selftest']['nodes'] if n['node'] == 'local:1' for r in n['rails'])" >"$TMP/ok"
+check "local: three rails on 127.2.R.1" "^\['127.2.1.1@tcp', '127.2.2.1@tcp', '127.2.3.1@tcp'\]$" "$TMP/ok"
+yq "$TMP/local.yaml" "[n['sent MiB/s'] > 0 for n in d['selftest']['nodes'] if n['node'] in ('local:2', 'local:3')]" >"$TMP/ok"
+check "local: both targets served" '^\[True, True\]$' "$TMP/ok"
+ls "$TMP" | grep -c '^ulnet-selftest-' >"$TMP/left" || true
+check "local: its directory is gone" '^0$' "$TMP/left"
+
+# 7. bad input.
 err() { # descr
 	printf -- '---\nselftest:\n-     run:\n      errno: -22\n      descr: ! "%s"\n...\n' "$1"
 }
@@ -140,6 +156,8 @@ expect nid_sender 234 "" "$(err 'node 127.1.41.1@tcp sends in a test, so it must
 	-- $u selftest run --from 127.1.41.1@tcp --to "$TMP/b.ctl" ping
 expect bad_dist 234 "" "$(err "bad distribution '0:1' (A:B, as 1:1 or 1:all)")" \
 	-- $u selftest run --from "$TMP/a.ctl" --to "$TMP/b.ctl" --distribute 0:1 ping
+expect bad_local 234 "" "$(err "'local:0': local nodes are local:1 to local:16")" \
+	-- $u selftest run --from local:0 --to local:1 ping
 expect bad_node 234 "" "$(err "'nowhere' is neither a control socket (a path) nor a NID")" \
 	-- $u selftest run --from "$TMP/a.ctl" --to nowhere ping
 expect dead_node 234 "" "*" \

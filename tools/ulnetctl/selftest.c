@@ -10,7 +10,8 @@
  * TEST is written as lst's add_test writes it: `ping`, or `brw read` /
  * `brw write` with `size=N` (K and M suffixes) and `check=simple|full`.
  * NODES is a comma-separated list of control sockets (ulnetds selftest
- * drives) and NIDs (nodes that only serve). The batch file names groups
+ * drives), NIDs (nodes that only serve) and local:N (nodes selftest runs
+ * itself on loopback for the command's length, selftest_local.c). The batch file names groups
  * and a list of tests (selftest_parse_batch below). Every test of a
  * batch runs at once, for --seconds; each sender is asked for one stream
  * (op PERF_PUT, runtime/perf.h) over its own control connection, from a
@@ -77,6 +78,8 @@ static void batch_free(struct st_batch *b)
 	size_t i;
 
 	for (i = 0; i < b->nnodes; i++) {
+		if (b->nodes[i].local_idx)
+			free(b->nodes[i].ctl);
 		free(b->nodes[i].name);
 		free(b->nodes[i].points);
 	}
@@ -110,7 +113,21 @@ static long node_of(struct st_batch *b, const char *name)
 	nd->name = strdup(name);
 	if (!nd->name)
 		return st_err("out of memory"), -1;
-	if (is_socket_name(name)) {
+	if (strncmp(name, "local:", 6) == 0) {
+		char *end;
+		unsigned long idx = strtoul(name + 6, &end, 10);
+
+		if (*end || end == name + 6 || idx < 1 || idx > ST_LOCAL_MAX) {
+			free(nd->name);
+			return st_err("'%s': local nodes are local:1 to "
+				      "local:%d",
+				      name, ST_LOCAL_MAX),
+			       -1;
+		}
+		nd->local_idx = (unsigned int)idx;
+		if (nd->local_idx > b->nlocal)
+			b->nlocal = nd->local_idx;
+	} else if (is_socket_name(name)) {
 		nd->ctl = nd->name;
 	} else if (ulnet_nid_parse(name, &nd->nid, NULL, 0) == 0) {
 		nd->has_nid = true;
@@ -244,7 +261,7 @@ static int test_word(struct st_test *t, const char *w)
  */
 static int test_parse(struct st_test *t, int argc, char **argv)
 {
-	size_t len = 0;
+	size_t len = 0, off;
 	int i, rc;
 
 	if (argc < 1)
@@ -266,15 +283,12 @@ static int test_parse(struct st_test *t, int argc, char **argv)
 		t->size = 0;
 	for (i = 0; i < argc; i++)
 		len += strlen(argv[i]) + 1;
-	t->spec = malloc(len);
+	t->spec = malloc(len + 1);
 	if (!t->spec)
 		return st_err("out of memory");
-	t->spec[0] = '\0';
-	for (i = 0; i < argc; i++) {
-		if (i)
-			strcat(t->spec, " ");
-		strcat(t->spec, argv[i]);
-	}
+	for (i = 0, off = 0; i < argc; i++)
+		off += (size_t)snprintf(t->spec + off, len + 1 - off, "%s%s",
+					i ? " " : "", argv[i]);
 	return 0;
 }
 
@@ -432,11 +446,11 @@ static int batch_parse(struct st_batch *b, const char *path)
 	}
 	g = ul_doc_get(root, "groups");
 	tests = ul_doc_get(root, "batch");
-	rc = 0;
-	if (!g || !tests)
-		rc = st_err("%s: groups and batch are both needed", path);
-	if (!rc)
-		rc = batch_groups(b, g);
+	if (!g || !tests) {
+		ul_ytree_free(root);
+		return st_err("%s: groups and batch are both needed", path);
+	}
+	rc = batch_groups(b, g);
 	if (!rc && (tests->type != UL_YNODE_SEQ || tests->nr == 0))
 		rc = at(tests, "batch: a list of tests");
 	for (i = 0; !rc && i < tests->nr; i++)
@@ -444,20 +458,30 @@ static int batch_parse(struct st_batch *b, const char *path)
 	v = ul_doc_get(root, "seconds");
 	if (!rc && v)
 		rc = batch_uint(v, 86400, &b->seconds);
+	v = ul_doc_get(root, "local_rails");
+	if (!rc && v)
+		rc = batch_uint(v, ST_LOCAL_RAILS_MAX, &b->local_rails);
 	v = ul_doc_get(root, "interval");
 	if (!rc && v) {
-		uint32_t s;
+		uint32_t s = 0;
 
 		rc = batch_uint(v, 3600, &s);
 		b->interval_ms = s * 1000u;
 	}
 	for (i = 0; !rc && i < root->nr; i += 2) {
+		static const char *const keys[] = { "groups", "batch",
+						    "seconds", "interval",
+						    "local_rails" };
 		const char *k = scalar(root->kids[i]);
+		size_t j = 0;
 
-		if (!k || (strcmp(k, "groups") && strcmp(k, "batch") &&
-			   strcmp(k, "seconds") && strcmp(k, "interval")))
+		while (k && j < sizeof(keys) / sizeof(keys[0]) &&
+		       strcmp(k, keys[j]) != 0)
+			j++;
+		if (!k || j == sizeof(keys) / sizeof(keys[0]))
 			rc = at(root->kids[i], "unknown key (groups, batch, "
-					       "seconds, interval)");
+					       "seconds, interval, "
+					       "local_rails)");
 	}
 	ul_ytree_free(root);
 	return rc;
@@ -713,6 +737,8 @@ static int jobs_plan(struct st_batch *b, struct st_job **out, size_t *njobs)
 
 	for (ti = 0; ti < b->ntests; ti++)
 		n += b->groups[b->tests[ti].from].n;
+	if (!n)
+		return st_err("no sender");
 	jobs = calloc(n, sizeof(*jobs));
 	if (!jobs)
 		return st_err("out of memory");
@@ -870,12 +896,13 @@ static int selftest_run(int argc, char **argv)
 		{ "rates", required_argument, NULL, 'r' },
 		{ "plot", required_argument, NULL, 'p' },
 		{ "text", no_argument, NULL, 'x' },
+		{ "local-rails", required_argument, NULL, 'L' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *batch = NULL, *from = NULL, *to = NULL, *dist = "1:1";
 	const char *rates = NULL, *plot = NULL;
-	uint32_t conc = 1, secs = 0, ival = 0;
+	uint32_t conc = 1, secs = 0, ival = 0, lrails = 0;
 	bool is_text = false;
 	struct st_batch *b;
 	struct st_test *t;
@@ -884,7 +911,7 @@ static int selftest_run(int argc, char **argv)
 	int opt, rc = 0;
 
 	optind = 0;
-	while ((opt = getopt_long(argc, argv, "+b:f:T:c:d:t:i:r:p:xh", opts,
+	while ((opt = getopt_long(argc, argv, "+b:f:T:c:d:t:i:r:p:xL:h", opts,
 				  NULL)) != -1) {
 		switch (opt) {
 		case 'b':
@@ -921,6 +948,12 @@ static int selftest_run(int argc, char **argv)
 			break;
 		case 'x':
 			is_text = true;
+			break;
+		case 'L':
+			if (ulnetctl_parse_size(optarg, ST_LOCAL_RAILS_MAX,
+						&lrails))
+				return st_err("bad local rails '%s' (1..%d)",
+					      optarg, ST_LOCAL_RAILS_MAX);
 			break;
 		default:
 			ulnetctl_print_help(ulnetctl_selftest_cmds, "selftest",
@@ -962,6 +995,13 @@ static int selftest_run(int argc, char **argv)
 		b->interval_ms = ival * 1000u;
 	if (!b->interval_ms)
 		b->interval_ms = DEFAULT_INTERVAL_MS;
+	if (lrails)
+		b->local_rails = lrails;
+	if (!b->local_rails)
+		b->local_rails = 2;
+	if (!rc && st_local_start(b) < 0)
+		rc = st_err("cannot start %s",
+			    b->local_err[0] ? b->local_err : "local nodes");
 	if (!rc)
 		rc = batch_run(b);
 	if (!rc)
@@ -1002,6 +1042,7 @@ static int selftest_run(int argc, char **argv)
 				    nd->name);
 	}
 	free(rates_tmp);
+	st_local_stop(b);
 	batch_free(b);
 	free(b);
 	return rc;
@@ -1039,7 +1080,10 @@ const struct ulnetctl_cmd ulnetctl_selftest_cmds[] = {
 	  "\t--interval: seconds between samples (default 1)\n"
 	  "\t--text: lst stat's text instead of YAML\n"
 	  "\t--rates FILE: per-rail rates over time (TSV)\n"
-	  "\t--plot FILE.png: the same as a gnuplot chart\n" },
+	  "\t--plot FILE.png: the same as a gnuplot chart\n"
+	  "\t--local-rails N: NIs of each local:N node (default 2)\n"
+	  "\tNODES may name local:1, local:2...: nodes selftest runs itself\n"
+	  "\ton 127.2.RAIL.N@tcp for the run (no daemon needed)\n" },
 	{ "stat", selftest_stat, NULL,
 	  "show the counters selftest samples: each rail, the perf sink\n" },
 	{ NULL, NULL, NULL, NULL },

@@ -49,9 +49,10 @@ struct st_point {
 };
 
 struct st_node {
-	char *name;   /* as given: a control socket path or a NID */
-	char *ctl;    /* the control socket, NULL for a bare NID */
-	bool has_nid; /* nid: whom others send to */
+	char *name; /* as given: a control socket path, a NID, local:N */
+	char *ctl;  /* the control socket, NULL for a bare NID */
+	unsigned int local_idx; /* local:N: N (selftest_local.c), else 0 */
+	bool has_nid;		/* nid: whom others send to */
 	struct ulnet_nid nid;
 	struct st_stat first; /* at the start */
 	struct st_stat end;   /* when the run time was over */
@@ -96,7 +97,27 @@ struct st_batch {
 	struct st_group groups[ST_GROUPS_MAX];
 	struct st_test tests[ST_TESTS_MAX];
 	uint64_t run_ns; /* the run's length, for the node rates */
+	/* selftest's own loopback nodes (local:N; selftest_local.c) */
+	unsigned int nlocal;	  /* the highest N named */
+	unsigned int local_rails; /* NIs each, 1..ST_LOCAL_RAILS_MAX */
+	uint16_t local_port;
+	char local_dir[256]; /* their control sockets' directory */
+	char local_err[384];
+	struct st_local *locals; /* nlocal of them, by N - 1 */
 };
+
+#define ST_LOCAL_MAX 16
+#define ST_LOCAL_RAILS_MAX 8
+
+/*
+ * selftest_local.c: start every local:N node the batch names, each with
+ * its control socket (nd->ctl) in a new temporary directory; 0 or
+ * -errno (local_err says which node and why). Stop them all, and remove
+ * the directory, whatever start did.
+ */
+struct st_local;
+int st_local_start(struct st_batch *b);
+void st_local_stop(struct st_batch *b);
 
 /* selftest_report.c */
 int st_report_yaml(const struct st_batch *b);

@@ -768,7 +768,6 @@ static enum MHD_Result scrape_start(struct ul_metrics *m,
 			return MHD_YES;
 		}
 		MHD_resume_connection(conn);
-		rc = -EAGAIN;
 	}
 	scrape_free(sc);
 	return reply(conn, MHD_HTTP_INTERNAL_SERVER_ERROR,
