@@ -10,7 +10,8 @@
  * TEST is written as lst's add_test writes it: `ping`, or `brw read` /
  * `brw write` with `size=N` (K and M suffixes) and `check=simple|full`.
  * NODES is a comma-separated list of control sockets (ulnetds selftest
- * drives), NIDs (nodes that only serve) and local:N (nodes selftest runs
+ * drives), NIDs (ulnet nodes that only serve: their sink answers; a
+ * kernel node has none) and local:N (nodes selftest runs
  * itself on loopback for the command's length, selftest_local.c). The batch file names groups
  * and a list of tests (selftest_parse_batch below). Every test of a
  * batch runs at once, for --seconds; each sender is asked for one stream

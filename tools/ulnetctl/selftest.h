@@ -2,9 +2,10 @@
  * ulnetctl selftest: lnet_selftest's concepts over ulnetd's control
  * sockets (selftest.c runs a batch, selftest_report.c prints it).
  *
- * A node is a ulnetd reached through its control socket, or a bare NID
- * (a peer that only serves: a kernel node or a ulnetd selftest cannot
- * reach). Groups name nodes; a batch is tests that run at once; a test
+ * A node is a ulnetd reached through its control socket, a node
+ * selftest runs itself (local:N), or a bare NID (a ulnet node that only
+ * serves, through the perf sink every ulnetd posts; a kernel node has
+ * none). Groups name nodes; a batch is tests that run at once; a test
  * sends from every node of one group to nodes of another as the
  * distribution says, `concurrency` operations in flight per sender.
  */
