@@ -91,6 +91,10 @@ static const uint8_t attr_types[UL_CTL_A__MAX] = {
 	[UL_CTL_A_PERF_FAIL] = UL_CTL_T_NESTED,
 	[UL_CTL_A_PERF_STATUS] = UL_CTL_T_S32,
 	[UL_CTL_A_PERF_COUNT] = UL_CTL_T_U64,
+	[UL_CTL_A_PERF_OP] = UL_CTL_T_U32,
+	[UL_CTL_A_PERF_CHECK] = UL_CTL_T_U32,
+	[UL_CTL_A_PERF_TARGET] = UL_CTL_T_NID,
+	[UL_CTL_A_PERF_CHECK_ERRORS] = UL_CTL_T_U64,
 };
 
 enum ul_ctl_type ul_ctl_attr_type(uint16_t type)
@@ -411,24 +415,29 @@ int ul_ctl_iter_next(struct ul_ctl_iter *it, struct ul_ctl_attr *a,
 	return 1;
 }
 
+/*
+ * The iterator checked the length of every typed attribute; these read
+ * 0 from a shorter one too, so that an id left out of attr_types (whose
+ * length nothing checks) can never be read past its end.
+ */
 uint32_t ul_ctl_attr_u32(const struct ul_ctl_attr *a)
 {
-	return ul_get_le32(a->val);
+	return a->len >= 4 ? ul_get_le32(a->val) : 0;
 }
 
 int32_t ul_ctl_attr_s32(const struct ul_ctl_attr *a)
 {
-	return (int32_t)ul_get_le32(a->val);
+	return (int32_t)ul_ctl_attr_u32(a);
 }
 
 uint64_t ul_ctl_attr_u64(const struct ul_ctl_attr *a)
 {
-	return ul_get_le64(a->val);
+	return a->len >= 8 ? ul_get_le64(a->val) : 0;
 }
 
 int64_t ul_ctl_attr_s64(const struct ul_ctl_attr *a)
 {
-	return (int64_t)ul_get_le64(a->val);
+	return (int64_t)ul_ctl_attr_u64(a);
 }
 
 const char *ul_ctl_attr_str(const struct ul_ctl_attr *a)
@@ -438,7 +447,10 @@ const char *ul_ctl_attr_str(const struct ul_ctl_attr *a)
 
 void ul_ctl_attr_nid(const struct ul_ctl_attr *a, struct ulnet_nid *nid)
 {
-	ul_wire_nid_get(a->val, nid);
+	if (a->len >= UL_WIRE_NID_SIZE)
+		ul_wire_nid_get(a->val, nid);
+	else
+		memset(nid, 0, sizeof(*nid));
 }
 
 /*

@@ -178,6 +178,16 @@ def ctl_seeds():
     yield "rep-peer-show", ctl_frame(0x8003, [rc, peer])
     yield "req-perf", ctl_frame(27, [ctl_attr(0x0005, tcp), ctl_u32(0x0c00, 1 << 20),
                                      ctl_u32(0x0c01, 5000), ctl_u32(0x0c02, 8)])
+    # selftest's: a checked read to two targets, and the frame the fuzzer
+    # once crashed the decoder with (a 4-byte target NID)
+    tcp2 = ctl_nid(2, 0, 0xC0A80115)
+    yield "req-perf-read", ctl_frame(27, [ctl_attr(0x0005, tcp), ctl_attr(0x0c10, tcp2),
+                                          ctl_u32(0x0c00, 4096), ctl_u32(0x0c01, 1000),
+                                          ctl_u32(0x0c02, 4), ctl_u32(0x0c0e, 1),
+                                          ctl_u32(0x0c0f, 2)])
+    yield "req-perf-short-target", ctl_frame(27, [ctl_attr(0x0005, tcp),
+                                                  ctl_u32(0x0c10, 0x7fffff00),
+                                                  ctl_u32(0x0c0f, 8)])
     rail = ctl_attr(0x0c07, ctl_attr(0x0005, tcp) + ctl_u64(0x0c03, 10) +
                     ctl_u64(0x0c04, 10 << 20), True)
     yield "rep-perf", ctl_frame(0x801B, [rc, ctl_u64(0x0c03, 10), ctl_u64(0x0c04, 10 << 20),

@@ -147,6 +147,14 @@ static void req_perf_roundtrip(void **state)
 	assert_int_equal(ul_ctl_req_decode(m.buf, m.len, &out, &err), -EPROTO);
 	assert_non_null(strstr(err.msg, "more than 64 perf targets"));
 	ul_ctl_msg_fini(&m);
+
+	/* A target NID of 4 bytes (the fuzzer's find): refused, not read. */
+	in.perf.ntargets = 1;
+	assert_int_equal(ul_ctl_req_encode(&in, &m), 0);
+	ul_ctl_put_u32(&m, UL_CTL_A_PERF_TARGET, 0x7fffff00);
+	assert_int_equal(ul_ctl_msg_finish(&m), 0);
+	assert_int_equal(ul_ctl_req_decode(m.buf, m.len, &out, &err), -EPROTO);
+	ul_ctl_msg_fini(&m);
 }
 
 /* The frame of "ping 0@lo" as proto.h lays it out, byte for byte. */
