@@ -149,7 +149,9 @@ struct ul_conf_lnd_tunables {
  * interfaces: lnetctl ignores "nid:" on import (it is what an export
  * prints), ulnet uses it to define an NI where no interface is named, for
  * example for a dry run. When both are given the interfaces win and the
- * NID is kept in the group only as information.
+ * NID is kept in the group only as information, except in a dry run
+ * (`debug select`, ctl/conf_import.h is_nid_over_iface): there the NID
+ * defines the NI, so that a file exported on another machine loads.
  */
 enum ul_conf_ni_by {
 	UL_CONF_NI_BY_IFACE,

@@ -262,6 +262,7 @@ struct block_nis {
 	const struct ul_conf_ni **by_if, **by_nid;
 	int *if_numa, *nid_numa;
 	size_t nif, nnid;
+	struct ul_conf_ni *by_group_nid; /* is_nid_over_iface: made here */
 };
 
 static int group_numa(const struct ul_conf_ni_group *g)
@@ -271,7 +272,19 @@ static int group_numa(const struct ul_conf_ni_group *g)
 		       : -1;
 }
 
-static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
+/*
+ * A dry run's reading of a group with both "nid:" and "interfaces:" (what
+ * export writes): one NI by that NID, so that a file from another
+ * machine loads whatever interfaces this one has (ctl/node_req.h).
+ */
+static bool group_by_nid(const struct ul_conf_ni_group *g, bool is_nid_first)
+{
+	return is_nid_first && (g->flags & UL_CONF_GROUP_HAS_NID) &&
+	       g->nr_nis && g->nis[0].by == UL_CONF_NI_BY_IFACE;
+}
+
+static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b,
+			     bool is_nid_first)
 {
 	size_t g, k, total = cn->nr_nis;
 
@@ -282,7 +295,9 @@ static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
 	b->by_nid = calloc(total + 1, sizeof(const struct ul_conf_ni *));
 	b->if_numa = calloc(total + 1, sizeof(int));
 	b->nid_numa = calloc(total + 1, sizeof(int));
-	if (!b->by_if || !b->by_nid || !b->if_numa || !b->nid_numa)
+	b->by_group_nid = calloc(cn->nr_groups + 1, sizeof(*b->by_group_nid));
+	if (!b->by_if || !b->by_nid || !b->if_numa || !b->nid_numa ||
+	    !b->by_group_nid)
 		return -ENOMEM;
 	for (k = 0; k < cn->nr_nis; k++)
 		if (cn->nis[k].by == UL_CONF_NI_BY_NID) {
@@ -292,7 +307,17 @@ static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
 			b->if_numa[b->nif] = -1;
 			b->by_if[b->nif++] = &cn->nis[k];
 		}
-	for (g = 0; g < cn->nr_groups; g++)
+	for (g = 0; g < cn->nr_groups; g++) {
+		if (group_by_nid(&cn->groups[g], is_nid_first)) {
+			struct ul_conf_ni *ni = &b->by_group_nid[g];
+
+			ni->by = UL_CONF_NI_BY_NID;
+			ni->nid = cn->groups[g].nid;
+			ni->line = cn->groups[g].line;
+			b->nid_numa[b->nnid] = group_numa(&cn->groups[g]);
+			b->by_nid[b->nnid++] = ni;
+			continue;
+		}
 		for (k = 0; k < cn->groups[g].nr_nis; k++)
 			if (cn->groups[g].nis[k].by == UL_CONF_NI_BY_NID) {
 				b->nid_numa[b->nnid] =
@@ -302,11 +327,13 @@ static int block_nis_collect(const struct ul_conf_net *cn, struct block_nis *b)
 				b->if_numa[b->nif] = group_numa(&cn->groups[g]);
 				b->by_if[b->nif++] = &cn->groups[g].nis[k];
 			}
+	}
 	return 0;
 }
 
 static void block_nis_free(struct block_nis *b)
 {
+	free(b->by_group_nid);
 	free(b->by_if);
 	free(b->by_nid);
 	free(b->if_numa);
@@ -378,7 +405,7 @@ static int nl_net_block(struct imp *im, const struct ul_conf_net *cn)
 	size_t g, k, first, end, nres = 0;
 	int rc;
 
-	rc = block_nis_collect(cn, &b);
+	rc = block_nis_collect(cn, &b, im->o->is_nid_over_iface);
 	if (rc) {
 		rc = ul_imp_d1(im, "import", rc, NULL, cn->line, rc);
 		goto out;

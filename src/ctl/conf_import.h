@@ -71,6 +71,13 @@ struct ul_conf_import_opts {
 	 * net request per run of NIs on the same node.
 	 */
 	bool is_numa_from_dev_cpt;
+	/*
+	 * A dry run's too: a "local NI(s)" item with both "nid:" and
+	 * "interfaces:" (what export writes) is one NI by that NID, the
+	 * interfaces not looked up on this host, so that a file exported
+	 * on another machine loads here.
+	 */
+	bool is_nid_over_iface;
 	/* The host's interfaces (ul_conf_host_addrs()). */
 	const struct ul_conf_hostaddr *addrs;
 	size_t nr_addrs;

@@ -729,6 +729,7 @@ int ul_node_req_apply(const struct ul_node_req_env *env,
 	o.addrs = h.addrs;
 	o.nr_addrs = h.n;
 	o.is_numa_from_dev_cpt = env->is_dry_run;
+	o.is_nid_over_iface = env->is_dry_run;
 	o.ops.call = apply_call;
 	o.ops.report = apply_report;
 	o.ops.note = apply_note;

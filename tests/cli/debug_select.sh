@@ -175,6 +175,28 @@ expect udsp_priority_0_refused 234 "" "debug:
           errno: -22
           descr: line $(($(wc -l <"$CONF") + 5)): udsp: rule idx 0: priority 0 gives no action" -- \
 	"$ULNETCTL" debug select --config "$TMP/p0.yaml" --dst 10.1.0.10@o2ib
+# A file exported on another machine (issue: kernel conformance, item
+# 10): each NI has its nid: and interfaces: that this host does not
+# have; the dry run takes the NIDs, as an import there would make them.
+cat >"$TMP/exported.yaml" <<'EOF'
+net:
+    - net type: tcp
+      local NI(s):
+        - nid: 10.9.1.1@tcp
+          status: up
+          interfaces:
+              0: ulnet-nosuch0
+        - nid: 10.9.2.1@tcp
+          status: up
+          interfaces:
+              0: ulnet-nosuch1
+EOF
+expect exported_elsewhere 0 "*" "*" -- \
+	"$ULNETCTL" debug select --config "$TMP/exported.yaml" --dst 10.9.1.2@tcp --count 2
+check exported_elsewhere_first_ni 'local ni: 10\.9\.1\.1@tcp'
+expect exported_elsewhere_src 0 "*" "*" -- \
+	"$ULNETCTL" debug select --config "$TMP/exported.yaml" --dst 10.9.1.2@tcp --src 10.9.2.1@tcp
+check exported_elsewhere_second_ni 'local ni: 10\.9\.2\.1@tcp'
 printf 'net:\n  - net type: tcp\n    local NI(s):\n      - nid: 10.0.0.1@o2ib\n' >"$TMP/bad.yaml"
 expect nid_on_wrong_net 234 "" "*" -- \
 	"$ULNETCTL" debug select --config "$TMP/bad.yaml" --dst 1.2.3.4@tcp
