@@ -107,9 +107,15 @@ static void rx_on_ksh(struct sock_conn *conn)
 		rx_malformed(conn, e.msg);
 		return;
 	}
+	/*
+	 * The keepalive cookie is ignored on any message, as the kernel
+	 * does (socklnd_proto.c ksocknal_handle_zcack: the cookie range of
+	 * a non-NOOP starts at the cookie itself, so it always counts one);
+	 * only a NOOP that also names an earlier cookie is a protocol error.
+	 */
 	if (ksh->zc_cookies[1] != 0 &&
-	    !(ksh->type == UL_WIRE_KSOCK_NOOP && ksh->zc_cookies[0] == 0 &&
-	      ksh->zc_cookies[1] == UL_WIRE_KEEPALIVE_PING)) {
+	    !(ksh->zc_cookies[1] == UL_WIRE_KEEPALIVE_PING &&
+	      (ksh->type != UL_WIRE_KSOCK_NOOP || ksh->zc_cookies[0] <= 1))) {
 		/* We never ask for zero-copy ACKs: none is outstanding. */
 		snprintf(why, sizeof(why),
 			 "zero-copy ACK for cookie %llu never requested",

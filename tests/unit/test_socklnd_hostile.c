@@ -402,6 +402,39 @@ static void socklnd_keepalive_received_is_ignored(void **state)
 }
 
 /*
+ * The kernel ignores the keepalive cookie on an LNet message too
+ * (ksocknal_handle_zcack counts one cookie there): the PUT is delivered
+ * and the connection stays (issue 16 item 7; it used to close it).
+ */
+static void socklnd_keepalive_on_lnet_message_is_ignored(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t buf[256], in[64];
+	size_t len, inlen = 0;
+	int rx[2] = { 1, 1 }, fd;
+	struct ulnet_nid raw;
+
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	len = sw_build_put(w, K_RAW, K_B, 100, 79, buf, sizeof(buf));
+	buf[16] = UL_WIRE_KEEPALIVE_PING; /* zc_cookies[1], little-endian */
+	assert_int_equal(sw_raw_write(fd, buf, len), 0);
+	assert_true(sw_run_until(w, pred_rx_done, rx));
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, 79);
+	assert_int_equal(w->nis[1].rx[0].status, 0);
+	assert_false(sw_raw_poll(fd, in, sizeof(in), &inlen));
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 1);
+}
+
+/*
  * B's link goes down while a PUT its TCP already acknowledged waits in
  * the socket, unread. The sender counts it delivered and never sends it
  * again, so B reads it before the connection closes: without that the
@@ -715,6 +748,9 @@ int main(void)
 			socklnd_hostile_peers_are_closed, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_received_is_ignored, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_keepalive_on_lnet_message_is_ignored, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
 		cmocka_unit_test_setup_teardown(
