@@ -207,8 +207,9 @@ void ul_disc_round_failed(struct ul_node *n, struct ul_peer *p, int rc)
 	if (rc >= 0)
 		rc = -EIO;
 	if (rc != -ESHUTDOWN)
-		ul_node_log(n, UL_D_NETERROR, "peer %s: discovery failed: %d",
-			    nid_str(&p->primary_nid, a, sizeof(a)), rc);
+		ul_node_log_limit(n, UL_D_NETERROR,
+				  "peer %s: discovery failed: %d",
+				  nid_str(&p->primary_nid, a, sizeof(a)), rc);
 	p->disc_error = rc;
 	(void)ul_disc_set_state(n->opts.log, p, UL_DISC_STATE_FAILED);
 }

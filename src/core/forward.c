@@ -284,9 +284,11 @@ static void fwd_start(struct ul_node *n, struct ul_msg *m)
 	rc = ul_msg_route(n, m, NULL, &rh->dest_nid, NULL, UL_NUMA_ANY,
 			  is_reserved);
 	if (rc) {
-		ul_node_log(n, UL_D_NETERROR, "cannot forward %s to %s: %d",
-			    ul_wire_msg_type_name(rh->type),
-			    ulnet_nid_format(&rh->dest_nid, a, sizeof(a)), rc);
+		ul_node_log_limit(n, UL_D_NETERROR,
+				  "cannot forward %s to %s: %d",
+				  ul_wire_msg_type_name(rh->type),
+				  ulnet_nid_format(&rh->dest_nid, a, sizeof(a)),
+				  rc);
 		ul_msg_count_drop(n, NULL, NULL, rh->type, len);
 		m->is_no_resend = true;
 		ul_msg_finalize(n, m, rc, UL_HSTATUS_OK);

@@ -394,12 +394,12 @@ static void log_failure(struct ul_node *n, struct ul_msg *m, int status,
 
 	if (status == -ESHUTDOWN)
 		return;
-	ul_node_log(n, UL_D_NETERROR, "%s %s %s failed: %d (%s) via %s",
-		    ul_wire_msg_type_name(m->type), m->is_tx ? "to" : "from",
-		    ulnet_nid_format(peer, a, sizeof(a)), status,
-		    ul_hstatus_name(hs),
-		    m->ni ? ulnet_nid_format(&m->ni->nid, b, sizeof(b))
-			  : "no NI");
+	ul_node_log_limit(
+		n, UL_D_NETERROR, "%s %s %s failed: %d (%s) via %s",
+		ul_wire_msg_type_name(m->type), m->is_tx ? "to" : "from",
+		ulnet_nid_format(peer, a, sizeof(a)), status,
+		ul_hstatus_name(hs),
+		m->ni ? ulnet_nid_format(&m->ni->nid, b, sizeof(b)) : "no NI");
 }
 
 void ul_msg_finalize(struct ul_node *n, struct ul_msg *m, int status,

@@ -415,5 +415,8 @@ void ul_node_tick_arm(struct ul_node *n, uint64_t when_ns);
 
 /* Log through the node's sink (opts.log, may be NULL). */
 #define ul_node_log(n, mask, ...) ul_log((n)->opts.log, (mask), __VA_ARGS__)
+/* A line a remote host can trigger: rate limited (util/log.h). */
+#define ul_node_log_limit(n, mask, ...)                                        \
+	ul_log_limit((n)->opts.log, (mask), __VA_ARGS__)
 
 #endif /* UL_CORE_MSG_H */

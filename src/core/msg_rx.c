@@ -241,10 +241,10 @@ static int up_parse(struct ul_lnd_ni *lni, const struct ul_wire_lnet_hdr *hdr,
 	memset(rx, 0, sizeof(*rx));
 	why = hdr_close_reason(n, ni, hdr);
 	if (why) {
-		ul_node_log(n, UL_D_NETERROR,
-			    "bad LNet header from %s on %s: %s",
-			    ulnet_nid_format(from_nid, a, sizeof(a)),
-			    ni->ifname[0] ? ni->ifname : "lo", why);
+		ul_node_log_limit(n, UL_D_NETERROR,
+				  "bad LNet header from %s on %s: %s",
+				  ulnet_nid_format(from_nid, a, sizeof(a)),
+				  ni->ifname[0] ? ni->ifname : "lo", why);
 		return -EPROTO;
 	}
 	rx->rlen = hdr->payload_length;

@@ -111,10 +111,11 @@ void ul_rspt_on_peer_down(struct ul_node *n, const struct ulnet_nid *nid,
 			continue;
 		if (is_restarted && md->is_rspt_direct) {
 			ul_msg_rspt_detach(n, md);
-			ul_node_log(n, UL_D_NETERROR,
-				    "%s restarted before it answered: MD "
-				    "unlinked",
-				    ulnet_nid_format(nid, buf, sizeof(buf)));
+			ul_node_log_limit(n, UL_D_NETERROR,
+					  "%s restarted before it answered: MD "
+					  "unlinked",
+					  ulnet_nid_format(nid, buf,
+							   sizeof(buf)));
 			ul_node_md_unlink_internal(n, md, -ECONNRESET);
 			continue;
 		}
@@ -170,16 +171,18 @@ uint64_t ul_rspt_tick(struct ul_node *n, uint64_t now_ns)
 		n->core->counters.response_timeout_count++;
 		ulnet_nid_format(&md->rspt_nid, buf, sizeof(buf));
 		if (md->is_rspt_hastened)
-			ul_node_log(n, UL_D_NETERROR,
-				    "no response from %s, whose connections "
-				    "were lost: MD %#llx unlinked",
-				    buf, (unsigned long long)md->cookie);
+			ul_node_log_limit(
+				n, UL_D_NETERROR,
+				"no response from %s, whose connections "
+				"were lost: MD %#llx unlinked",
+				buf, (unsigned long long)md->cookie);
 		else
-			ul_node_log(n, UL_D_NETERROR,
-				    "no response from %s in %u s: MD %#llx "
-				    "unlinked",
-				    buf, n->core->tun.transaction_timeout,
-				    (unsigned long long)md->cookie);
+			ul_node_log_limit(
+				n, UL_D_NETERROR,
+				"no response from %s in %u s: MD %#llx "
+				"unlinked",
+				buf, n->core->tun.transaction_timeout,
+				(unsigned long long)md->cookie);
 		/* §6 step 2: whatever its number of NIs. */
 		lpni = ul_peer_ni_find(n->core, &md->rspt_nid);
 		if (lpni)

@@ -71,8 +71,9 @@ static void round_done(void *arg, int status,
 		rc = ul_discovery_merge(c, &r->target, res, &q, NULL);
 	if (rc) {
 		/* A malformed reply is -EPROTO here: a failed check (§3). */
-		ul_node_log(n, UL_D_NETERROR, "router check of %s failed: %d",
-			    nid_str(&gw->primary_nid, a, sizeof(a)), rc);
+		ul_node_log_limit(n, UL_D_NETERROR,
+				  "router check of %s failed: %d",
+				  nid_str(&gw->primary_nid, a, sizeof(a)), rc);
 		ul_route_gw_set_alive(c, gw, false);
 		gw->is_rtr_checked = true;
 	} else {
@@ -303,11 +304,12 @@ void ul_rtrchk_on_peer_down(struct ul_node *n, const struct ulnet_nid *nid)
 	gw = ul_peer_ni_peer(lpni);
 	if (!gw->rtr_refcount || !gw->is_alive)
 		return;
-	ul_node_log(n, UL_D_NETERROR,
-		    "gateway %s: %s lost its connections: routes through it "
-		    "are down until it answers a check",
-		    nid_str(&gw->primary_nid, a, sizeof(a)),
-		    nid_str(nid, b, sizeof(b)));
+	ul_node_log_limit(
+		n, UL_D_NETERROR,
+		"gateway %s: %s lost its connections: routes through it "
+		"are down until it answers a check",
+		nid_str(&gw->primary_nid, a, sizeof(a)),
+		nid_str(nid, b, sizeof(b)));
 	ul_route_gw_set_alive(c, gw, false);
 }
 

@@ -400,10 +400,10 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns)
 	}
 	rc = sock_conn_connect(peer, ctype);
 	if (rc < 0)
-		ul_log(s->opts.log, UL_D_NETERROR,
-		       "socklnd %s: cannot connect %s to %s: %s",
-		       peer->ni->nidstr, sock_ctype_name(ctype), peer->nidstr,
-		       strerror(-rc));
+		ul_log_limit(s->opts.log, UL_D_NETERROR,
+			     "socklnd %s: cannot connect %s to %s: %s",
+			     peer->ni->nidstr, sock_ctype_name(ctype),
+			     peer->nidstr, strerror(-rc));
 }
 
 /* ---- NI start and stop ------------------------------------------------ */
@@ -435,14 +435,15 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 		 */
 		if (timeout_ns && (unacked || !ul_list_empty(&conn->txq)) &&
 		    now_ns - conn->tx_progress_ns >= timeout_ns) {
-			ul_log(s->opts.log, UL_D_NETERROR,
-			       "socklnd %s: %s conn to %s: no send progress "
-			       "for %us (%llu bytes unacknowledged, %zu "
-			       "messages queued), closing",
-			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
-			       peer->nidstr, s->timeout_sec,
-			       (unsigned long long)unacked,
-			       conn->stats.txq_len);
+			ul_log_limit(
+				s->opts.log, UL_D_NETERROR,
+				"socklnd %s: %s conn to %s: no send progress "
+				"for %us (%llu bytes unacknowledged, %zu "
+				"messages queued), closing",
+				peer->ni->nidstr, sock_ctype_name(conn->ctype),
+				peer->nidstr, s->timeout_sec,
+				(unsigned long long)unacked,
+				conn->stats.txq_len);
 			sock_conn_close_drained(conn, -ETIMEDOUT,
 						UL_HSTATUS_NETWORK_TIMEOUT);
 			continue;
@@ -453,11 +454,12 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 			if (conn->state != SOCK_CONN_ESTABLISHED ||
 			    now_ns - conn->rx_progress_ns < timeout_ns)
 				continue;
-			ul_log(s->opts.log, UL_D_NETERROR,
-			       "socklnd %s: %s conn to %s: receive stalled "
-			       "inside a message for %us, closing",
-			       peer->ni->nidstr, sock_ctype_name(conn->ctype),
-			       peer->nidstr, s->timeout_sec);
+			ul_log_limit(
+				s->opts.log, UL_D_NETERROR,
+				"socklnd %s: %s conn to %s: receive stalled "
+				"inside a message for %us, closing",
+				peer->ni->nidstr, sock_ctype_name(conn->ctype),
+				peer->nidstr, s->timeout_sec);
 			sock_conn_close(conn, -ETIMEDOUT,
 					UL_HSTATUS_NETWORK_TIMEOUT);
 			continue;

@@ -80,17 +80,19 @@ static void on_accept(struct ul_io *io, uint32_t events)
 		if (s->opts.accept == ULNET_ACCEPT_SECURE &&
 		    port > UL_WIRE_PRIV_PORT_MAX) {
 			/* §10.1: close at once, nothing read or sent. */
-			ul_log(s->opts.log, UL_D_NETERROR,
-			       "socklnd %s: refused %s: source port above %u "
-			       "(accept=secure)",
-			       ni->nidstr, addr, UL_WIRE_PRIV_PORT_MAX);
+			ul_log_limit(
+				s->opts.log, UL_D_NETERROR,
+				"socklnd %s: refused %s: source port above %u "
+				"(accept=secure)",
+				ni->nidstr, addr, UL_WIRE_PRIV_PORT_MAX);
 			close(fd);
 			continue;
 		}
 		if (ul_list_count(&ni->passive) >= SOCK_MAX_PASSIVE) {
-			ul_log(s->opts.log, UL_D_NETERROR,
-			       "socklnd %s: refused %s: too many handshakes",
-			       ni->nidstr, addr);
+			ul_log_limit(
+				s->opts.log, UL_D_NETERROR,
+				"socklnd %s: refused %s: too many handshakes",
+				ni->nidstr, addr);
 			close(fd);
 			continue;
 		}
@@ -231,9 +233,9 @@ static void passive_end(struct sock_conn *conn, const char *what,
 	char addr[32];
 
 	fmt_addr(addr, sizeof(addr), conn->peer_ip, conn->peer_port);
-	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
-	       "socklnd %s: %s connection from %s: %s", conn->ni->nidstr, what,
-	       addr, why);
+	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: %s connection from %s: %s", conn->ni->nidstr,
+		     what, addr, why);
 	sock_conn_close(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
 }
 
@@ -421,9 +423,9 @@ static void passive_recv_hello(struct sock_conn *conn)
 	peer = sock_peer_find(ni, &hello.src_nid);
 	if (peer && peer->has_incarnation &&
 	    peer->incarnation != hello.src_incarnation) {
-		ul_log(s->opts.log, UL_D_NETERROR,
-		       "socklnd %s: %s restarted, closing its old conns",
-		       ni->nidstr, peer->nidstr);
+		ul_log_limit(s->opts.log, UL_D_NETERROR,
+			     "socklnd %s: %s restarted, closing its old conns",
+			     ni->nidstr, peer->nidstr);
 		sock_peer_close_conns(peer, -ESTALE, UL_HSTATUS_LOCAL_ERROR);
 		passive_refuse(conn, &hello.src_nid, "peer restarted");
 		return;

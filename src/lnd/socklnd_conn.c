@@ -346,9 +346,10 @@ static void active_failed(struct sock_conn *conn, int err, const char *why)
 	struct ul_socklnd *s = conn->ni->s;
 	uint64_t now = sock_now(conn->ni);
 
-	ul_log(s->opts.log, UL_D_NETERROR,
-	       "socklnd %s: %s conn to %s failed: %s (%d)", conn->ni->nidstr,
-	       sock_ctype_name(conn->ctype), peer->nidstr, why, err);
+	ul_log_limit(s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: %s conn to %s failed: %s (%d)",
+		     conn->ni->nidstr, sock_ctype_name(conn->ctype),
+		     peer->nidstr, why, err);
 	sock_conn_close(conn, err, sock_hstatus_of_errno(err));
 	peer->retry_ns = now + peer->backoff_ms * SOCK_NS_PER_MS;
 	peer->backoff_ms *= 2;
@@ -372,12 +373,13 @@ static void on_hs_timeout(struct ul_timer *t, uint64_t now_ns)
 
 	(void)now_ns;
 	if (conn->is_passive) {
-		ul_log(s->opts.log, UL_D_NETERROR,
-		       "socklnd %s: handshake from %u.%u.%u.%u:%u timed out",
-		       conn->ni->nidstr, conn->peer_ip >> 24,
-		       (conn->peer_ip >> 16) & 0xff,
-		       (conn->peer_ip >> 8) & 0xff, conn->peer_ip & 0xff,
-		       conn->peer_port);
+		ul_log_limit(
+			s->opts.log, UL_D_NETERROR,
+			"socklnd %s: handshake from %u.%u.%u.%u:%u timed out",
+			conn->ni->nidstr, conn->peer_ip >> 24,
+			(conn->peer_ip >> 16) & 0xff,
+			(conn->peer_ip >> 8) & 0xff, conn->peer_ip & 0xff,
+			conn->peer_port);
 		sock_conn_close(conn, -ETIMEDOUT, UL_HSTATUS_NETWORK_TIMEOUT);
 	} else {
 		active_failed(conn, -ETIMEDOUT, "handshake timed out");
@@ -569,27 +571,29 @@ static void active_recv_hello(struct sock_conn *conn)
 	if (!ulnet_nid_same(&hello.src_nid, &peer->nid) ||
 	    (peer->pid != UL_WIRE_PID_ANY && hello.src_pid != peer->pid)) {
 		ulnet_nid_format(&hello.src_nid, claimed, sizeof(claimed));
-		ul_log(s->opts.log, UL_D_CONSOLE,
-		       "socklnd %s: connected to %s-%u but %s-%u answered",
-		       ni->nidstr, peer->nidstr, peer->pid, claimed,
-		       hello.src_pid);
+		ul_log_limit(
+			s->opts.log, UL_D_CONSOLE,
+			"socklnd %s: connected to %s-%u but %s-%u answered",
+			ni->nidstr, peer->nidstr, peer->pid, claimed,
+			hello.src_pid);
 		active_failed(conn, -EPROTO, "wrong peer identity");
 		return;
 	}
 	if (hello.ctype != ul_wire_conn_type_inverse(conn->ctype)) {
-		ul_log(s->opts.log, UL_D_NETERROR,
-		       "socklnd %s: asked %s for %s, it answered %s",
-		       ni->nidstr, peer->nidstr, sock_ctype_name(conn->ctype),
-		       sock_ctype_name(hello.ctype));
+		ul_log_limit(s->opts.log, UL_D_NETERROR,
+			     "socklnd %s: asked %s for %s, it answered %s",
+			     ni->nidstr, peer->nidstr,
+			     sock_ctype_name(conn->ctype),
+			     sock_ctype_name(hello.ctype));
 		active_failed(conn, -EPROTO, "connection type mismatch");
 		return;
 	}
 	if (peer->has_incarnation &&
 	    peer->incarnation != hello.src_incarnation) {
 		/* The peer restarted (§4.4): its old connections are dead. */
-		ul_log(s->opts.log, UL_D_NETERROR,
-		       "socklnd %s: %s restarted, closing its old conns",
-		       ni->nidstr, peer->nidstr);
+		ul_log_limit(s->opts.log, UL_D_NETERROR,
+			     "socklnd %s: %s restarted, closing its old conns",
+			     ni->nidstr, peer->nidstr);
 		sock_peer_close_conns(peer, -ESTALE, UL_HSTATUS_LOCAL_ERROR);
 	}
 	sock_conn_established(conn, &hello);

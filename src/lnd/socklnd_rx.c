@@ -42,9 +42,9 @@ void sock_conn_rx_abort(struct sock_conn *conn, int status)
 
 static void rx_malformed(struct sock_conn *conn, const char *why)
 {
-	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
-	       "socklnd %s: %s conn to %s: %s, closing", conn->ni->nidstr,
-	       sock_ctype_name(conn->ctype), conn->peer->nidstr, why);
+	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: %s conn to %s: %s, closing", conn->ni->nidstr,
+		     sock_ctype_name(conn->ctype), conn->peer->nidstr, why);
 	sock_conn_close(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
 }
 
@@ -73,10 +73,10 @@ static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
-	ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
-	       "socklnd %s: %s conn to %s: %s", conn->ni->nidstr,
-	       sock_ctype_name(conn->ctype), conn->peer->nidstr,
-	       n == 0 ? "closed by the peer" : strerror(errno));
+	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: %s conn to %s: %s", conn->ni->nidstr,
+		     sock_ctype_name(conn->ctype), conn->peer->nidstr,
+		     n == 0 ? "closed by the peer" : strerror(errno));
 	sock_conn_close(conn, n == 0 ? -ECONNRESET : -errno,
 			sock_hstatus_of_errno(n == 0 ? -ECONNRESET : -errno));
 	return -1;
@@ -206,9 +206,10 @@ static void rx_on_msg_end(struct sock_conn *conn)
 			left -= (uint32_t)len;
 		}
 		if (crc != ksh->csum) {
-			ul_log(conn->ni->s->opts.log, UL_D_NETERROR,
-			       "socklnd %s: checksum mismatch from %s, closing",
-			       conn->ni->nidstr, conn->peer->nidstr);
+			ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
+				     "socklnd %s: checksum mismatch from %s, "
+				     "closing",
+				     conn->ni->nidstr, conn->peer->nidstr);
 			sock_conn_close(conn, -EIO, UL_HSTATUS_REMOTE_ERROR);
 			return;
 		}

@@ -468,10 +468,11 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 		if (n < 0) {
 			int err = -errno;
 
-			ul_log(s->opts.log, UL_D_NETERROR,
-			       "socklnd %s: %s conn to %s: write failed: %s",
-			       conn->ni->nidstr, sock_ctype_name(conn->ctype),
-			       conn->peer->nidstr, strerror(-err));
+			ul_log_limit(
+				s->opts.log, UL_D_NETERROR,
+				"socklnd %s: %s conn to %s: write failed: %s",
+				conn->ni->nidstr, sock_ctype_name(conn->ctype),
+				conn->peer->nidstr, strerror(-err));
 			sock_conn_close(conn, write_error(err),
 					write_hstatus(err));
 			return;

@@ -290,6 +290,7 @@ static void teardown(struct ulnet *u)
 		ul_loop_destroy(u->loop);
 	pthread_cond_destroy(&u->cond);
 	pthread_mutex_destroy(&u->lock);
+	ul_log_limits_free(u->log.limits);
 	free_opts(&u->opts);
 	free(u);
 }
@@ -346,6 +347,10 @@ int ulnet_create(const struct ulnet_opts *opts, struct ulnet **out, char *err,
 	u->log.ctx = opts->log_ctx;
 	u->log.mask = opts->log_mask ? opts->log_mask & UL_LOG_ALL_MASK
 				     : UL_LOG_DEFAULT_MASK;
+	/* Lines a remote host can trigger are rate limited, as libcfs's. */
+	u->log.limits = ul_log_limits_new();
+	if (!u->log.limits)
+		rc = -ENOMEM;
 	if (rc == 0)
 		rc = ul_loop_create(&u->loop);
 	if (rc == 0)

@@ -183,7 +183,7 @@ static void timeout_lines_rate_limited(void **state)
 {
 	struct fx *f = *state;
 	struct log_count lc = { 0 };
-	struct ul_log lg = { count_line, &lc, UL_LOG_DEFAULT_MASK };
+	struct ul_log lg = { count_line, &lc, UL_LOG_DEFAULT_MASK, NULL };
 	int fds[6];
 	uint64_t now;
 	size_t i;

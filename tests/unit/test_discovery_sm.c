@@ -52,7 +52,7 @@ static void sink_fn(void *ctx, const char *line)
 static void disc_sm_guard_refuses_illegal_moves(void **state)
 {
 	struct log_sink sink = { 0 };
-	struct ul_log lg = { sink_fn, &sink, UL_D_ERROR };
+	struct ul_log lg = { sink_fn, &sink, UL_D_ERROR, NULL };
 	struct ul_peer p;
 	int row = 0;
 
