@@ -86,19 +86,27 @@ static const char *mask_name(uint32_t mask)
 	return "net";
 }
 
-void ul_log_emit(const struct ul_log *lg, uint32_t mask, const char *fmt, ...)
+/* Format "<mask name>: <text>" and hand it to the sink. */
+static void emit_v(const struct ul_log *lg, uint32_t mask, const char *fmt,
+		   va_list ap)
 {
 	char line[512];
 	int n;
-	va_list ap;
 
 	n = snprintf(line, sizeof(line), "%s: ", mask_name(mask));
 	if (n < 0 || (size_t)n >= sizeof(line))
 		return;
-	va_start(ap, fmt);
 	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
-	va_end(ap);
 	lg->fn(lg->ctx, line);
+}
+
+void ul_log_emit(const struct ul_log *lg, uint32_t mask, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit_v(lg, mask, fmt, ap);
+	va_end(ap);
 }
 
 /* ---- Rate limiting (log.h ul_log_limit) ------------------------------ */
@@ -196,10 +204,8 @@ void ul_log_emit_limited(const struct ul_log *lg, const void *site,
 	struct ul_log_limits *l = lg->limits;
 	uint32_t skipped = 0;
 	struct log_site *st;
-	char line[512];
 	bool is_out = true;
 	va_list ap;
-	int n;
 
 	if (l) {
 		pthread_mutex_lock(&l->lock);
@@ -211,17 +217,10 @@ void ul_log_emit_limited(const struct ul_log *lg, const void *site,
 	}
 	if (!is_out)
 		return;
-	n = snprintf(line, sizeof(line), "%s: ", mask_name(mask));
-	if (n < 0 || (size_t)n >= sizeof(line))
-		return;
 	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	emit_v(lg, mask, fmt, ap);
 	va_end(ap);
-	lg->fn(lg->ctx, line);
-	if (skipped) {
-		snprintf(line, sizeof(line),
-			 "%s: Skipped %u previous similar message%s",
-			 mask_name(mask), skipped, skipped > 1 ? "s" : "");
-		lg->fn(lg->ctx, line);
-	}
+	if (skipped)
+		ul_log_emit(lg, mask, "Skipped %u previous similar message%s",
+			    skipped, skipped > 1 ? "s" : "");
 }

@@ -369,12 +369,18 @@ static void socklnd_hostile_peers_are_closed(void **state)
 
 /* ---- Keepalive and zero-copy ----------------------------------------- */
 
-static void socklnd_keepalive_received_is_ignored(void **state)
+/*
+ * A raw client sends the keepalive cookie and a PUT with match bits
+ * match: in a NOOP of its own before the PUT, or (is_on_put) in the
+ * PUT's own ksock header. B takes the PUT, answers nothing and keeps
+ * the connection.
+ */
+static void keepalive_is_ignored(struct sw_world *w, bool is_on_put,
+				 uint64_t match)
 {
-	struct sw_world *w = *state;
 	struct ul_wire_hello reply;
 	uint8_t buf[256], in[64];
-	size_t len, inlen = 0;
+	size_t len = 0, inlen = 0;
 	int rx[2] = { 1, 1 }, fd;
 	struct ulnet_nid raw;
 
@@ -384,13 +390,16 @@ static void socklnd_keepalive_received_is_ignored(void **state)
 	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
 					  UL_WIRE_CONN_CONTROL, &reply),
 			 0);
-	noop(buf, &len, 0, UL_WIRE_KEEPALIVE_PING);
-	len += sw_build_put(w, K_RAW, K_B, 100, 77, buf + len,
+	if (!is_on_put)
+		noop(buf, &len, 0, UL_WIRE_KEEPALIVE_PING);
+	len += sw_build_put(w, K_RAW, K_B, 100, match, buf + len,
 			    sizeof(buf) - len);
+	if (is_on_put)
+		buf[16] = UL_WIRE_KEEPALIVE_PING; /* zc_cookies[1], LE */
 	assert_int_equal(sw_raw_write(fd, buf, len), 0);
 	assert_true(sw_run_until(w, pred_rx_done, rx));
 	assert_int_equal(w->nis[1].nparse, 1);
-	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, 77);
+	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, match);
 	assert_int_equal(w->nis[1].rx[0].status, 0);
 	sw_nid(w, K_RAW, &raw);
 	assert_true(ulnet_nid_same(&w->nis[1].rx[0].from, &raw));
@@ -401,6 +410,11 @@ static void socklnd_keepalive_received_is_ignored(void **state)
 		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 1);
 }
 
+static void socklnd_keepalive_received_is_ignored(void **state)
+{
+	keepalive_is_ignored(*state, false, 77);
+}
+
 /*
  * The kernel ignores the keepalive cookie on an LNet message too
  * (ksocknal_handle_zcack counts one cookie there): the PUT is delivered
@@ -408,30 +422,7 @@ static void socklnd_keepalive_received_is_ignored(void **state)
  */
 static void socklnd_keepalive_on_lnet_message_is_ignored(void **state)
 {
-	struct sw_world *w = *state;
-	struct ul_wire_hello reply;
-	uint8_t buf[256], in[64];
-	size_t len, inlen = 0;
-	int rx[2] = { 1, 1 }, fd;
-	struct ulnet_nid raw;
-
-	start_ab(w);
-	fd = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
-					  UL_WIRE_CONN_CONTROL, &reply),
-			 0);
-	len = sw_build_put(w, K_RAW, K_B, 100, 79, buf, sizeof(buf));
-	buf[16] = UL_WIRE_KEEPALIVE_PING; /* zc_cookies[1], little-endian */
-	assert_int_equal(sw_raw_write(fd, buf, len), 0);
-	assert_true(sw_run_until(w, pred_rx_done, rx));
-	assert_int_equal(w->nis[1].nparse, 1);
-	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, 79);
-	assert_int_equal(w->nis[1].rx[0].status, 0);
-	assert_false(sw_raw_poll(fd, in, sizeof(in), &inlen));
-	sw_nid(w, K_RAW, &raw);
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 1);
+	keepalive_is_ignored(*state, true, 79);
 }
 
 /*
