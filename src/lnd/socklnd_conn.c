@@ -214,6 +214,20 @@ void sock_peer_close_conns(struct sock_peer *peer, int status,
 		sock_conn_close(conn, status, hs);
 }
 
+void sock_conn_close_siblings(struct sock_conn *conn, int status,
+			      enum ul_hstatus hs)
+{
+	struct sock_peer *peer = conn->peer;
+	uint32_t ip = conn->peer_ip;
+	struct sock_conn *c, *tmp;
+
+	sock_conn_close(conn, status, hs);
+	/* A connection the closes start (CONNECTING) is not a sibling. */
+	ul_list_for_each_entry_safe(c, tmp, &peer->conns, link)
+		if (c->state == SOCK_CONN_ESTABLISHED && c->peer_ip == ip)
+			sock_conn_close(c, status, hs);
+}
+
 void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 {
 	struct sock_ni *ni = conn->ni;

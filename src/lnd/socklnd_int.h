@@ -282,6 +282,14 @@ int sock_acceptor_port(const struct sock_ni *ni);
 /* socklnd_conn.c */
 int sock_conn_connect(struct sock_peer *peer, uint32_t ctype);
 void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs);
+/*
+ * Close conn and every other established connection to its peer from the
+ * same address, as the kernel's ksocknal_close_conn_and_siblings does
+ * after a protocol error or a checksum mismatch: whatever sent garbage
+ * on one of them is not trusted on the others.
+ */
+void sock_conn_close_siblings(struct sock_conn *conn, int status,
+			      enum ul_hstatus hs);
 /* Read what conn's socket holds now (not from the receive path). */
 void sock_conn_drain(struct sock_conn *conn);
 /*

@@ -45,7 +45,7 @@ static void rx_malformed(struct sock_conn *conn, const char *why)
 	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
 		     "socklnd %s: %s conn to %s: %s, closing", conn->ni->nidstr,
 		     sock_ctype_name(conn->ctype), conn->peer->nidstr, why);
-	sock_conn_close(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
+	sock_conn_close_siblings(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
 }
 
 /*
@@ -210,7 +210,8 @@ static void rx_on_msg_end(struct sock_conn *conn)
 				     "socklnd %s: checksum mismatch from %s, "
 				     "closing",
 				     conn->ni->nidstr, conn->peer->nidstr);
-			sock_conn_close(conn, -EIO, UL_HSTATUS_REMOTE_ERROR);
+			sock_conn_close_siblings(conn, -EIO,
+						 UL_HSTATUS_REMOTE_ERROR);
 			return;
 		}
 	}

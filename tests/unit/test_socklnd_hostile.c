@@ -426,6 +426,43 @@ static void socklnd_keepalive_on_lnet_message_is_ignored(void **state)
 }
 
 /*
+ * Garbage on one connection closes its siblings too: every connection to
+ * that peer from the same address, as the kernel's
+ * ksocknal_close_conn_and_siblings does (issue 16 item 5; only the one
+ * connection closed before).
+ */
+static void socklnd_protocol_error_closes_the_siblings(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t buf[256], in[64];
+	size_t len, inlen = 0;
+	struct ulnet_nid raw;
+	int ctl, bulk;
+
+	start_ab(w);
+	ctl = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(ctl >= 0);
+	assert_int_equal(sw_raw_handshake(w, ctl, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	bulk = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(bulk >= 0);
+	assert_int_equal(sw_raw_handshake(w, bulk, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_IN, &reply),
+			 0);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 2);
+	b_bad_ksock_type(w, buf, &len);
+	assert_int_equal(sw_raw_write(ctl, buf, len), 0);
+	assert_true(sw_raw_wait_closed(w, ctl, in, sizeof(in), &inlen));
+	assert_true(sw_raw_wait_closed(w, bulk, in, sizeof(in), &inlen));
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+}
+
+/*
  * B's link goes down while a PUT its TCP already acknowledged waits in
  * the socket, unread. The sender counts it delivered and never sends it
  * again, so B reads it before the connection closes: without that the
@@ -741,6 +778,9 @@ int main(void)
 			socklnd_keepalive_received_is_ignored, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_on_lnet_message_is_ignored, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_protocol_error_closes_the_siblings, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
