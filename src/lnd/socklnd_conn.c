@@ -351,6 +351,26 @@ void sock_conn_established(struct sock_conn *conn,
 /* ---- Active side ------------------------------------------------------ */
 
 /*
+ * Why a peer may have closed our connection during the handshake: a
+ * kernel node's acceptor with accept=secure, its default, refuses a
+ * connection from a source port above 1023 (lustre-release
+ * lnet/lnet/acceptor.c lnet_acceptor, "insecure port") and never dials
+ * a peer that came from one, so an unprivileged ulnetd cannot reach it
+ * at all. "" when that is not the case.
+ */
+static const char *insecure_port_hint(const struct sock_conn *conn, int err)
+{
+	if (conn->ni->s->is_privileged ||
+	    conn->local_port <= UL_WIRE_PRIV_PORT_MAX ||
+	    (err != -ECONNRESET && err != -EPIPE && err != -ECONNABORTED))
+		return "";
+	return "; our source port is above 1023, which a kernel LNet peer "
+	       "with accept=secure (its default) refuses: run ulnetd as root "
+	       "(or with CAP_NET_BIND_SERVICE and --src-port priv), or set "
+	       "accept=all on the peer";
+}
+
+/*
  * A connection attempt failed: back off, and fail what waits for the
  * peer if no connection can carry it (health.md §10).
  */
@@ -361,9 +381,9 @@ static void active_failed(struct sock_conn *conn, int err, const char *why)
 	uint64_t now = sock_now(conn->ni);
 
 	ul_log_limit(s->opts.log, UL_D_NETERROR,
-		     "socklnd %s: %s conn to %s failed: %s (%d)",
+		     "socklnd %s: %s conn to %s failed: %s (%d)%s",
 		     conn->ni->nidstr, sock_ctype_name(conn->ctype),
-		     peer->nidstr, why, err);
+		     peer->nidstr, why, err, insecure_port_hint(conn, err));
 	sock_conn_close(conn, err, sock_hstatus_of_errno(err));
 	peer->retry_ns = now + peer->backoff_ms * SOCK_NS_PER_MS;
 	peer->backoff_ms *= 2;
