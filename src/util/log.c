@@ -88,6 +88,9 @@ static const char *mask_name(uint32_t mask)
 
 /* Format "<mask name>: <text>" and hand it to the sink. */
 static void emit_v(const struct ul_log *lg, uint32_t mask, const char *fmt,
+		   va_list ap) __attribute__((format(printf, 3, 0)));
+
+static void emit_v(const struct ul_log *lg, uint32_t mask, const char *fmt,
 		   va_list ap)
 {
 	char line[512];
