@@ -875,7 +875,6 @@ static int batch_run(struct st_batch *b)
 	}
 	/* Nothing was sampled at the end (a node gone): its last sample. */
 	mark_end(b);
-	b->run_ns = run_ns;
 	pthread_cond_destroy(&sy.cond);
 	pthread_mutex_destroy(&sy.lock);
 	free(jobs);

@@ -97,7 +97,6 @@ struct st_batch {
 	struct st_node nodes[ST_NODES_MAX];
 	struct st_group groups[ST_GROUPS_MAX];
 	struct st_test tests[ST_TESTS_MAX];
-	uint64_t run_ns; /* the run's length, for the node rates */
 	/* selftest's own loopback nodes (local:N; selftest_local.c) */
 	unsigned int nlocal;	  /* the highest N named */
 	unsigned int local_rails; /* NIs each, 1..ST_LOCAL_RAILS_MAX */

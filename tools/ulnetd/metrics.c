@@ -757,8 +757,6 @@ static enum MHD_Result scrape_start(struct ul_metrics *m,
 	sc->last_build_s = m->last_build_s;
 	sc->last_print_s = m->last_print_s;
 	m->last_build_s = (double)(ul_clock_monotonic_ns() - t0) / NSEC_PER_SEC;
-	if (!rc && !is_peers)
-		sc->snap = NULL;
 	if (!rc) {
 		/* Suspended first: the worker may resume it at once. */
 		MHD_suspend_connection(conn);

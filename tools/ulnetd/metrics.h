@@ -75,7 +75,6 @@ struct ul_metrics_snap;
 int ul_metrics_snap_take(struct ul_ctlsrv *srv, struct ul_metrics_snap *reuse,
 			 struct ul_metrics_snap **out);
 int ul_metrics_snap_print(struct ul_metrics_snap *s, FILE *f);
-size_t ul_metrics_snap_nis(const struct ul_metrics_snap *s);
 void ul_metrics_snap_free(struct ul_metrics_snap *s);
 
 #endif /* UL_RUNTIME_METRICS_H */

@@ -138,11 +138,6 @@ void ul_metrics_snap_free(struct ul_metrics_snap *s)
 	free(s);
 }
 
-size_t ul_metrics_snap_nis(const struct ul_metrics_snap *s)
-{
-	return s ? s->n : 0;
-}
-
 /* A value as metrics.c's pages print them: integers exactly. */
 static void value(FILE *f, double v)
 {
