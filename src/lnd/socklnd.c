@@ -42,6 +42,9 @@ void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
 	opts->sock_timeout_sec = 50;
 	opts->keepalive_sec = 30;
 	opts->accept_timeout_ms = 5000;
+	opts->max_handshakes = 256;
+	opts->max_handshakes_per_addr = 16;
+	opts->max_hello_peers = 65536;
 	opts->min_reconnect_ms = 1000;
 	opts->max_reconnect_ms = 60000;
 	opts->nodelay = 1;
@@ -291,6 +294,7 @@ struct sock_peer *sock_peer_find_or_add(struct sock_ni *ni,
 	ul_timer_init(&peer->reconnect, on_reconnect);
 	ulnet_nid_format(nid, peer->nidstr, sizeof(peer->nidstr));
 	ul_list_add_tail(&ni->peers, &peer->link);
+	ni->nhello_peers++; /* until sock_send dials it */
 	return peer;
 }
 
@@ -302,7 +306,8 @@ static bool peer_is_idle(const struct sock_peer *peer, uint64_t now_ns)
 {
 	uint64_t keep_ns = peer->ni->s->timeout_sec * SOCK_NS_PER_SEC;
 
-	if (peer->lost_ns && now_ns - peer->lost_ns < keep_ns)
+	if (peer->is_dialled && peer->lost_ns &&
+	    now_ns - peer->lost_ns < keep_ns)
 		return false;
 	return ul_list_empty(&peer->conns) &&
 	       ul_list_empty(&peer->connecting) && ul_list_empty(&peer->txq);
@@ -310,6 +315,8 @@ static bool peer_is_idle(const struct sock_peer *peer, uint64_t now_ns)
 
 static void peer_free(struct sock_peer *peer)
 {
+	if (!peer->is_dialled)
+		peer->ni->nhello_peers--;
 	ul_timer_cancel(ul_loop_timers(peer->ni->s->loop), &peer->reconnect);
 	ul_list_del(&peer->link);
 	free(peer);
@@ -712,12 +719,24 @@ static int sock_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 		free(st);
 		return -ENOMEM;
 	}
-	peer->wants_conns = true;
+	/*
+	 * A connection that can carry it takes it. Only a peer that has
+	 * none is dialled (and from then on gets the full set): one we know
+	 * from the connections it opened to us is not, as the kernel's
+	 * ksocknal_launch_packet queues on such a connection and adds a
+	 * route only when there is none (socklnd_cb.c); dialling it at
+	 * once raced its own connections to us.
+	 */
 	conn = sock_conn_choose(peer, st);
 	if (conn) {
 		sock_conn_queue_tx(conn, st);
 		return 0;
 	}
+	if (!peer->is_dialled) {
+		peer->is_dialled = true;
+		ni->nhello_peers--;
+	}
+	peer->wants_conns = true;
 	ul_list_add_tail(&peer->txq, &st->link);
 	sock_peer_connect_next(peer, sock_now(ni));
 	return 0;
@@ -818,6 +837,16 @@ size_t ul_socklnd_nhandshakes(const struct ul_socklnd *s)
 		ul_list_for_each_entry(peer, &ni->peers, link)
 			n += ul_list_count(&peer->connecting);
 	}
+	return n;
+}
+
+size_t ul_socklnd_npeers(const struct ul_socklnd *s)
+{
+	const struct sock_ni *ni;
+	size_t n = 0;
+
+	ul_list_for_each_entry(ni, &s->nis, link)
+		n += ul_list_count(&ni->peers);
 	return n;
 }
 

@@ -43,6 +43,22 @@ struct ul_socklnd_opts {
 	unsigned int sock_timeout_sec;	/* stall on an established conn; 50 */
 	unsigned int keepalive_sec;	/* silence before a NOOP; 30, 0 off */
 	unsigned int accept_timeout_ms; /* passive handshake bound; 5000 */
+	/*
+	 * Passive handshakes in progress, in all (every NI) and from one
+	 * source address. A connection past either limit evicts the oldest
+	 * handshake (of that address, or the oldest that sent nothing yet)
+	 * instead of being refused, so a flood of silent connections
+	 * cannot keep a new peer out. 256 and 16; 0: no limit.
+	 */
+	unsigned int max_handshakes;
+	unsigned int max_handshakes_per_addr;
+	/*
+	 * Peers of one NI known only from the connections they opened (we
+	 * never dialled them): a hello from a new NID past this is answered
+	 * NONE. 65536; 0: no limit. Such a peer is forgotten as soon as its
+	 * last connection closes, as the kernel forgets it.
+	 */
+	unsigned int max_hello_peers;
 	unsigned int min_reconnect_ms;	/* 1000 */
 	unsigned int max_reconnect_ms;	/* 60000 */
 	int nodelay;			/* TCP_NODELAY; 1 */
@@ -104,6 +120,8 @@ int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
 /* Established connections of every NI, and handshakes in progress. */
 size_t ul_socklnd_nconns(const struct ul_socklnd *s);
 size_t ul_socklnd_nhandshakes(const struct ul_socklnd *s);
+/* Peers every NI knows (with connections, queued messages, or kept). */
+size_t ul_socklnd_npeers(const struct ul_socklnd *s);
 /*
  * The stall timeout of established connections, in seconds: the
  * sock_timeout_sec option, then what `net set --lnd-timeout` sets through

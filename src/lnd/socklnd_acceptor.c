@@ -27,8 +27,6 @@
 #include "lnd/socklnd_int.h"
 #include "util/err.h"
 
-/* Passive handshakes in progress per NI; more connections are closed. */
-#define SOCK_MAX_PASSIVE 256
 /* Connections accepted per listener callback. */
 #define SOCK_ACCEPT_BATCH 16
 
@@ -36,6 +34,62 @@ static void fmt_addr(char *buf, size_t len, uint32_t ip, uint16_t port)
 {
 	snprintf(buf, len, "%u.%u.%u.%u:%u", ip >> 24, (ip >> 16) & 0xff,
 		 (ip >> 8) & 0xff, ip & 0xff, port);
+}
+
+static bool is_older(const struct sock_conn *a, const struct sock_conn *b)
+{
+	return !b || a->hs_start_ns < b->hs_start_ns;
+}
+
+/*
+ * Make room for a handshake from ip (host order) within the limits
+ * (socklnd.h, max_handshakes): close the oldest handshake from ip when
+ * that address holds its share, else, when every slot is taken, the
+ * oldest one that has sent nothing yet, or the oldest. A peer that means
+ * to connect sends its acceptor request with its connect, so a handshake
+ * that stays silent for long is what a flood leaves; the kernel's single
+ * acceptor thread instead reads each request in turn with
+ * accept_timeout, where one silent connection holds up all the others
+ * (docs/design-notes.md).
+ */
+static void passive_make_room(struct ul_socklnd *s, uint32_t ip,
+			      const char *addr)
+{
+	const struct ul_socklnd_opts *o = &s->opts;
+	struct sock_conn *c, *victim = NULL, *of_src = NULL, *oldest = NULL,
+			     *silent = NULL;
+	unsigned int nsrc = 0, nall = 0;
+	struct sock_ni *ni;
+	char vaddr[32];
+
+	ul_list_for_each_entry(ni, &s->nis, link)
+		ul_list_for_each_entry(c, &ni->passive, link) {
+			nall++;
+			if (is_older(c, oldest))
+				oldest = c;
+			if (c->state == SOCK_CONN_RECV_ACR &&
+			    c->hs_in_len == 0 && is_older(c, silent))
+				silent = c;
+			if (c->peer_ip != ip)
+				continue;
+			nsrc++;
+			if (is_older(c, of_src))
+				of_src = c;
+		}
+	if (o->max_handshakes_per_addr && nsrc >= o->max_handshakes_per_addr)
+		victim = of_src;
+	else if (o->max_handshakes && nall >= o->max_handshakes)
+		victim = silent ? silent : oldest;
+	if (!victim)
+		return;
+	fmt_addr(vaddr, sizeof(vaddr), victim->peer_ip, victim->peer_port);
+	ul_log_limit(s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: handshake from %s evicted for a connection "
+		     "from %s: %u handshakes from its address, %u in all "
+		     "(limits %u and %u)",
+		     victim->ni->nidstr, vaddr, addr, nsrc, nall,
+		     o->max_handshakes_per_addr, o->max_handshakes);
+	sock_conn_close(victim, -EBUSY, UL_HSTATUS_LOCAL_DROPPED);
 }
 
 /* The NI a new connection on l waits on until its acceptor request. */
@@ -88,14 +142,7 @@ static void on_accept(struct ul_io *io, uint32_t events)
 			close(fd);
 			continue;
 		}
-		if (ul_list_count(&ni->passive) >= SOCK_MAX_PASSIVE) {
-			ul_log_limit(
-				s->opts.log, UL_D_NETERROR,
-				"socklnd %s: refused %s: too many handshakes",
-				ni->nidstr, addr);
-			close(fd);
-			continue;
-		}
+		passive_make_room(s, ntohl(sa.sin_addr.s_addr), addr);
 		conn = sock_conn_alloc(ni, fd, true,
 				       s->opts.accept_timeout_ms *
 					       SOCK_NS_PER_MS);
@@ -439,6 +486,18 @@ static void passive_recv_hello(struct sock_conn *conn)
 	if (peer && same_ips_count_full(conn, peer, ctype)) {
 		passive_refuse(conn, &hello.src_nid,
 			       "duplicate connection of this type");
+		return;
+	}
+	/*
+	 * A departure from the kernel, which keeps a peer for every hello:
+	 * the peers known only from their hellos are capped, so made-up
+	 * NIDs cannot grow the table without bound (docs/design-notes.md).
+	 */
+	if (!peer && s->opts.max_hello_peers &&
+	    ni->nhello_peers >= s->opts.max_hello_peers) {
+		passive_refuse(conn, &hello.src_nid,
+			       "too many peers known only from their hellos "
+			       "(max_hello_peers)");
 		return;
 	}
 	peer = sock_peer_find_or_add(ni, &hello.src_nid, hello.src_pid);

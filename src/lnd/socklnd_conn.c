@@ -140,6 +140,7 @@ struct sock_conn *sock_conn_alloc(struct sock_ni *ni, int fd, bool is_passive,
 	ul_list_init(&conn->tx_unacked);
 	ul_list_init(&conn->ack_link);
 	ul_timer_init(&conn->hs_timer, on_hs_timeout);
+	conn->hs_start_ns = sock_now(ni);
 	if (ul_timer_arm(ul_loop_timers(ni->s->loop), &conn->hs_timer,
 			 sock_now(ni) + timeout_ns) < 0) {
 		free(conn);
@@ -253,7 +254,7 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 	if (!was_up)
 		return;
 
-	ul_log(s->opts.log, UL_D_INFO,
+	ul_log_limit(s->opts.log, UL_D_INFO,
 	       "socklnd %s: %s conn to %s down (%s): %d", ni->nidstr,
 	       sock_ctype_name(conn->ctype), peer->nidstr,
 	       conn->is_passive ? "passive" : "active", status);
@@ -341,7 +342,7 @@ void sock_conn_established(struct sock_conn *conn,
 	snprintf(ipbuf, sizeof(ipbuf), "%u.%u.%u.%u:%u", conn->peer_ip >> 24,
 		 (conn->peer_ip >> 16) & 0xff, (conn->peer_ip >> 8) & 0xff,
 		 conn->peer_ip & 0xff, conn->peer_port);
-	ul_log(s->opts.log, UL_D_INFO, "socklnd %s: %s conn to %s up (%s, %s)",
+	ul_log_limit(s->opts.log, UL_D_INFO, "socklnd %s: %s conn to %s up (%s, %s)",
 	       ni->nidstr, sock_ctype_name(conn->ctype), peer->nidstr,
 	       conn->is_passive ? "passive" : "active", ipbuf);
 	sock_peer_dispatch(peer);

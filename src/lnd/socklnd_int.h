@@ -120,6 +120,8 @@ struct sock_ni {
 	bool is_stopping;
 	/* The link went down: the next tick closes every connection. */
 	bool is_link_down;
+	/* Peers known only from connections they opened (!is_dialled). */
+	unsigned int nhello_peers;
 	char nidstr[ULNET_NIDSTR_SIZE];
 };
 
@@ -148,6 +150,13 @@ struct sock_peer {
 	uint32_t backoff_ms;	   /* next failure waits this long */
 	int nrefused;		   /* consecutive NONE replies */
 	bool wants_conns;	   /* we sent to it: open the full set */
+	/*
+	 * We have dialled it, or had to send with no connection up: the
+	 * kernel's route (conn_cb). Without one, the peer is known only from
+	 * the connections it opened, and it is forgotten with the last of
+	 * them (ksocknal_close_conn_locked).
+	 */
+	bool is_dialled;
 	uint64_t last_rx_ns;	   /* any byte from the peer */
 	uint64_t last_keepalive_ns;
 	char nidstr[ULNET_NIDSTR_SIZE];
@@ -193,6 +202,7 @@ struct sock_conn {
 	 * write fails the handshake.
 	 */
 	struct ul_timer hs_timer; /* handshake deadline */
+	uint64_t hs_start_ns;	  /* accepted or dialled: age for eviction */
 	uint8_t hs_in[UL_WIRE_HELLO_MAX_SIZE + UL_WIRE_ACR_V2_SIZE];
 	size_t hs_in_len;
 

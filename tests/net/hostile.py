@@ -19,9 +19,21 @@ MODE:
              version, wrong NID, bad hello, RST half-way, and, after a real
              handshake: absurd payload length, bad ksock type, bad LNet type)
   slow N F   N each of: silent connect, acceptor request then half a hello
-             then silence, one byte a second; all at once, in threads; the
-             file F is created once all are connected. ulnetd's handshake
-             bound (5 s) must end each of them.
+             then silence, one byte a second; all at once, in threads,
+             each from its own address 127.X.11.1-250 (X: FAKE_ADDR's
+             second octet); the file F is created once all are connected.
+             ulnetd's handshake bound (5 s) must end each of them.
+  hellos N   N clients, one after another, each completing a handshake as
+             a different made-up NID (FAKE_ADDR's last two octets counting
+             up) and then closing: what ulnetd keeps of peers it only
+             heard from is the script's to check.
+  flood N F  N silent connections held open at once, from 64 source
+             addresses 127.X.10.1-64 (X: FAKE_ADDR's second octet); the
+             file F is created once all are connected; they are closed
+             when the script removes F or after BOUND. Each one ulnetd
+             ended is counted; none is required to end.
+  storm N    N connections closed as soon as connected, no byte sent
+             (every other one with a reset).
 """
 import os
 import socket
@@ -69,10 +81,20 @@ def ksock_lnet(lnet_type=1, payload_length=0, ksh_type=0xC1):
     return ksh + hdr + bytes(40)
 
 
-def connect(host, port):
-    s = socket.create_connection((host, port), timeout=BOUND)
+def connect(host, port, src=None):
+    s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    if src:
+        s.bind((src, 0))
     s.settimeout(BOUND)
+    s.connect((host, port))
     return s
+
+
+def slow_source(a, i):
+    """Source address of slow client i: 127.X.11.(i+1), X being
+    FAKE_ADDR's second octet; one address each, so that no address holds
+    more than its share of handshakes and only the bound ends them."""
+    return "127.%d.11.%d" % ((a.fake >> 16) & 0xFF, i % 250 + 1)
 
 
 def read_exact(s, n):
@@ -186,21 +208,21 @@ FAST = [k_bad_magic, k_hello_first, k_bad_version, k_wrong_nid, k_bad_hello,
         k_rst, k_absurd_length, k_over_mtu, k_bad_ksh_type, k_bad_lnet_type]
 
 
-def s_silent(a, ready):
-    s = connect(a.host, a.port)
+def s_silent(a, ready, i):
+    s = connect(a.host, a.port, slow_source(a, i))
     ready.connected()
     expect_close(s, "silent client")
 
 
-def s_half_hello(a, ready):
-    s = connect(a.host, a.port)
+def s_half_hello(a, ready, i):
+    s = connect(a.host, a.port, slow_source(a, i))
     s.sendall(acr(a.target) + hello(a.fake, a.target)[:20])
     ready.connected()
     expect_close(s, "half a hello, then silence")
 
 
-def s_trickle(a, ready):
-    s = connect(a.host, a.port)
+def s_trickle(a, ready, i):
+    s = connect(a.host, a.port, slow_source(a, i))
     data = acr(a.target) + hello(a.fake, a.target)
     ready.connected()
     t0 = time.monotonic()
@@ -230,6 +252,77 @@ def s_trickle(a, ready):
 
 
 SLOW = [s_silent, s_half_hello, s_trickle]
+
+
+def nid_plus(nid, i):
+    """The tcp NID i addresses above nid (same net)."""
+    return (nid & ~0xFFFFFFFF) | ((nid + i) & 0xFFFFFFFF)
+
+
+def h_fake_hello(a, i):
+    s = connect(a.host, a.port)
+    fake = nid_plus(a.fake, i)
+    s.sendall(acr(a.target) + hello(fake, a.target))
+    reply = read_exact(s, 56)
+    magic, ver, src, dst = struct.unpack("<IIQQ", reply[:24])
+    if (magic, ver, src, dst) != (HELLO_MAGIC, PROTO_V3, a.target, fake):
+        raise Bad("fake hello %d: unexpected hello %s" % (i, reply.hex()))
+    s.close()
+
+
+def flood_source(a, i):
+    """Source address of flood connection i: one of 64 loopback addresses
+    127.X.10.1-64 (X: FAKE_ADDR's second octet), so that both the share
+    of one address and the total number of handshakes are tested."""
+    x = (a.fake >> 16) & 0xFF
+    return "127.%d.10.%d" % (x, i % 64 + 1)
+
+
+def flood(a, count, ready_file):
+    """Hold count silent connections; count those ulnetd ends."""
+    try:
+        import resource
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        want = count + 64
+        if soft < want and (hard == resource.RLIM_INFINITY or hard >= want):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    except (ImportError, ValueError, OSError):
+        pass
+    socks = []
+    for i in range(count):
+        s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        s.bind((flood_source(a, i), 0))
+        s.settimeout(BOUND)
+        s.connect((a.host, a.port))
+        s.setblocking(False)
+        socks.append(s)
+    with open(ready_file, "w") as f:
+        f.write("connected\n")
+    ended = 0
+    t0 = time.monotonic()
+    while os.path.exists(ready_file) and time.monotonic() - t0 < BOUND:
+        time.sleep(0.2)
+    for s in socks:
+        try:
+            if s.recv(1) == b"":
+                ended += 1
+        except (BlockingIOError, InterruptedError):
+            pass
+        except OSError:
+            ended += 1
+        s.close()
+    return ended
+
+
+def storm(a, count):
+    """count connections closed as soon as they are made (no byte sent);
+    every other one with a reset."""
+    for i in range(count):
+        s = connect(a.host, a.port)
+        if i % 2:
+            s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                         struct.pack("ii", 1, 0))
+        s.close()
 
 
 class Args:
@@ -275,17 +368,17 @@ def main():
         errors = []
         lock = threading.Lock()
 
-        def run(k):
+        def run(k, i):
             try:
-                k(a, ready)
+                k(a, ready, i)
                 with lock:
                     done[k.__name__] = done.get(k.__name__, 0) + 1
             except (Bad, OSError) as e:
                 with lock:
                     errors.append("%s: %s" % (k.__name__, e))
 
-        threads = [threading.Thread(target=run, args=(k,))
-                   for _ in range(count) for k in SLOW]
+        threads = [threading.Thread(target=run, args=(SLOW[j % len(SLOW)], j))
+                   for j in range(count * len(SLOW))]
         for t in threads:
             t.start()
         if ready.wait_all(BOUND):
@@ -295,6 +388,18 @@ def main():
             t.join()
         if errors:
             sys.exit("; ".join(errors))
+    elif mode == "hellos":
+        for i in range(count):
+            try:
+                h_fake_hello(a, i)
+            except (Bad, OSError) as e:
+                sys.exit("fake hello %d: %s" % (i, e))
+        done["fake_hello"] = count
+    elif mode == "flood":
+        done["flood_ended_by_ulnetd"] = flood(a, count, sys.argv[7])
+    elif mode == "storm":
+        storm(a, count)
+        done["storm"] = count
     else:
         sys.exit("unknown mode " + mode)
     for k in sorted(done):

@@ -3,7 +3,11 @@
 #
 #   ulnetd n1  127.<o>.1.1@tcp --\
 #   ulnetd n3  127.<o>.1.3@tcp ---+--> ulnetd n2  127.<o>.1.2@tcp, port <p>
-#   hostile.py (claims 127.<o>.9.1@tcp) --/      (the target)
+#   ulnetd n4  127.<o>.1.4@tcp --/      (the target)
+#   hostile.py (claims 127.<o>.9.x@tcp) -/
+#
+# The hostile clients connect from 127.0.0.1, the slow ones each from
+# their own 127.<o>.11.x, the flood from 64 addresses 127.<o>.10.1-64.
 #
 # Checked, as an operator of n2 would see it:
 #  1. 30 slow clients at once (10 silent, 10 sending half a hello then
@@ -19,10 +23,19 @@
 #     length 0xfffffff0 and 1 MiB + 1, bad ksock type, bad LNet type) are
 #     each disconnected at once with the answer wire.md prescribes and
 #     one log line naming why;
-#  3. afterwards n2 still answers pings, its NI is up, it holds as many
+#  3. 2,000 silent connections held open from 64 addresses (more than
+#     the 256 handshakes n2 keeps, and more than the 16 of one address),
+#     a storm of 5,000 connections closed at once, then a node n2 has
+#     never met (n4) pings n2 with a 5 s timeout: it succeeds (the oldest
+#     silent handshakes are evicted for it); n2's log grows by fewer than
+#     100 lines and its RSS stays within twice its idle RSS;
+#  4. 300 hellos from made-up NIDs, each closed after the handshake: n2
+#     dials none of them and forgets them with their connections (its
+#     RSS, judged below, does not keep 300 peers);
+#  5. afterwards n2 still answers pings, its NI is up, it holds as many
 #     file descriptors as before and its RSS grew by less than 4 MiB
 #     (not judged under ASan, whose quarantine keeps freed memory);
-#  4. SIGTERM stops n2 with status 0 (under ASan: no leak at exit).
+#  6. SIGTERM stops n2 with status 0 (under ASan: no leak at exit).
 set -euo pipefail
 # shellcheck source=tests/net/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -32,7 +45,7 @@ ul_setup hostile
 o=$ul_octet
 port=$ul_port
 hostile=$(dirname "$0")/hostile.py
-for n in 1 2 3; do
+for n in 1 2 3 4; do
 	cat >"$tmp/n$n.yaml" <<-YAML
 	net:
 	  - net type: tcp
@@ -40,7 +53,7 @@ for n in 1 2 3; do
 	      - nid: 127.$o.1.$n@tcp
 	YAML
 done
-for n in n2 n1 n3; do
+for n in n2 n1 n3 n4; do
 	ul_daemon_start "$n" --port "$port" --accept all --src-port any
 done
 pid2=${ul_pid[n2]}
@@ -50,10 +63,11 @@ ping_n2() { # from
 	grep -q "primary nid: 127.$o.1.2@tcp" "$tmp/ping.out" ||
 		ul_fail "ping from $1 does not name n2"
 }
-# n2's sockets toward the hostile clients (they connect from 127.0.0.1).
+# n2's sockets toward the hostile clients (see their addresses above).
 hostile_sockets() {
-	ss -Htanp state all "( sport = :$port )" dst 127.0.0.1 |
-		grep "pid=$pid2," || true
+	ss -Htanp state all "( sport = :$port )" |
+		grep -E "(127\.0\.0\.1|127\.$o\.1[01]\.[0-9]+):[0-9]+ .*pid=$pid2," ||
+		true
 }
 no_hostile_sockets() { [ -z "$(hostile_sockets)" ]; }
 rss() { awk '/^VmRSS:/ { print $2 }' "/proc/$pid2/status"; }
@@ -82,6 +96,7 @@ hostile() { # mode, args...
 }
 
 ping_n2 n1
+rss_idle=$(rss)
 # Warm up (the allocator, the fake peer's entry), then take the baseline.
 hostile fast 30 >"$tmp/warm.out" || ul_fail "warm-up clients"
 rss0=$(rss)
@@ -96,9 +111,8 @@ ul_wait_for 200 test -e "$tmp/slow.ready" ||
 # (The socket check below must see them while they are there.)
 [ "$(hostile_sockets | wc -l)" -ge 30 ] ||
 	ul_fail "ss shows $(hostile_sockets | wc -l) of n2's sockets to 30 clients"
+# n3 never met n2: its ping needs a new handshake.
 ping_n2 n3
-grep -q "conn to 127.$o.1.3@tcp up" "$tmp/n2.log" ||
-	ul_fail "n3's ping did not make a new connection"
 ping_n2 n1
 wait "$slow_pid" ||
 	ul_fail "a slow client was not disconnected: $(cat "$tmp/slow.err")"
@@ -146,7 +160,51 @@ read -r lines skipped <<<"$(accounted "$from2" "${reasons[@]}")"
 echo "200 bad clients disconnected at once; 189 refusals logged as" \
 	"$lines lines and $skipped skipped"
 
-# 3. n2 is unharmed.
+# 3. A silent flood and a storm, and a new node during them.
+from3=$(log_end)
+hostile flood 2000 "$tmp/flood.ready" >"$tmp/flood.out" 2>"$tmp/flood.err" &
+flood_pid=$!
+ul_track "$flood_pid"
+ul_wait_for 300 test -e "$tmp/flood.ready" ||
+	ul_fail "the flood could not connect: $(cat "$tmp/flood.err")"
+held=$(hostile_sockets | wc -l)
+[ "$held" -le 256 ] ||
+	ul_fail "n2 holds $held handshakes of the flood (limit 256)"
+hostile storm 5000 >"$tmp/storm.out" 2>"$tmp/storm.err" &
+storm_pid=$!
+ul_track "$storm_pid"
+"$ULNETCTL" --ctl "$tmp/n4.ctl" ping --timeout 5 "127.$o.1.2@tcp" \
+	>"$tmp/ping4.out" 2>"$tmp/ping4.err" ||
+	ul_fail "n4's ping during the flood failed: $(cat "$tmp/ping4.out")"
+grep -q "primary nid: 127.$o.1.2@tcp" "$tmp/ping4.out" ||
+	ul_fail "n4's ping does not name n2"
+wait "$storm_pid" || ul_fail "the storm failed: $(cat "$tmp/storm.err")"
+rss_flood=$(rss)
+rm -f "$tmp/flood.ready"
+wait "$flood_pid" || ul_fail "the flood failed: $(cat "$tmp/flood.err")"
+grep -q "evicted" "$tmp/n2.log" || ul_fail "no handshake was evicted"
+grown=$(($(log_end) - from3))
+[ "$grown" -lt 100 ] ||
+	ul_fail "n2's log grew by $grown lines under the flood and storm"
+echo "flood of 2000 silent connections ($held held by n2) and a storm of" \
+	"5000: a new node's ping went through; n2's log grew by $grown lines;" \
+	"RSS ${rss_idle} kB idle, ${rss_flood} kB under the flood"
+if ! ul_asan; then
+	[ "$rss_flood" -le $((2 * rss_idle)) ] ||
+		ul_fail "n2's RSS under the flood is over twice its idle RSS"
+fi
+# n4's connections to n2 go with it (n2's descriptors are counted below).
+ul_stop "${ul_pid[n4]}"
+
+# 4. Made-up NIDs in hellos: not dialled, not kept.
+hostile hellos 300 >"$tmp/hellos.out" 2>"$tmp/hellos.err" ||
+	ul_fail "fake hellos: $(cat "$tmp/hellos.err")"
+sleep 1
+dialled=$(ss -Htan state all "( dport = :$port )" |
+	grep -c "127\.$o\.9\.[0-9]*:$port" || true)
+[ "$dialled" = 0 ] || ul_fail "n2 dialled $dialled made-up NIDs"
+
+# 5. n2 is unharmed.
 ping_n2 n1
 ping_n2 n3
 "$ULNETCTL" --ctl "$tmp/n2.ctl" net show --net tcp >"$tmp/net.out" ||
@@ -158,14 +216,14 @@ fds_back() { [ "$(nfds)" -le "$fds0" ]; }
 ul_wait_for 50 fds_back ||
 	ul_fail "n2 holds $(nfds) file descriptors, $fds0 before the clients"
 rss1=$(rss)
-echo "n2 RSS: ${rss0} kB before, ${rss1} kB after 230 hostile clients"
+echo "n2 RSS: ${rss0} kB before, ${rss1} kB after 7,530 hostile clients"
 if ul_asan; then
 	echo "ulnetd built with ASan (its quarantine holds freed memory):" \
 		"RSS not judged; LeakSanitizer judges at exit"
 else
 	[ $((rss1 - rss0)) -lt 4096 ] || ul_fail "n2's RSS grew by $((rss1 - rss0)) kB"
 fi
-# 4. n2 stops cleanly (under sanitizers: no leak, no error at exit).
+# 6. n2 stops cleanly (under sanitizers: no leak, no error at exit).
 kill -TERM "$pid2"
 rc=0
 wait "$pid2" || rc=$?

@@ -17,7 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/sockios.h>
+#include <poll.h>
 #include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -616,6 +618,92 @@ static void socklnd_duplicate_conn_is_refused(void **state)
 	assert_false(sw_raw_poll(fd1, in, sizeof(in), &inlen));
 }
 
+/*
+ * A peer B knows only from the connection it opened to B: B sends to it
+ * on that connection and dials nothing while it carries B's messages, as
+ * the kernel's ksocknal_launch_packet queues on a connection of a peer
+ * without a route of its own (issue 16, item 3: B dialled the missing
+ * types at once, racing the peer's own connections).
+ */
+static void socklnd_accepted_peer_is_not_dialled(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	struct ulnet_nid raw;
+	struct pollfd pfd;
+	uint8_t in[UL_WIRE_KSOCK_HDR_SIZE + UL_WIRE_LNET_HDR_NID4_SIZE + 4096];
+	int lfd, fd, one = 1;
+
+	start_ab(w);
+	lfd = sw_raw_listen(w, K_RAW);
+	assert_true(lfd >= 0);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	assert_int_equal(reply.ctype, UL_WIRE_CONN_CONTROL);
+	/* A bulk-sized PUT: CONTROL may carry it when nothing better is up. */
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(sw_send_put(w, 1, &raw, 0, 4096), 0);
+	assert_true(sw_raw_read(w, fd, in, sizeof(in)));
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_status[0], 0);
+	sw_run_for(w, 300);
+	pfd = (struct pollfd){ .fd = lfd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 0), 0);
+	assert_int_equal(ul_socklnd_nhandshakes(w->s), 0);
+	/* Once that connection is gone, B dials the peer to send. */
+	assert_int_equal(shutdown(fd, SHUT_RDWR), 0);
+	sw_run_for(w, 100);
+	assert_int_equal(sw_send_put(w, 1, &raw, 1, 100), 0);
+	assert_true(sw_raw_accept_peer(w, lfd, K_RAW) >= 0);
+	one = 2;
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+}
+
+static bool pred_no_peers(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return ul_socklnd_npeers(w->s) == 0;
+}
+
+/*
+ * Made-up NIDs in hellos: past max_hello_peers a new one is answered
+ * NONE, and a peer known only from its hello is forgotten as soon as its
+ * last connection closes, as the kernel forgets it (issue 16, item 6:
+ * each was kept a timeout, without bound).
+ */
+static void socklnd_hello_peers_are_capped_and_forgotten(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd[4];
+
+	w->opts.max_hello_peers = 3;
+	/* A dialled peer would be kept this long after its last conn. */
+	w->opts.sock_timeout_sec = 600;
+	start_ab(w);
+	for (int i = 0; i < 4; i++) {
+		fd[i] = sw_raw_connect(w, K_RAW + i, K_B);
+		assert_true(fd[i] >= 0);
+		assert_int_equal(sw_raw_handshake(w, fd[i], K_RAW + i, K_B,
+						  UL_WIRE_CONN_CONTROL, &reply),
+				 0);
+		assert_int_equal(reply.ctype, i < 3 ? UL_WIRE_CONN_CONTROL
+						    : UL_WIRE_CONN_NONE);
+	}
+	assert_true(sw_raw_wait_closed(w, fd[3], in, sizeof(in), &inlen));
+	assert_true(sw_log_has(w, "max_hello_peers"));
+	assert_int_equal(ul_socklnd_npeers(w->s), 3);
+	for (int i = 0; i < 3; i++)
+		assert_int_equal(shutdown(fd[i], SHUT_RDWR), 0);
+	/* Gone with their connections, not kept the 600 s timeout. */
+	assert_true(sw_run_until(w, pred_no_peers, NULL));
+}
+
 /* B connects to a lower NID that connects to B at the same time. */
 static void socklnd_race_lost_by_lower_nid(void **state)
 {
@@ -660,6 +748,62 @@ static void socklnd_secure_refuses_unprivileged_port(void **state)
 	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
 	assert_int_equal(inlen, 0);
 	assert_true(sw_log_has(w, "accept=secure"));
+}
+
+static bool raw_is_open(int fd)
+{
+	uint8_t in[64];
+	size_t inlen = 0;
+
+	return !sw_raw_poll(fd, in, sizeof(in), &inlen);
+}
+
+/*
+ * Handshake slots: a source past its share loses its oldest handshake,
+ * and with every slot taken a new peer evicts the oldest silent one: a
+ * flood of silent connections cannot keep a node out (issue 16, item
+ * 1: before, the 257th connection was closed at once, whoever it was).
+ */
+static void socklnd_handshake_flood_evicts_the_oldest(void **state)
+{
+	struct sw_world *w = *state;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd[5], one = 1;
+
+	w->opts.max_handshakes = 4;
+	w->opts.max_handshakes_per_addr = 2;
+	/* Far beyond the waits: only eviction closes a handshake here. */
+	w->opts.accept_timeout_ms = 600000;
+	start_ab(w);
+	for (int i = 0; i < 3; i++) {
+		fd[i] = sw_raw_connect(w, K_RAW, K_B);
+		assert_true(fd[i] >= 0);
+		sw_run_for(w, 20);
+	}
+	/* The third from K_RAW took the place of the first. */
+	assert_true(sw_raw_wait_closed(w, fd[0], in, sizeof(in), &inlen));
+	assert_int_equal(inlen, 0);
+	assert_true(raw_is_open(fd[1]) && raw_is_open(fd[2]));
+	assert_true(sw_log_has(w, "evicted"));
+	/* Two more, from another address: all four slots taken. */
+	for (int i = 3; i < 5; i++) {
+		fd[i] = sw_raw_connect(w, K_RAW + 1, K_B);
+		assert_true(fd[i] >= 0);
+		sw_run_for(w, 20);
+	}
+	assert_true(raw_is_open(fd[1]) && raw_is_open(fd[2]) &&
+		    raw_is_open(fd[3]) && raw_is_open(fd[4]));
+	assert_int_equal(ul_socklnd_nhandshakes(w->s), 4);
+	/* A real peer connects and its PUT goes through. */
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 4096), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(w->tx_status[0], 0);
+	assert_true(sw_rx_ok(w, 1, 0, 4096));
+	/* It evicted the oldest silent handshake, fd[1]. */
+	assert_true(sw_raw_wait_closed(w, fd[1], in, sizeof(in), &inlen));
+	assert_true(raw_is_open(fd[2]) && raw_is_open(fd[3]) &&
+		    raw_is_open(fd[4]));
 }
 
 /* Privileged source ports (root only): secure mode lets them in. */
@@ -797,10 +941,18 @@ int main(void)
 		cmocka_unit_test_setup_teardown(socklnd_race_lost_by_lower_nid,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
+			socklnd_accepted_peer_is_not_dialled, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_hello_peers_are_capped_and_forgotten, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
 			socklnd_secure_refuses_unprivileged_port, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_privileged_ports_pass_secure, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_handshake_flood_evicts_the_oldest, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(socklnd_tx_bytes_match_vector,
 						setup, teardown),
 	};
