@@ -59,10 +59,10 @@ struct ul_socklnd_opts {
 	 * last connection closes, as the kernel forgets it.
 	 */
 	unsigned int max_hello_peers;
-	unsigned int min_reconnect_ms;	/* 1000 */
-	unsigned int max_reconnect_ms;	/* 60000 */
-	int nodelay;			/* TCP_NODELAY; 1 */
-	const struct ul_log *log;	/* NULL: no log; must outlive s */
+	unsigned int min_reconnect_ms; /* 1000 */
+	unsigned int max_reconnect_ms; /* 60000 */
+	int nodelay;		       /* TCP_NODELAY; 1 */
+	const struct ul_log *log;      /* NULL: no log; must outlive s */
 };
 
 /* The LND; register it as struct ul_lnd { &ul_socklnd_ops, s, SOCK }. */

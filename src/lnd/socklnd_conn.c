@@ -255,9 +255,9 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 		return;
 
 	ul_log_limit(s->opts.log, UL_D_INFO,
-	       "socklnd %s: %s conn to %s down (%s): %d", ni->nidstr,
-	       sock_ctype_name(conn->ctype), peer->nidstr,
-	       conn->is_passive ? "passive" : "active", status);
+		     "socklnd %s: %s conn to %s down (%s): %d", ni->nidstr,
+		     sock_ctype_name(conn->ctype), peer->nidstr,
+		     conn->is_passive ? "passive" : "active", status);
 	sock_conn_fail_txs(conn, status, hs);
 	sock_conn_rx_abort(conn, status);
 	if (ul_list_empty(&peer->conns)) {
@@ -342,9 +342,10 @@ void sock_conn_established(struct sock_conn *conn,
 	snprintf(ipbuf, sizeof(ipbuf), "%u.%u.%u.%u:%u", conn->peer_ip >> 24,
 		 (conn->peer_ip >> 16) & 0xff, (conn->peer_ip >> 8) & 0xff,
 		 conn->peer_ip & 0xff, conn->peer_port);
-	ul_log_limit(s->opts.log, UL_D_INFO, "socklnd %s: %s conn to %s up (%s, %s)",
-	       ni->nidstr, sock_ctype_name(conn->ctype), peer->nidstr,
-	       conn->is_passive ? "passive" : "active", ipbuf);
+	ul_log_limit(s->opts.log, UL_D_INFO,
+		     "socklnd %s: %s conn to %s up (%s, %s)", ni->nidstr,
+		     sock_ctype_name(conn->ctype), peer->nidstr,
+		     conn->is_passive ? "passive" : "active", ipbuf);
 	sock_peer_dispatch(peer);
 	sock_peer_connect_next(peer, now);
 }

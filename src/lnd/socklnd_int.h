@@ -157,7 +157,7 @@ struct sock_peer {
 	 * them (ksocknal_close_conn_locked).
 	 */
 	bool is_dialled;
-	uint64_t last_rx_ns;	   /* any byte from the peer */
+	uint64_t last_rx_ns; /* any byte from the peer */
 	uint64_t last_keepalive_ns;
 	char nidstr[ULNET_NIDSTR_SIZE];
 };
