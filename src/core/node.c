@@ -243,6 +243,11 @@ int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type)
 	return (int)lnd->ops->get_timeout(lnd->ctx);
 }
 
+uint32_t ul_node_lnd_timeout_param(const struct ul_node *n)
+{
+	return n->lnd_timeout_param;
+}
+
 uint32_t ul_node_sock_timeout(const struct ul_node *n)
 {
 	return n->lnd_timeout_param ? n->lnd_timeout_param

@@ -87,6 +87,8 @@ int ul_node_lnd_timeout(struct ul_node *n, uint32_t lnd_type);
  * given to the LND again whenever those change; above 0 it is fixed.
  */
 void ul_node_lnd_timeout_param_set(struct ul_node *n, uint32_t sec);
+/* The parameter as set: 0 follows LNet. */
+uint32_t ul_node_lnd_timeout_param(const struct ul_node *n);
 /* What socklnd's timeout is (or will be once started), in seconds. */
 uint32_t ul_node_sock_timeout(const struct ul_node *n);
 /*

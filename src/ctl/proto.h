@@ -97,6 +97,12 @@
  *	                   the perf sink's counters ("sink"); what `ulnetctl
  *	                   selftest` samples to draw rates over time
  *
+ *	PARAM_GET generic request, NAME? (none: every parameter)
+ *	PARAM_SET generic request, NAME, VALUE
+ *	          reply    one Y_MAP "param": each parameter's name and
+ *	                   value (runtime/params.h); PARAM_SET answers with
+ *	                   the value it set
+ *
  * The generic ops (every other lnetctl command: net add/del/set, peer
  * add/del/set/list, route add/del/show, routing show, set, global show,
  * udsp add/del/show, stats show/reset, discover, fault add/del/show/
@@ -189,7 +195,9 @@ enum ul_ctl_op {
 	UL_CTL_OP_CPT_OF_NID = 31,
 	UL_CTL_OP_DEBUG_PEER = 32,
 	UL_CTL_OP_SELFTEST_STAT = 33, /* ulnet's own: counters selftest reads */
-	UL_CTL_OP__LAST = 33,
+	UL_CTL_OP_PARAM_GET = 34,     /* ulnet's own: module parameters */
+	UL_CTL_OP_PARAM_SET = 35,
+	UL_CTL_OP__LAST = 35,
 	UL_CTL_OP_REPLY = 0x8000, /* or-ed into a reply's op */
 };
 

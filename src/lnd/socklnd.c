@@ -840,6 +840,11 @@ size_t ul_socklnd_nhandshakes(const struct ul_socklnd *s)
 	return n;
 }
 
+struct ul_socklnd_opts *ul_socklnd_live_opts(struct ul_socklnd *s)
+{
+	return &s->opts;
+}
+
 size_t ul_socklnd_npeers(const struct ul_socklnd *s)
 {
 	const struct sock_ni *ni;

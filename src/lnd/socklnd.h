@@ -92,6 +92,16 @@ void ul_socklnd_destroy(struct ul_socklnd *s);
  */
 unsigned int ul_socklnd_conns_for_speed(int speed_mbps);
 
+/*
+ * The options in force, to be changed on the loop thread only
+ * (runtime/params.c): each is read where it is used, so a change reaches
+ * the next connection (nodelay, max_handshakes*, max_hello_peers,
+ * accept_timeout_ms), the next failed attempt (min/max_reconnect_ms),
+ * the next tick (keepalive_sec) or the next NI started (conns_per_peer).
+ * The ports, accept, src_port, typed_conns and log must not change.
+ */
+struct ul_socklnd_opts *ul_socklnd_live_opts(struct ul_socklnd *s);
+
 /* ---- Introspection, for tests and for "ulnetctl" style listings ----- */
 
 struct ul_socklnd_conn_info {

@@ -303,6 +303,8 @@ static const struct generic_op generic_ops[] = {
 	  "Network is down" },
 	{ UL_CTL_OP_SELFTEST_STAT, ul_ctlsrv_selftest_stat, -ENETDOWN,
 	  "Network is down" },
+	{ UL_CTL_OP_PARAM_GET, ul_ctlsrv_param_get, 0, NULL },
+	{ UL_CTL_OP_PARAM_SET, ul_ctlsrv_param_set, 0, NULL },
 };
 
 /* Run a generic op's handler and queue its reply. */
@@ -850,6 +852,11 @@ void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp)
 	srv->udsp = udsp;
 	/* the node's configuration operations keep its rules applied */
 	ul_node_set_udsp(srv->node, udsp);
+}
+
+void ul_ctlsrv_set_socklnd(struct ul_ctlsrv *srv, struct ul_socklnd *s)
+{
+	srv->socklnd = s;
 }
 
 void ul_ctlsrv_node_env(const struct ul_ctlsrv *srv,

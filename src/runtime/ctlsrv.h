@@ -57,6 +57,9 @@ void ul_ctlsrv_set_udsp(struct ul_ctlsrv *srv, struct ul_udsp_set *udsp);
 /* The perf sink whose counters selftest stat shows (NULL: none). */
 struct ul_perf_sink;
 void ul_ctlsrv_set_perf_sink(struct ul_ctlsrv *srv, struct ul_perf_sink *sink);
+/* The socklnd whose parameters `param get|set` reach (NULL: none). */
+struct ul_socklnd;
+void ul_ctlsrv_set_socklnd(struct ul_ctlsrv *srv, struct ul_socklnd *s);
 /* CPU partitions to report (ulnetd --cpts); 0 means 1. */
 void ul_ctlsrv_set_ncpt(struct ul_ctlsrv *srv, unsigned int ncpt);
 /* The lnet.conf `lnet configure --all` applies (NULL: none). 0/-ENOMEM. */

@@ -78,6 +78,7 @@ struct ul_ctlsrv {
 	unsigned int ncpt;	   /* CPTs reported (ulnetd --cpts) */
 	unsigned int nnodes;	   /* NUMA nodes of this host (sysfs), >= 1 */
 	struct ul_perf_sink *sink; /* NULL: selftest stat shows no sink */
+	struct ul_socklnd *socklnd; /* NULL: its parameters answer -ENODEV */
 };
 
 /*
@@ -218,6 +219,11 @@ typedef int (*ul_ctlsrv_op_fn)(struct ul_ctlsrv *srv,
 			       const struct ul_ctl_args *a,
 			       struct ul_ctl_msg *doc, struct ul_err *err);
 
+/* ctlsrv_param.c */
+int ul_ctlsrv_param_get(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
+int ul_ctlsrv_param_set(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
+			struct ul_ctl_msg *doc, struct ul_err *err);
 /* ctlsrv_peer.c */
 int ul_ctlsrv_peer_list(struct ul_ctlsrv *srv, const struct ul_ctl_args *a,
 			struct ul_ctl_msg *doc, struct ul_err *err);

@@ -955,3 +955,8 @@ struct ul_udsp_set *ul_instance_udsp(struct ulnet *u)
 {
 	return u->udsp;
 }
+
+struct ul_socklnd *ul_instance_socklnd(struct ulnet *u)
+{
+	return u->socklnd;
+}

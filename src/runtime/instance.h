@@ -18,5 +18,8 @@ struct ul_node *ul_instance_node(struct ulnet *u);
 const struct ul_log *ul_instance_log(struct ulnet *u);
 /* The instance's UDSP rule set (NULL before ulnet_create() made it). */
 struct ul_udsp_set *ul_instance_udsp(struct ulnet *u);
+/* Its socklnd (NULL before ulnet_create() made it). */
+struct ul_socklnd;
+struct ul_socklnd *ul_instance_socklnd(struct ulnet *u);
 
 #endif /* UL_RUNTIME_INSTANCE_H */

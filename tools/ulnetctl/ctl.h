@@ -111,6 +111,7 @@ bool ulnetctl_global_export(FILE *out, struct ul_ctl_reply *reply);
 /* ulnet's own "perf" noun (perf.c). */
 extern const struct ulnetctl_cmd ulnetctl_perf_cmds[];
 extern const struct ulnetctl_cmd ulnetctl_selftest_cmds[];
+extern const struct ulnetctl_cmd ulnetctl_param_cmds[]; /* param.c */
 
 /*
  * Shared by perf put and selftest (perf.c): a positive integer within

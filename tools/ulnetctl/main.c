@@ -73,6 +73,8 @@ static const struct ulnetctl_cmd top_cmds[] = {
 	{ "selftest", NULL, ulnetctl_selftest_cmds,
 	  "selftest {run | stat} (lnet_selftest for ulnet, a ulnet "
 	  "extension)" },
+	{ "param", NULL, ulnetctl_param_cmds,
+	  "param {get | set} (module parameters, a ulnet extension)" },
 	{ NULL, NULL, NULL, NULL },
 };
 

@@ -39,6 +39,7 @@
 #include <systemd/sd-daemon.h>
 #endif
 #include "runtime/instance.h"
+#include "runtime/params.h"
 #include "runtime/perf.h"
 #include "ulnet/ulnet.h"
 #include "util/err.h"
@@ -94,13 +95,16 @@ static void usage(FILE *f)
 		"  --cpts N         CPU partitions to report (default: online "
 		"CPUs,\n"
 		"                   at most 64)\n"
-		"  --param NAME=V   an LNet module parameter ulnet models, an "
-		"int as LNet takes\n"
-		"                   it: alive_router_check_interval, "
-		"router_ping_timeout,\n"
-		"                   avoid_asym_router_failure, "
-		"check_routers_before_use,\n"
-		"                   lock_prim_nid (repeatable)\n"
+		"  --param NAME=V   a module parameter, as modprobe takes it "
+		"(repeatable):\n"
+		"                   lnet.NAME or ksocklnd.NAME with the "
+		"kernel's names, or\n"
+		"                   ulnet.NAME (ulnet's own socklnd limits); a "
+		"bare lnet\n"
+		"                   NAME is taken too. `ulnetctl param get` "
+		"lists them;\n"
+		"                   e.g. ksocklnd.sock_timeout=100, "
+		"lnet.router_ping_timeout=10\n"
 		"  --debug MASK     what to log, as lctl's debug=: net, "
 		"neterror, console,\n"
 		"                   warning, error, info, all; +net adds "
@@ -114,16 +118,7 @@ static void usage(FILE *f)
 		DEFAULT_CTL);
 }
 
-/* LNet module parameters ulnetd takes with --param (lnet.ko's names). */
-static const char *const module_params[] = {
-	"alive_router_check_interval",
-	"router_ping_timeout",
-	"avoid_asym_router_failure",
-	"check_routers_before_use",
-	"lock_prim_nid",
-};
-#define NMODULE_PARAMS (sizeof(module_params) / sizeof(module_params[0]))
-#define MAX_PARAMS 16
+#define MAX_PARAMS 32
 
 struct daemon_args {
 	const char *ctl;
@@ -133,7 +128,7 @@ struct daemon_args {
 	unsigned int ncpt;
 	unsigned int nparams;
 	struct {
-		int id; /* enum ul_tunable */
+		size_t id; /* runtime/params.h */
 		long long value;
 	} params[MAX_PARAMS];
 };
@@ -142,11 +137,9 @@ struct daemon_args {
 static int parse_param(const char *s, struct daemon_args *d)
 {
 	const char *eq = strchr(s, '=');
-	struct ul_tunables scratch;
 	struct ul_err e = { 0 };
-	char name[64], *end;
+	char name[96], *end;
 	long long v;
-	size_t i;
 	int id;
 
 	if (!eq || (size_t)(eq - s) >= sizeof(name)) {
@@ -155,10 +148,7 @@ static int parse_param(const char *s, struct daemon_args *d)
 	}
 	memcpy(name, s, (size_t)(eq - s));
 	name[eq - s] = '\0';
-	for (i = 0; i < NMODULE_PARAMS; i++)
-		if (strcmp(name, module_params[i]) == 0)
-			break;
-	id = i < NMODULE_PARAMS ? ul_tunable_from_name(name) : -EINVAL;
+	id = ul_params_find(name);
 	if (id < 0) {
 		fprintf(stderr,
 			"ulnetd: --param '%s': not a module parameter ulnet "
@@ -174,8 +164,7 @@ static int parse_param(const char *s, struct daemon_args *d)
 		return -EINVAL;
 	}
 	/* Checked now, before ulnetd detaches and its status is lost. */
-	ul_tunables_init(&scratch);
-	if (ul_tunables_set(&scratch, (enum ul_tunable)id, v, &e) < 0) {
+	if (ul_params_check((size_t)id, v, &e) < 0) {
 		fprintf(stderr, "ulnetd: --param %s\n", e.msg);
 		return -EINVAL;
 	}
@@ -183,23 +172,23 @@ static int parse_param(const char *s, struct daemon_args *d)
 		fprintf(stderr, "ulnetd: more than %d --param\n", MAX_PARAMS);
 		return -EINVAL;
 	}
-	d->params[d->nparams].id = id;
+	d->params[d->nparams].id = (size_t)id;
 	d->params[d->nparams].value = v;
 	d->nparams++;
 	return 0;
 }
 
-/* Apply the --param values to the instance's tunables, LNet's checks. */
+/* Apply the --param values in order, before any NI starts. */
 static int apply_params(struct ulnet *u, const struct daemon_args *d)
 {
-	struct ul_core *core = ul_node_core(ul_instance_node(u));
+	struct ul_params_env env = { ul_instance_node(u),
+				     ul_instance_socklnd(u) };
 	struct ul_err e = { 0 };
 	unsigned int i;
 
 	for (i = 0; i < d->nparams; i++) {
-		if (ul_tunables_set(&core->tun,
-				    (enum ul_tunable)d->params[i].id,
-				    d->params[i].value, &e) < 0) {
+		if (ul_params_set(&env, d->params[i].id, d->params[i].value,
+				  false, &e) < 0) {
 			fprintf(stderr, "ulnetd: --param: %s\n", e.msg);
 			return -EINVAL;
 		}
@@ -449,6 +438,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	ul_ctlsrv_set_udsp(srv, ul_instance_udsp(u));
+	ul_ctlsrv_set_socklnd(srv, ul_instance_socklnd(u));
 	ul_ctlsrv_set_ncpt(srv, d.ncpt);
 	ul_ctlsrv_set_default_net(srv, !conf_path);
 	rc = ul_ctlsrv_set_conf_path(srv, conf_path);
