@@ -61,11 +61,12 @@ extern "C" {
 	XX(EUSERS, "too many users")
 
 /*
- * Text for a negative (or positive) errno from the table, or "unknown
- * error" for any other value. Never NULL; callable from any thread.
+ * Text for a negative (or positive) errno from the table, "success" for
+ * 0, or "unknown error" for any other value. Never NULL; callable from
+ * any thread.
  */
 ULNET_EXTERN const char *ulnet_strerror(int err);
-/* Name of the errno ("EINVAL"), or "UNKNOWN". */
+/* Name of the errno ("EINVAL"), "SUCCESS" for 0, or "UNKNOWN". */
 ULNET_EXTERN const char *ulnet_err_name(int err);
 
 #ifdef __cplusplus

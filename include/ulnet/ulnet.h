@@ -95,8 +95,13 @@ struct ulnet;
 #define ULNET_PID_LUSTRE 12345u
 /* Any pid, in match entries and ping targets (LNET_PID_ANY). */
 #define ULNET_PID_ANY 0xffffffffu
-/* Portals are 0..ULNET_PORTALS-1; 0 is LNet's reserved portal. */
+/*
+ * Portals are 0..ULNET_PORTALS-1. Portal 0 is LNet's reserved portal
+ * (LNET_RESERVED_PORTAL: the node's ping and push buffers live there); an
+ * application cannot attach to it.
+ */
 #define ULNET_PORTALS 64u
+#define ULNET_RESERVED_PORTAL 0u
 /* Largest PUT or REPLY payload (LNET_MTU, 1 MiB). */
 #define ULNET_MTU (1u << 20)
 /* Most fragments an MD may have (LNET_MAX_IOV). */
@@ -375,8 +380,8 @@ ULNET_EXTERN int ulnet_md_bind(struct ulnet *u, const struct ulnet_md *md,
  * Attach a match entry with an MD to a portal in one step (LNetMEAttach
  * followed by LNetMDAttach). match_id names the senders it accepts
  * (ANY NID / ULNET_PID_ANY for all). The ME goes away with its MD.
- * 0 and *out (the MD's handle), or -EINVAL (portal >= 64, bad MD),
- * -ENOMEM.
+ * 0 and *out (the MD's handle), or -EINVAL (portal >= 64, the reserved
+ * portal 0, bad MD), -ENOMEM.
  */
 ULNET_EXTERN int ulnet_md_attach(struct ulnet *u, uint32_t portal,
 				 const struct ulnet_process_id *match_id,

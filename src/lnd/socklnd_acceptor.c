@@ -169,9 +169,36 @@ static void on_accept(struct ul_io *io, uint32_t events)
 	}
 }
 
-/* *out: the listener on ip:port, shared if another NI opened it. */
-static int listener_get(struct ul_socklnd *s, uint32_t ip, uint16_t port,
-			struct sock_listener **out, struct ul_err *err)
+/* What an operator can do about a bind() or listen() that failed. */
+static const char *bind_hint(int rc, uint16_t port)
+{
+	switch (rc) {
+	case -EADDRINUSE:
+		return ": another process listens there (another ulnetd, or "
+		       "a kernel LNet acceptor)";
+	case -EACCES:
+		if (port > UL_WIRE_PRIV_PORT_MAX)
+			return "";
+		return ": a port below 1024 needs root or "
+		       "CAP_NET_BIND_SERVICE. With --port above 1023 "
+		       "ulnetd runs unprivileged, but then kernel LNet "
+		       "nodes cannot reach it: they connect to their own "
+		       "accept_port (988) and, with accept=secure, refuse "
+		       "connections from ports above 1023";
+	case -EADDRNOTAVAIL:
+		return ": no interface here has that address";
+	default:
+		return "";
+	}
+}
+
+/*
+ * *out: the listener on ip:port, shared if another NI opened it; nidstr
+ * names the NI in an error.
+ */
+static int listener_get(struct ul_socklnd *s, const char *nidstr, uint32_t ip,
+			uint16_t port, struct sock_listener **out,
+			struct ul_err *err)
 {
 	struct sock_listener *l;
 	struct sockaddr_in sa;
@@ -208,8 +235,8 @@ static int listener_get(struct ul_socklnd *s, uint32_t ip, uint16_t port,
 	if (bind(l->fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 ||
 	    listen(l->fd, SOMAXCONN) < 0) {
 		rc = -errno;
-		ul_err_set(err, rc, "socklnd: cannot listen on %s: %s", addr,
-			   strerror(-rc));
+		ul_err_set(err, rc, "socklnd NI %s: cannot listen on %s: %s%s",
+			   nidstr, addr, strerror(-rc), bind_hint(rc, port));
 		goto err_close;
 	}
 	l->bound_port = port;
@@ -247,11 +274,12 @@ int sock_acceptor_start(struct sock_ni *ni, struct ul_err *err)
 
 	if (o->accept == ULNET_ACCEPT_NONE)
 		return 0;
-	rc = listener_get(ni->s, ni->ip, o->accept_port, &ni->listener[0], err);
+	rc = listener_get(ni->s, ni->nidstr, ni->ip, o->accept_port,
+			  &ni->listener[0], err);
 	if (rc < 0 || o->accept_port_bulk == o->accept_port)
 		return rc;
-	rc = listener_get(ni->s, ni->ip, o->accept_port_bulk, &ni->listener[1],
-			  err);
+	rc = listener_get(ni->s, ni->nidstr, ni->ip, o->accept_port_bulk,
+			  &ni->listener[1], err);
 	if (rc < 0)
 		sock_acceptor_stop(ni);
 	return rc;

@@ -785,7 +785,16 @@ int ulnet_md_attach(struct ulnet *u, uint32_t portal,
 {
 	struct md_args a = { portal, match_id, match_bits, ignore_bits, pos,
 			     md,     unlink,   { 0 },	   true };
-	int rc = run_on_loop(u, do_md, &a);
+	int rc;
+
+	/*
+	 * LNet's own ping and push buffers: an ME there could take the
+	 * node's pings. The kernel does not check (only LNet attaches
+	 * there); a library open to any program does.
+	 */
+	if (portal == ULNET_RESERVED_PORTAL)
+		return -EINVAL;
+	rc = run_on_loop(u, do_md, &a);
 
 	if (rc == 0)
 		*out = a.handle;

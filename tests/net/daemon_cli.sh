@@ -250,8 +250,34 @@ cat >"$tmp/noif.yaml" <<-YAML
 	YAML
 bad_conf noif "nosuch$$"
 cp "$tmp/n1.yaml" "$tmp/port.yaml" # n1's NID and port: n1 is still up
-bad_conf port 'cannot listen on .*: Address already in use'
+bad_conf port 'socklnd NI .*@tcp: cannot listen on .*: Address already in use: another process listens there'
 grep -q 'unknown error' "$tmp/port.log" && ul_fail "ulnetd says 'unknown error'"
+# The LNet port without the privilege to bind it: the message says what
+# an unprivileged ulnetd means for kernel peers (root runs it as nobody).
+priv_dir=$(mktemp -d /tmp/ulnet-priv-XXXXXX)
+ul_cleanup_extra() { rm -rf "$priv_dir"; }
+chmod 755 "$priv_dir"
+printf 'net:\n  - net type: tcp\n    local NI(s):\n      - nid: 127.%s.1.7@tcp\n' \
+	"$ul_octet" >"$priv_dir/n.yaml"
+chmod 644 "$priv_dir/n.yaml"
+chmod 777 "$priv_dir"
+unpriv=()
+if [ "$(id -u)" = 0 ]; then
+	command -v setpriv >/dev/null &&
+		unpriv=(setpriv --reuid=65534 --regid=65534 --clear-groups
+			--inh-caps=-all --bounding-set=-all)
+fi
+if [ "$(id -u)" != 0 ] || [ ${#unpriv[@]} -gt 0 ]; then
+	rc=0
+	timeout 30 "${unpriv[@]}" "$ULNETD" --config "$priv_dir/n.yaml" \
+		--ctl "$priv_dir/n.ctl" --foreground --port 988 \
+		2>"$tmp/priv.log" || rc=$?
+	[ "$rc" = 1 ] || ul_fail "unprivileged ulnetd on port 988: exit $rc"
+	grep -q "needs root or CAP_NET_BIND_SERVICE.*kernel LNet nodes cannot reach it" \
+		"$tmp/priv.log" || ul_fail "unprivileged ulnetd on port 988: no hint"
+else
+	echo "setpriv missing: the unprivileged bind is not tried"
+fi
 rc=0
 "$ULNETD" --port 0 --ctl "$tmp/opt.ctl" --foreground 2>"$tmp/opt.log" || rc=$?
 [ "$rc" = 2 ] || ul_fail "ulnetd --port 0: exit $rc, not 2"

@@ -211,6 +211,17 @@ static void put_to_portal_64_fails_without_event(void **state)
 	assert_int_equal(ulnet_put(p->a, NULL, h, ULNET_NOACK_REQ, &target,
 				   ULNET_PORTALS, MBITS, 0, 0),
 			 -EINVAL);
+	/* The reserved portal 0 (pings, pushes) takes no application ME. */
+	{
+		struct ulnet_process_id anyid = { .pid = ULNET_PID_ANY };
+		struct ulnet_handle mh;
+
+		assert_int_equal(ulnet_md_attach(p->b, ULNET_RESERVED_PORTAL,
+						 &anyid, MBITS, 0,
+						 ULNET_INS_AFTER, &md,
+						 ULNET_RETAIN, &mh),
+				 -EINVAL);
+	}
 	/* Pinning a source NID that is not ours is refused too. */
 	{
 		struct ulnet_nid other = nid("127.0.9.1@tcp");
