@@ -41,6 +41,7 @@ void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
 	opts->typed_conns = 1;
 	opts->sock_timeout_sec = 50;
 	opts->keepalive_sec = 30;
+	opts->keepalive_retry_ms = 10000;
 	opts->accept_timeout_ms = 5000;
 	opts->max_handshakes = 256;
 	opts->max_handshakes_per_addr = 16;
@@ -422,6 +423,7 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 	uint64_t ka_ns = s->opts.keepalive_sec * SOCK_NS_PER_SEC;
 	struct sock_conn *conn, *ctmp;
 	struct sock_tx *st, *ttmp;
+	uint64_t last_alive;
 
 	/* Txs that waited for a connection past their deadline (§3). */
 	ul_list_for_each_entry_safe(st, ttmp, &peer->txq, link)
@@ -482,11 +484,21 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 			}
 	}
 
-	/* Keepalive on our BULK_IN (or ANY) connection, §9.3. */
+	/*
+	 * Keepalive on our BULK_IN (or ANY) connection, §9.3, as the
+	 * kernel's ksocknal_send_keepalive_locked (socklnd_cb.c): once the
+	 * peer has shown no sign of life for keepalive seconds, neither a
+	 * byte received nor TCP acknowledging our bytes, and at most every
+	 * keepalive_retry_ms (10 s there) while it stays so. A peer that
+	 * only acknowledges (an idle kernel node) gets one every keepalive.
+	 */
+	last_alive = peer->last_rx_ns > peer->last_ack_ns ? peer->last_rx_ns
+							  : peer->last_ack_ns;
 	if (ka_ns && !ul_list_empty(&peer->conns) &&
-	    now_ns - peer->last_rx_ns >= ka_ns &&
+	    now_ns - last_alive >= ka_ns &&
 	    (peer->last_keepalive_ns == 0 ||
-	     now_ns - peer->last_keepalive_ns >= SOCK_KEEPALIVE_RETRY_NS)) {
+	     now_ns - peer->last_keepalive_ns >=
+		     s->opts.keepalive_retry_ms * SOCK_NS_PER_MS)) {
 		ul_list_for_each_entry(conn, &peer->conns, link) {
 			if ((conn->ctype != UL_WIRE_CONN_BULK_IN &&
 			     conn->ctype != UL_WIRE_CONN_ANY) ||

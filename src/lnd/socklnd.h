@@ -32,17 +32,18 @@ struct ul_log;
 struct ul_socklnd;
 
 struct ul_socklnd_opts {
-	uint16_t accept_port;		/* acceptor port, CONTROL conns; 988 */
-	uint16_t accept_port_bulk;	/* BULK/ANY conns; 0: accept_port */
-	enum ulnet_accept accept;	/* SECURE, ALL, NONE */
-	enum ulnet_src_port src_port;	/* AUTO: privileged when euid 0 */
-	unsigned int conns_per_peer;	/* BULK_IN and BULK_OUT each, for an
+	uint16_t accept_port;		 /* acceptor port, CONTROL conns; 988 */
+	uint16_t accept_port_bulk;	 /* BULK/ANY conns; 0: accept_port */
+	enum ulnet_accept accept;	 /* SECURE, ALL, NONE */
+	enum ulnet_src_port src_port;	 /* AUTO: privileged when euid 0 */
+	unsigned int conns_per_peer;	 /* BULK_IN and BULK_OUT each, for an
 					 * NI without its own; 0: from the
 					 * link speed, as LNet; 0 */
-	int typed_conns;		/* 1: CONTROL+BULK, 0: one ANY conn */
-	unsigned int sock_timeout_sec;	/* stall on an established conn; 50 */
-	unsigned int keepalive_sec;	/* silence before a NOOP; 30, 0 off */
-	unsigned int accept_timeout_ms; /* passive handshake bound; 5000 */
+	int typed_conns;		 /* 1: CONTROL+BULK, 0: one ANY conn */
+	unsigned int sock_timeout_sec;	 /* stall on an established conn; 50 */
+	unsigned int keepalive_sec;	 /* silence before a NOOP; 30, 0 off */
+	unsigned int keepalive_retry_ms; /* between NOOPs unanswered; 10000 */
+	unsigned int accept_timeout_ms;	 /* passive handshake bound; 5000 */
 	/*
 	 * Passive handshakes in progress, in all (every NI) and from one
 	 * source address. A connection past either limit evicts the oldest

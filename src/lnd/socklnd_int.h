@@ -36,8 +36,6 @@
 #define SOCK_RX_STAGE_SIZE 16384u
 /* iovec entries per writev/readv. */
 #define SOCK_IOV_MAX 64
-/* Keepalive NOOPs are retried this long after the last one (§9.3). */
-#define SOCK_KEEPALIVE_RETRY_NS 10000000000ull
 /*
  * Every LNet message completes only once TCP has acknowledged its last
  * byte (or a PUT or GET once its answer came), and gives its credits
@@ -158,6 +156,11 @@ struct sock_peer {
 	 */
 	bool is_dialled;
 	uint64_t last_rx_ns; /* any byte from the peer */
+	/*
+	 * TCP acknowledged more of what we wrote to it: with last_rx_ns,
+	 * the kernel's ksnp_last_alive (socklnd_cb.c ksocknal_transmit).
+	 */
+	uint64_t last_ack_ns;
 	uint64_t last_keepalive_ns;
 	char nidstr[ULNET_NIDSTR_SIZE];
 };

@@ -271,6 +271,8 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 	if (written - unacked > conn->tx_acked_bytes) {
 		conn->tx_acked_bytes = written - unacked;
 		conn->tx_progress_ns = now_ns;
+		if (conn->peer)
+			conn->peer->last_ack_ns = now_ns;
 	}
 	while (!ul_list_empty(&conn->tx_unacked)) {
 		struct sock_tx *st = ul_list_first_entry(&conn->tx_unacked,

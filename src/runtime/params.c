@@ -33,11 +33,15 @@ struct param_def {
 	int64_t min, max;   /* PK_SOCK_*: accepted range */
 };
 
-#define TUN(n, w, id) { n, w, PK_TUNABLE, id, 0, 1, 0, 0 }
-#define SOCK(n, w, field, scale, lo, hi)                                      \
-	{ n,	 w,     PK_SOCK_OPT,                                         \
-	  0,	 offsetof(struct ul_socklnd_opts, field),                    \
-	  scale, lo,    hi }
+#define TUN(n, w, id)                                                          \
+	{                                                                      \
+		n, w, PK_TUNABLE, id, 0, 1, 0, 0                               \
+	}
+#define SOCK(n, w, field, scale, lo, hi)                                       \
+	{                                                                      \
+		n, w, PK_SOCK_OPT, 0, offsetof(struct ul_socklnd_opts, field), \
+			scale, lo, hi                                          \
+	}
 
 static const struct param_def defs[] = {
 	/* lnet.ko: router.c */
@@ -84,8 +88,7 @@ static const struct param_def defs[] = {
 	SOCK("ulnet.max_handshakes", true, max_handshakes, 1, 0, 1000000),
 	SOCK("ulnet.max_handshakes_per_addr", true, max_handshakes_per_addr, 1,
 	     0, 1000000),
-	SOCK("ulnet.max_hello_peers", true, max_hello_peers, 1, 0,
-	     100000000),
+	SOCK("ulnet.max_hello_peers", true, max_hello_peers, 1, 0, 100000000),
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 

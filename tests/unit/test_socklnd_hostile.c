@@ -529,6 +529,38 @@ static void socklnd_keepalive_sent_after_silence(void **state)
 	assert_int_equal(ksh.zc_cookies[1], UL_WIRE_KEEPALIVE_PING);
 }
 
+/*
+ * A peer that sends nothing but whose TCP acknowledges our NOOPs is
+ * alive: the next NOOP waits a whole keepalive period after that
+ * acknowledgement, as the kernel's ksnp_last_alive counts it (issue 16
+ * item 4). Before, one went every retry interval (10 s, shortened here)
+ * once nothing had been received for keepalive seconds: 3 x the kernel's
+ * rate at the defaults, 8 here.
+ */
+static void socklnd_keepalive_waits_for_ack_silence(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t in[1024];
+	size_t len = 0;
+	int fd;
+
+	w->opts.keepalive_sec = 2;
+	w->opts.keepalive_retry_ms = 300;
+	start_ab(w);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_OUT, &reply),
+			 0);
+	/* NOOPs at about 2 s and 4 s, and the next only at 6 s. */
+	sw_run_for(w, 5000);
+	assert_false(sw_raw_poll(fd, in, sizeof(in), &len));
+	assert_int_equal(len % UL_WIRE_KSOCK_HDR_SIZE, 0);
+	assert_true(len >= UL_WIRE_KSOCK_HDR_SIZE);
+	assert_true(len <= 3 * UL_WIRE_KSOCK_HDR_SIZE);
+}
+
 static void socklnd_zero_copy_request_is_acked(void **state)
 {
 	struct sw_world *w = *state;
@@ -928,6 +960,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_keepalive_waits_for_ack_silence, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_zero_copy_request_is_acked, setup, teardown),
 		cmocka_unit_test_setup_teardown(

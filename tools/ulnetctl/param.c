@@ -64,8 +64,8 @@ static int param_set(int argc, char **argv)
 		memset(a, 0, sizeof(*a));
 		if (!eq || eq == argv[i] ||
 		    (size_t)(eq - argv[i]) >= sizeof(a->name)) {
-			snprintf(msg, sizeof(msg), "bad argument '%.100s': NAME=VALUE",
-				 argv[i]);
+			snprintf(msg, sizeof(msg),
+				 "bad argument '%.100s': NAME=VALUE", argv[i]);
 			rc = ulnetctl_d1("param", "set", -EINVAL, msg);
 			break;
 		}
