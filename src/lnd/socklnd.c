@@ -416,6 +416,32 @@ void sock_peer_connect_next(struct sock_peer *peer, uint64_t now_ns)
 
 /* ---- NI start and stop ------------------------------------------------ */
 
+/*
+ * Close every established connection to the peer from address ip after
+ * reading what each holds (sock_conn_close_drained): a timeout on one of
+ * them closes its siblings too, as the kernel's
+ * ksocknal_check_peer_timeouts does with ksocknal_close_conn_and_siblings
+ * (socklnd_cb.c). A drain that finds the end closes siblings itself, so
+ * the list is walked again from its start after each close.
+ */
+static void close_address_drained(struct sock_peer *peer, uint32_t ip,
+				  int status, enum ul_hstatus hs)
+{
+	struct sock_conn *c;
+	bool is_closed;
+
+	do {
+		is_closed = false;
+		ul_list_for_each_entry(c, &peer->conns, link)
+			if (c->state == SOCK_CONN_ESTABLISHED &&
+			    c->peer_ip == ip) {
+				sock_conn_close_drained(c, status, hs);
+				is_closed = true;
+				break;
+			}
+	} while (is_closed);
+}
+
 static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 {
 	struct ul_socklnd *s = peer->ni->s;
@@ -453,15 +479,17 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 				peer->nidstr, s->timeout_sec,
 				(unsigned long long)unacked,
 				conn->stats.txq_len);
-			sock_conn_close_drained(conn, -ETIMEDOUT,
-						UL_HSTATUS_NETWORK_TIMEOUT);
-			continue;
+			close_address_drained(peer, conn->peer_ip, -ETIMEDOUT,
+					      UL_HSTATUS_NETWORK_TIMEOUT);
+			break; /* the next tick sees what is left */
 		}
 		if (timeout_ns && is_mid_msg &&
 		    now_ns - conn->rx_progress_ns >= timeout_ns) {
 			sock_conn_drain(conn);
-			if (conn->state != SOCK_CONN_ESTABLISHED ||
-			    now_ns - conn->rx_progress_ns < timeout_ns)
+			/* the end or an error closed it and its siblings */
+			if (conn->state != SOCK_CONN_ESTABLISHED)
+				break;
+			if (now_ns - conn->rx_progress_ns < timeout_ns)
 				continue;
 			ul_log_limit(
 				s->opts.log, UL_D_NETERROR,
@@ -471,7 +499,9 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 				peer->nidstr, s->timeout_sec);
 			sock_conn_close(conn, -ETIMEDOUT,
 					UL_HSTATUS_NETWORK_TIMEOUT);
-			continue;
+			close_address_drained(peer, conn->peer_ip, -ETIMEDOUT,
+					      UL_HSTATUS_NETWORK_TIMEOUT);
+			break;
 		}
 		/* Queued, not started, past the deadline. */
 		ul_list_for_each_entry_safe(st, ttmp, &conn->txq, link)
@@ -522,17 +552,16 @@ static void on_ni_tick(struct ul_timer *t, uint64_t now_ns)
 {
 	struct sock_ni *ni = ul_container_of(t, struct sock_ni, tick);
 	struct sock_peer *peer, *tmp;
-	struct sock_conn *conn, *ctmp;
 	bool is_link_down = ni->is_link_down;
 
 	ni->is_link_down = false;
 	ul_list_for_each_entry_safe(peer, tmp, &ni->peers, link) {
-		if (is_link_down)
-			ul_list_for_each_entry_safe(conn, ctmp, &peer->conns,
-						    link)
-				sock_conn_close_drained(
-					conn, -ENETDOWN,
-					UL_HSTATUS_LOCAL_DROPPED);
+		/* Each close takes one or more connections off the list. */
+		while (is_link_down && !ul_list_empty(&peer->conns))
+			sock_conn_close_drained(
+				ul_list_first_entry(&peer->conns,
+						    struct sock_conn, link),
+				-ENETDOWN, UL_HSTATUS_LOCAL_DROPPED);
 		ni_tick_peer(peer, now_ns);
 		if (peer_is_idle(peer, now_ns))
 			peer_free(peer);

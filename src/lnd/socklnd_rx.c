@@ -56,6 +56,7 @@ static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
 {
 	struct msghdr msg;
 	ssize_t n;
+	int err;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = iov;
@@ -73,12 +74,18 @@ static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
+	err = n == 0 ? -ECONNRESET : -errno;
 	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
 		     "socklnd %s: %s conn to %s: %s", conn->ni->nidstr,
 		     sock_ctype_name(conn->ctype), conn->peer->nidstr,
-		     n == 0 ? "closed by the peer" : strerror(errno));
-	sock_conn_close(conn, n == 0 ? -ECONNRESET : -errno,
-			sock_hstatus_of_errno(n == 0 ? -ECONNRESET : -errno));
+		     n == 0 ? "closed by the peer" : strerror(-err));
+	/*
+	 * An error or the end on one connection closes the others to that
+	 * address too, as the kernel's ksocknal_process_receive does
+	 * (socklnd_cb.c): a peer that restarted or went away is gone from
+	 * all of them.
+	 */
+	sock_conn_close_siblings(conn, err, sock_hstatus_of_errno(err));
 	return -1;
 }
 

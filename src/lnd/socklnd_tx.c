@@ -475,8 +475,8 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 				"socklnd %s: %s conn to %s: write failed: %s",
 				conn->ni->nidstr, sock_ctype_name(conn->ctype),
 				conn->peer->nidstr, strerror(-err));
-			sock_conn_close(conn, write_error(err),
-					write_hstatus(err));
+			sock_conn_close_siblings(conn, write_error(err),
+						 write_hstatus(err));
 			return;
 		}
 		conn->stats.tx_bytes += (uint64_t)n;
@@ -496,15 +496,18 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 
 void sock_flush_all(struct ul_socklnd *s)
 {
-	struct sock_conn *conn, *tmp;
+	struct sock_conn *conn;
 	struct ul_list todo;
 
 	/*
 	 * Take the list first: a connection that spends its budget goes
-	 * back on s->flush for the next turn instead of looping here.
+	 * back on s->flush for the next turn instead of looping here. A
+	 * failed write closes the connection's siblings too, which leave
+	 * todo: always take the first one left.
 	 */
 	ul_list_take(&s->flush, &todo);
-	ul_list_for_each_entry_safe(conn, tmp, &todo, flush_link) {
+	while (!ul_list_empty(&todo)) {
+		conn = ul_list_first_entry(&todo, struct sock_conn, flush_link);
 		ul_list_del(&conn->flush_link);
 		if (conn->state == SOCK_CONN_ESTABLISHED)
 			sock_conn_flush(conn, SOCK_IO_BUDGET);

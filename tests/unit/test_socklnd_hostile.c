@@ -465,6 +465,40 @@ static void socklnd_protocol_error_closes_the_siblings(void **state)
 }
 
 /*
+ * The end of one connection (the peer closed or reset it) closes the
+ * others to that address, as the kernel's ksocknal_process_receive does
+ * (issue 16 item 5: only protocol errors did).
+ */
+static void socklnd_eof_closes_the_siblings(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t in[64];
+	size_t inlen = 0;
+	struct ulnet_nid raw;
+	int ctl, bulk;
+
+	start_ab(w);
+	ctl = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(ctl >= 0);
+	assert_int_equal(sw_raw_handshake(w, ctl, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	bulk = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(bulk >= 0);
+	assert_int_equal(sw_raw_handshake(w, bulk, K_RAW, K_B,
+					  UL_WIRE_CONN_BULK_IN, &reply),
+			 0);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 2);
+	assert_int_equal(shutdown(ctl, SHUT_WR), 0);
+	assert_true(sw_raw_wait_closed(w, bulk, in, sizeof(in), &inlen));
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+}
+
+/*
  * B's link goes down while a PUT its TCP already acknowledged waits in
  * the socket, unread. The sender counts it delivered and never sends it
  * again, so B reads it before the connection closes: without that the
@@ -958,6 +992,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			socklnd_protocol_error_closes_the_siblings, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(socklnd_eof_closes_the_siblings,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
 		cmocka_unit_test_setup_teardown(
