@@ -333,8 +333,9 @@ static void passive_refuse(struct sock_conn *conn, const struct ulnet_nid *dst,
 }
 
 /*
- * The running NI with this NID that listens where conn came in (its local
- * address), or NULL: the NI a passive connection is for.
+ * The running NI with this NID, or NULL: the NI a passive connection is
+ * for, whatever address it came in on, as the kernel's lnet_accept
+ * (lnet/lnet/acceptor.c) takes any local NI the request names.
  */
 static struct sock_ni *acr_target(const struct sock_conn *conn,
 				  const struct ulnet_nid *nid)
@@ -342,8 +343,7 @@ static struct sock_ni *acr_target(const struct sock_conn *conn,
 	struct sock_ni *ni;
 
 	ul_list_for_each_entry(ni, &conn->ni->s->nis, link)
-		if (!ni->is_stopping && ulnet_nid_same(&ni->nid, nid) &&
-		    ni->ip == conn->ni->ip)
+		if (!ni->is_stopping && ulnet_nid_same(&ni->nid, nid))
 			return ni;
 	return NULL;
 }
@@ -494,8 +494,30 @@ static void passive_recv_hello(struct sock_conn *conn)
 		       "socklnd %s: trusting the hello of a connection from a "
 		       "port above %u",
 		       ni->nidstr, UL_WIRE_PRIV_PORT_MAX);
+	/*
+	 * Our own NID from another host: two nodes configured with one NID.
+	 * The kernel takes it as any peer; refusing it is safer, and the
+	 * log line tells the operator.
+	 */
+	if (ulnet_nid_same(&hello.src_nid, &ni->nid)) {
+		passive_refuse(conn, &hello.src_nid,
+			       "the hello claims this NI's own NID (is "
+			       "another node configured with it?)");
+		return;
+	}
 	ctype = ul_wire_conn_type_inverse(hello.ctype);
 	peer = sock_peer_find(ni, &hello.src_nid);
+	/*
+	 * The kernel's order (ksocknal_create_conn in socklnd.c): the
+	 * connection race first, then a restart (a new incarnation while
+	 * connections are up), then duplicates.
+	 */
+	if (peer && !ul_list_empty(&peer->connecting) &&
+	    ulnet_nid_cmp(&hello.src_nid, &ni->nid) < 0) {
+		passive_refuse(conn, &hello.src_nid,
+			       "connection race, our own connect wins");
+		return;
+	}
 	if (peer && peer->has_incarnation &&
 	    peer->incarnation != hello.src_incarnation) {
 		ul_log_limit(s->opts.log, UL_D_NETERROR,
@@ -505,10 +527,15 @@ static void passive_recv_hello(struct sock_conn *conn)
 		passive_refuse(conn, &hello.src_nid, "peer restarted");
 		return;
 	}
-	if (peer && !ul_list_empty(&peer->connecting) &&
-	    ulnet_nid_cmp(&hello.src_nid, &ni->nid) < 0) {
+	/*
+	 * The kernel keys its peers by NID and pid, so another pid would be
+	 * another peer; ulnet keys them by NID, and a pid that changes under
+	 * live connections is refused rather than mixed with them.
+	 */
+	if (peer && !ul_list_empty(&peer->conns) &&
+	    peer->pid != UL_WIRE_PID_ANY && hello.src_pid != peer->pid) {
 		passive_refuse(conn, &hello.src_nid,
-			       "connection race, our own connect wins");
+			       "pid differs from the peer's live connections");
 		return;
 	}
 	if (peer && same_ips_count_full(conn, peer, ctype)) {

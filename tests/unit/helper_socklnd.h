@@ -79,6 +79,7 @@ struct sw_world {
 	uint64_t closing_ns;
 	uint64_t deadline_ns;	  /* given to the next sw_send_put() */
 	uint64_t raw_incarnation; /* in sw_raw_handshake()'s hello */
+	uint32_t raw_pid;	  /* the same; 0: ULNET_PID_LUSTRE */
 	uint8_t *payload;	  /* SW_PAYLOAD pseudo-random bytes */
 	int raw[SW_MAX_RAW];
 	char logbuf[SW_LOG_SIZE];
