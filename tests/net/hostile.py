@@ -34,6 +34,10 @@ MODE:
              ended is counted; none is required to end.
   storm N    N connections closed as soon as connected, no byte sent
              (every other one with a reset).
+  stall N    N clients at once that finish a handshake, then send the
+             first bytes of an LNet message one a second for 3 s and
+             stop; ulnetd must close each once its socklnd timeout
+             passes without progress (the script sets a short one).
 """
 import os
 import socket
@@ -314,6 +318,19 @@ def flood(a, count, ready_file):
     return ended
 
 
+def t_stall(a, i):
+    """A handshake as made-up NID i, 3 bytes of a message at 1 byte/s,
+    then silence: closed by ulnetd's stall timeout."""
+    s = connect(a.host, a.port)
+    fake = nid_plus(a.fake, 1000 + i)
+    s.sendall(acr(a.target) + hello(fake, a.target))
+    read_exact(s, 56)
+    for b in ksock_lnet()[:3]:
+        s.sendall(bytes([b]))
+        time.sleep(1.0)
+    expect_close(s, "stalled mid-message")
+
+
 def storm(a, count):
     """count connections closed as soon as they are made (no byte sent);
     every other one with a reset."""
@@ -397,6 +414,24 @@ def main():
         done["fake_hello"] = count
     elif mode == "flood":
         done["flood_ended_by_ulnetd"] = flood(a, count, sys.argv[7])
+    elif mode == "stall":
+        errors = []
+
+        def run_stall(i):
+            try:
+                t_stall(a, i)
+            except (Bad, OSError) as e:
+                errors.append("stall %d: %s" % (i, e))
+
+        threads = [threading.Thread(target=run_stall, args=(i,))
+                   for i in range(count)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        if errors:
+            sys.exit("; ".join(errors))
+        done["stalled_closed"] = count
     elif mode == "storm":
         storm(a, count)
         done["storm"] = count

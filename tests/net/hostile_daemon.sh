@@ -32,6 +32,9 @@
 #  4. 300 hellos from made-up NIDs, each closed after the handshake: n2
 #     dials none of them and forgets them with their connections (its
 #     RSS, judged below, does not keep 300 peers);
+#     then 5 senders that handshake, trickle 3 bytes of a message at
+#     1 byte/s and stop are closed by the socklnd timeout (set to 3 s on
+#     the running n2 with `ulnetctl param set`);
 #  5. afterwards n2 still answers pings, its NI is up, it holds as many
 #     file descriptors as before and its RSS grew by less than 4 MiB
 #     (not judged under ASan, whose quarantine keeps freed memory);
@@ -203,6 +206,20 @@ sleep 1
 dialled=$(ss -Htan state all "( dport = :$port )" |
 	grep -c "127\.$o\.9\.[0-9]*:$port" || true)
 [ "$dialled" = 0 ] || ul_fail "n2 dialled $dialled made-up NIDs"
+
+# 4b. Clients that stall inside a message after a slow start: closed
+# once the socklnd timeout passes without progress (set short on the
+# running n2, as an operator would with param set).
+"$ULNETCTL" --ctl "$tmp/n2.ctl" param set ksocklnd.sock_timeout=3 \
+	>"$tmp/param.out" || ul_fail "param set ksocklnd.sock_timeout on n2"
+hostile stall 5 >"$tmp/stall.out" 2>"$tmp/stall.err" ||
+	ul_fail "stalled senders: $(cat "$tmp/stall.err")"
+"$ULNETCTL" --ctl "$tmp/n2.ctl" param set ksocklnd.sock_timeout=0 \
+	>"$tmp/param.out" || ul_fail "param set ksocklnd.sock_timeout on n2"
+grep -q "receive stalled inside a message" "$tmp/n2.log" ||
+	ul_fail "n2 did not log the stalled receive"
+echo "5 senders stalled mid-message after a 1 byte/s start: closed by the" \
+	"socklnd timeout"
 
 # 5. n2 is unharmed.
 ping_n2 n1
