@@ -691,6 +691,8 @@ static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	lni->data = ni;
 	ul_log(s->opts.log, UL_D_INFO, "socklnd %s: up, incarnation %#llx",
 	       ni->nidstr, (unsigned long long)ni->incarnation);
+	sock_mr_probe(ni, lni->ni->ifname);
+	sock_mr_update(s);
 	return 0;
 
 err_acceptor:
@@ -728,7 +730,9 @@ static void sock_shutdown(struct ul_lnd_ni *lni)
 	/* Every tx of this NI completes before we return (core/lnd.h). */
 	sock_deliver(s);
 	drop_news(s, ni);
+	sock_mr_remove(ni);
 	ul_list_del(&ni->link);
+	sock_mr_update(s); /* one left alone on its subnet needs none */
 	ul_log(s->opts.log, UL_D_INFO, "socklnd %s: down", ni->nidstr);
 	lni->data = NULL;
 	free(ni);

@@ -60,6 +60,14 @@ struct ul_socklnd_opts {
 	 * last connection closes, as the kernel forgets it.
 	 */
 	unsigned int max_hello_peers;
+	/*
+	 * 1: leave the host's routing alone. 0 (the default, as ksocklnd's
+	 * skip_mr_route_setup): NIs given by interface that share a subnet
+	 * get a routing table and a source rule each, so that each NI's
+	 * traffic leaves through its own interface (socklnd_mrroute.c;
+	 * needs CAP_NET_ADMIN, else a warning).
+	 */
+	unsigned int skip_mr_route_setup;
 	unsigned int min_reconnect_ms; /* 1000 */
 	unsigned int max_reconnect_ms; /* 60000 */
 	int nodelay;		       /* TCP_NODELAY; 1 */

@@ -495,11 +495,14 @@ static void passive_recv_hello(struct sock_conn *conn)
 		       "port above %u",
 		       ni->nidstr, UL_WIRE_PRIV_PORT_MAX);
 	/*
-	 * Our own NID from another host: two nodes configured with one NID.
-	 * The kernel takes it as any peer; refusing it is safer, and the
-	 * log line tells the operator.
+	 * Our own NID from another address: two nodes configured with one
+	 * NID. The kernel takes it as any peer; refusing it is safer, and
+	 * the log line tells the operator. From our own address it is this
+	 * node sending to its own NID through the socklnd (selection.md
+	 * §6.9), which stays.
 	 */
-	if (ulnet_nid_same(&hello.src_nid, &ni->nid)) {
+	if (ulnet_nid_same(&hello.src_nid, &ni->nid) &&
+	    conn->peer_ip != ni->ip) {
 		passive_refuse(conn, &hello.src_nid,
 			       "the hello claims this NI's own NID (is "
 			       "another node configured with it?)");

@@ -47,6 +47,8 @@
  */
 #define SOCK_ACK_POLL_NS 1000000ull
 #define SOCK_ACK_POLL_IDLE_NS 5000000ull
+/* Route table of an interface for Multi-Rail routing: this + ifindex. */
+#define SOCK_MR_TABLE_BASE 48000u
 /* Consecutive refusals before we stop asking for more conns (§4.5). */
 #define SOCK_MAX_REFUSALS 3
 
@@ -120,6 +122,17 @@ struct sock_ni {
 	bool is_link_down;
 	/* Peers known only from connections they opened (!is_dialled). */
 	unsigned int nhello_peers;
+	/*
+	 * Multi-Rail routing (socklnd_mrroute.c): the NI's interface, its
+	 * subnet's prefix length, the table; mr_ifindex 0 when the NI has
+	 * no interface (given by NID) or no subnet; has_mr while the table
+	 * and rule are in place.
+	 */
+	char mr_ifname[16];
+	int mr_ifindex;
+	uint8_t mr_plen;
+	uint32_t mr_table;
+	bool has_mr;
 	char nidstr[ULNET_NIDSTR_SIZE];
 };
 
@@ -291,6 +304,18 @@ void sock_acceptor_stop(struct sock_ni *ni);
 void sock_passive_on_io(struct sock_conn *conn, uint32_t events);
 /* The port the NI's CONTROL listener is bound to, or -ENOENT. */
 int sock_acceptor_port(const struct sock_ni *ni);
+
+/* socklnd_mrroute.c */
+/* Find ni's interface index and subnet (ifname NULL or "": none). */
+void sock_mr_probe(struct sock_ni *ni, const char *ifname);
+/*
+ * Set up routing for every running NI that shares its subnet with another
+ * one, and remove it from those that no longer do (opts.skip_mr_route_setup:
+ * nothing).
+ */
+void sock_mr_update(struct ul_socklnd *s);
+/* Remove ni's table and rule, if it has them. */
+void sock_mr_remove(struct sock_ni *ni);
 
 /* socklnd_conn.c */
 int sock_conn_connect(struct sock_peer *peer, uint32_t ctype);

@@ -84,6 +84,8 @@ static const struct param_def defs[] = {
 	SOCK("ksocklnd.conns_per_peer", true, conns_per_peer, 1, 0, 127),
 	SOCK("ksocklnd.typed_conns", false, typed_conns, 1, 0, 1),
 	{ "ksocklnd.nagle", true, PK_SOCK_NAGLE, 0, 0, 1, 0, 1 },
+	SOCK("ksocklnd.skip_mr_route_setup", false, skip_mr_route_setup, 1, 0,
+	     1),
 	/* ulnet's own socklnd limits (socklnd.h) */
 	SOCK("ulnet.max_handshakes", true, max_handshakes, 1, 0, 1000000),
 	SOCK("ulnet.max_handshakes_per_addr", true, max_handshakes_per_addr, 1,

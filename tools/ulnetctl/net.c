@@ -314,7 +314,7 @@ static int net_add(int argc, char **argv)
 			a->tos = (int32_t)v;
 			a->has |= UL_CTL_ARG_TOS;
 			break;
-		case 'k': /* no routing helper to skip (lnetctl-differences) */
+		case 'k': /* ulnetd's own switch decides (lnetctl-differences) */
 		case 'a':
 			/*
 			 * --auth-key is kfi only: lnetctl sends it for a kfi
@@ -633,8 +633,9 @@ const struct ulnetctl_cmd ulnetctl_net_cmds[] = {
 	  "\t--conns-per-peer: bulk connection pairs per peer (0-127; "
 	  "0: from the link speed)\n"
 	  "\t--tos: IP type of service, -1 for the LND's default\n"
-	  "\t--skip-mr-route-setup: accepted; ulnet installs no routes "
-	  "(-k takes a value)\n"
+	  "\t--skip-mr-route-setup: accepted, no effect: ulnetd sets up "
+	  "Multi-Rail routes\n\t  itself unless started with --param "
+	  "ksocklnd.skip_mr_route_setup=1\n\t  (-k takes a value)\n"
 	  "\t--auth-key: kfi only\n"
 	  "\t--traffic-class: kfi only\n" },
 	{ "del", net_del, NULL,
