@@ -62,6 +62,16 @@ static void put_attr(struct mr_req *r, uint16_t type, const void *data,
 		NLMSG_ALIGN(r->nh.nlmsg_len) + RTA_ALIGN(rta->rta_len);
 }
 
+/* An empty request of type with a header of hdr_size bytes and flags. */
+static void req_init(struct mr_req *r, uint16_t type, size_t hdr_size,
+		     uint16_t flags)
+{
+	memset(r, 0, sizeof(*r));
+	r->nh.nlmsg_len = NLMSG_LENGTH(hdr_size);
+	r->nh.nlmsg_type = type;
+	r->nh.nlmsg_flags = flags;
+}
+
 /* Send one request and wait for its ack: 0 or the kernel's -errno. */
 static int mr_talk(struct mr_req *r)
 {
@@ -121,11 +131,8 @@ static int mr_route(const struct sock_ni *ni, uint16_t type)
 	uint32_t table = ni->mr_table;
 	uint32_t oif = (uint32_t)ni->mr_ifindex;
 
-	memset(&r, 0, sizeof(r));
-	r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct rtmsg));
-	r.nh.nlmsg_type = type;
-	if (type == RTM_NEWROUTE)
-		r.nh.nlmsg_flags = NLM_F_CREATE | NLM_F_REPLACE;
+	req_init(&r, type, sizeof(struct rtmsg),
+		 type == RTM_NEWROUTE ? NLM_F_CREATE | NLM_F_REPLACE : 0);
 	r.rt.rtm_family = AF_INET;
 	r.rt.rtm_dst_len = ni->mr_plen;
 	r.rt.rtm_table = RT_TABLE_UNSPEC; /* RTA_TABLE holds it */
@@ -146,11 +153,8 @@ static int mr_rule(const struct sock_ni *ni, uint16_t type)
 	uint32_t src = htonl(ni->ip);
 	uint32_t table = ni->mr_table;
 
-	memset(&r, 0, sizeof(r));
-	r.nh.nlmsg_len = NLMSG_LENGTH(sizeof(struct fib_rule_hdr));
-	r.nh.nlmsg_type = type;
-	if (type == RTM_NEWRULE)
-		r.nh.nlmsg_flags = NLM_F_CREATE | NLM_F_EXCL;
+	req_init(&r, type, sizeof(struct fib_rule_hdr),
+		 type == RTM_NEWRULE ? NLM_F_CREATE | NLM_F_EXCL : 0);
 	r.frh.family = AF_INET;
 	r.frh.src_len = 32;
 	r.frh.table = RT_TABLE_UNSPEC;

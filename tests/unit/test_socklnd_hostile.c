@@ -66,6 +66,24 @@ static void start_ab(struct sw_world *w)
 	assert_int_equal(sw_ni_start(w, 1, K_B), 0);
 }
 
+/*
+ * A raw peer of address from_k connects to to_k's address and asks for a
+ * connection of type ctype: its fd, once the answer's type was want
+ * (UL_WIRE_CONN_NONE: refused).
+ */
+static int raw_conn(struct sw_world *w, int from_k, int to_k, uint32_t ctype,
+		    uint32_t want)
+{
+	struct ul_wire_hello reply;
+	int fd = sw_raw_connect(w, from_k, to_k);
+
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, from_k, to_k, ctype, &reply),
+			 0);
+	assert_int_equal(reply.ctype, want);
+	return fd;
+}
+
 static bool pred_rx_done(struct sw_world *w, void *arg)
 {
 	int *want = arg; /* {ni, n} */
@@ -628,35 +646,21 @@ static void socklnd_zero_copy_request_is_acked(void **state)
 static void socklnd_incarnation_change_closes_old_conns(void **state)
 {
 	struct sw_world *w = *state;
-	struct ul_wire_hello reply;
 	uint8_t in[64];
 	size_t inlen = 0;
 	int fd1, fd2;
 
 	start_ab(w);
-	fd1 = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd1 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd1, K_RAW, K_B,
-					  UL_WIRE_CONN_CONTROL, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_CONTROL);
+	fd1 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL,
+		       UL_WIRE_CONN_CONTROL);
 	/* The "peer" restarted: same NID, new incarnation (§4.4). */
 	w->raw_incarnation++;
-	fd2 = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd2 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
-					  UL_WIRE_CONN_BULK_IN, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	fd2 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_BULK_IN, UL_WIRE_CONN_NONE);
 	assert_true(sw_raw_wait_closed(w, fd1, in, sizeof(in), &inlen));
 	assert_true(sw_raw_wait_closed(w, fd2, in, sizeof(in), &inlen));
 	/* Then the restarted peer is welcome. */
-	fd2 = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd2 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
-					  UL_WIRE_CONN_BULK_IN, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_BULK_OUT);
+	fd2 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_BULK_IN,
+		       UL_WIRE_CONN_BULK_OUT);
 }
 
 static void socklnd_duplicate_conn_is_refused(void **state)
@@ -673,12 +677,7 @@ static void socklnd_duplicate_conn_is_refused(void **state)
 	assert_int_equal(sw_raw_handshake(w, fd1, K_RAW, K_B,
 					  UL_WIRE_CONN_CONTROL, &reply),
 			 0);
-	fd2 = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd2 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
-					  UL_WIRE_CONN_CONTROL, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	fd2 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL, UL_WIRE_CONN_NONE);
 	assert_true(sw_raw_wait_closed(w, fd2, in, sizeof(in), &inlen));
 	/* The first one is untouched. */
 	assert_false(sw_raw_poll(fd1, in, sizeof(in), &inlen));
@@ -694,7 +693,6 @@ static void socklnd_duplicate_conn_is_refused(void **state)
 static void socklnd_accepted_peer_is_not_dialled(void **state)
 {
 	struct sw_world *w = *state;
-	struct ul_wire_hello reply;
 	struct ulnet_nid raw;
 	struct pollfd pfd;
 	uint8_t in[UL_WIRE_KSOCK_HDR_SIZE + UL_WIRE_LNET_HDR_NID4_SIZE + 4096];
@@ -703,12 +701,8 @@ static void socklnd_accepted_peer_is_not_dialled(void **state)
 	start_ab(w);
 	lfd = sw_raw_listen(w, K_RAW);
 	assert_true(lfd >= 0);
-	fd = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
-					  UL_WIRE_CONN_CONTROL, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_CONTROL);
+	fd = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL,
+		      UL_WIRE_CONN_CONTROL);
 	/* A bulk-sized PUT: CONTROL may carry it when nothing better is up. */
 	sw_nid(w, K_RAW, &raw);
 	assert_int_equal(sw_send_put(w, 1, &raw, 0, 4096), 0);
@@ -824,7 +818,6 @@ static void socklnd_hello_with_own_nid_is_refused(void **state)
 static void socklnd_race_is_judged_before_a_restart(void **state)
 {
 	struct sw_world *w = *state;
-	struct ul_wire_hello reply;
 	struct ulnet_nid lower;
 	uint8_t in[64];
 	size_t inlen = 0;
@@ -837,22 +830,13 @@ static void socklnd_race_is_judged_before_a_restart(void **state)
 	sw_nid(w, K_A, &lower);
 	/* The lower peer's BULK_OUT: B's BULK_IN, which carries no PUT. */
 	w->raw_incarnation = 1;
-	fd1 = sw_raw_connect(w, K_A, K_B);
-	assert_true(fd1 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd1, K_A, K_B,
-					  UL_WIRE_CONN_BULK_OUT, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_BULK_IN);
+	fd1 = raw_conn(w, K_A, K_B, UL_WIRE_CONN_BULK_OUT,
+		       UL_WIRE_CONN_BULK_IN);
 	/* So a PUT makes B dial the lower peer. */
 	assert_int_equal(sw_send_put(w, 1, &lower, 0, 10), 0);
 	assert_true(sw_raw_accept(w, lfd) >= 0);
 	w->raw_incarnation = 2;
-	fd2 = sw_raw_connect(w, K_A, K_B);
-	assert_true(fd2 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd2, K_A, K_B,
-					  UL_WIRE_CONN_CONTROL, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	fd2 = raw_conn(w, K_A, K_B, UL_WIRE_CONN_CONTROL, UL_WIRE_CONN_NONE);
 	assert_true(sw_raw_wait_closed(w, fd2, in, sizeof(in), &inlen));
 	assert_true(sw_log_has(w, "connection race"));
 	assert_false(sw_raw_poll(fd1, in, sizeof(in), &inlen));
@@ -865,25 +849,15 @@ static void socklnd_race_is_judged_before_a_restart(void **state)
 static void socklnd_pid_change_under_live_conns_is_refused(void **state)
 {
 	struct sw_world *w = *state;
-	struct ul_wire_hello reply;
 	uint8_t in[64];
 	size_t inlen = 0;
 	int fd1, fd2;
 
 	start_ab(w);
-	fd1 = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd1 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd1, K_RAW, K_B,
-					  UL_WIRE_CONN_CONTROL, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_CONTROL);
+	fd1 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL,
+		       UL_WIRE_CONN_CONTROL);
 	w->raw_pid = 4242;
-	fd2 = sw_raw_connect(w, K_RAW, K_B);
-	assert_true(fd2 >= 0);
-	assert_int_equal(sw_raw_handshake(w, fd2, K_RAW, K_B,
-					  UL_WIRE_CONN_BULK_OUT, &reply),
-			 0);
-	assert_int_equal(reply.ctype, UL_WIRE_CONN_NONE);
+	fd2 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_BULK_OUT, UL_WIRE_CONN_NONE);
 	assert_true(sw_raw_wait_closed(w, fd2, in, sizeof(in), &inlen));
 	assert_true(sw_log_has(w, "pid differs"));
 	assert_false(sw_raw_poll(fd1, in, sizeof(in), &inlen));
