@@ -75,9 +75,9 @@ struct ul_ctlsrv {
 	char *conf_path; /* what `lnet configure --all` applies */
 	/* no conf_path: `lnet configure --all` brings up tcp (ulnetd) */
 	bool is_default_net;
-	unsigned int ncpt;	   /* CPTs reported (ulnetd --cpts) */
-	unsigned int nnodes;	   /* NUMA nodes of this host (sysfs), >= 1 */
-	struct ul_perf_sink *sink; /* NULL: selftest stat shows no sink */
+	unsigned int ncpt;	    /* CPTs reported (ulnetd --cpts) */
+	unsigned int nnodes;	    /* NUMA nodes of this host (sysfs), >= 1 */
+	struct ul_perf_sink *sink;  /* NULL: selftest stat shows no sink */
 	struct ul_socklnd *socklnd; /* NULL: its parameters answer -ENODEV */
 };
 

@@ -37,7 +37,7 @@ static int param_get(int argc, char **argv)
 			break;
 		}
 		a->has = UL_CTL_ARG_NAME;
-		strcpy(a->name, argv[i]);
+		snprintf(a->name, sizeof(a->name), "%s", argv[i]);
 		rc = ulnetctl_do(UL_CTL_OP_PARAM_GET, a, "param", "get",
 				 UL_DOC_C);
 	}
