@@ -491,8 +491,52 @@ def s_active_and_race(host, port):
         "NID; ping answered"
 
 
+def s_reset_then_retry(host, port):
+    """ulnetd's first connection to the peer is reset during the handshake
+    (a kernel acceptor that was restarting). As ksocknal_connect does, the
+    message waiting for it fails at once with the reset (ksocknal_txlist_done
+    classes it REMOTE_DROPPED, which LNet resends only to a peer with
+    another NI), and the next attempt waits for the reconnect back-off
+    (min_reconnectms): a second ping dials again after it and succeeds."""
+    p = Peer(host, port, 8)
+    ls = p.listen()
+    try:
+        rc = [None]
+
+        def ping():
+            rc[0] = ulnetctl("--ctl", os.environ["ULNET_CTL"], "ping",
+                             "--timeout", "15", "%s@tcp" % p.addr)
+
+        t = threading.Thread(target=ping, daemon=True)
+        t.start()
+        s, _h = p.accept(ls, "ulnetd's first connection")
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
+                     struct.pack("ii", 1, 0))
+        s.close()
+        t0 = time.monotonic()
+        t.join(BOUND)
+        if rc[0] is None or rc[0][0] == 0 or "-104" not in rc[0][1]:
+            raise Fail("ping through a reset handshake: %r" % (rc[0],))
+        srv = Server(p, ls)
+        srv.start()
+        t = threading.Thread(target=ping, daemon=True)
+        t.start()
+        t.join(BOUND)
+        waited = time.monotonic() - t0
+        srv.stop = True
+        srv.join(BOUND)
+        if srv.error:
+            raise Fail("serving ulnetd: " + srv.error)
+        if rc[0] is None or rc[0][0] != 0 or not srv.hellos:
+            raise Fail("ping after the back-off: %r" % (rc[0],))
+    finally:
+        p.close()
+    return "reset: ping failed -104 at once; next ping dialled again " \
+        "and answered %.1f s after the reset" % waited
+
+
 SCENARIOS = [s_version_negotiation, s_passive_types, s_restart,
-             s_protocol_error, s_active_and_race]
+             s_protocol_error, s_active_and_race, s_reset_then_retry]
 
 
 def main():
