@@ -487,6 +487,7 @@ int sw_raw_handshake(struct sw_world *w, int fd, int from_k, int to_k,
 	memset(&h, 0, sizeof(h));
 	h.version = UL_WIRE_PROTO_V3;
 	sw_nid(w, from_k, &h.src_nid);
+	h.src_nid.nid_num = w->raw_src_net;
 	sw_nid(w, to_k, &h.dst_nid);
 	h.src_pid = w->raw_pid ? w->raw_pid : ULNET_PID_LUSTRE;
 	h.src_incarnation = w->raw_incarnation;

@@ -80,6 +80,7 @@ struct sw_world {
 	uint64_t deadline_ns;	  /* given to the next sw_send_put() */
 	uint64_t raw_incarnation; /* in sw_raw_handshake()'s hello */
 	uint32_t raw_pid;	  /* the same; 0: ULNET_PID_LUSTRE */
+	uint16_t raw_src_net;	  /* its src_nid's net number (tcp<n>) */
 	uint8_t *payload;	  /* SW_PAYLOAD pseudo-random bytes */
 	int raw[SW_MAX_RAW];
 	char logbuf[SW_LOG_SIZE];

@@ -843,6 +843,31 @@ static void socklnd_race_is_judged_before_a_restart(void **state)
 }
 
 /*
+ * A hello from a NID of another net (tcp1 to our tcp NI) is closed
+ * without an answer: a documented departure, the kernel would make a
+ * peer of it that LNet never sends to through this NI.
+ */
+static void socklnd_hello_from_another_net_is_closed(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_wire_hello reply;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd;
+
+	start_ab(w);
+	w->raw_src_net = 1;
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 -1);
+	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
+	assert_true(sw_log_has(w, "not on this net"));
+	assert_int_equal(ul_socklnd_npeers(w->s), 0);
+}
+
+/*
  * Another pid for a NID with live connections is refused rather than
  * mixed with them (the kernel would make it another peer).
  */
@@ -1111,6 +1136,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_hello_with_own_nid_is_refused, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_hello_from_another_net_is_closed, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_race_is_judged_before_a_restart, setup,
 			teardown),
