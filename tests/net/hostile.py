@@ -290,6 +290,12 @@ def flood(a, count, ready_file):
         want = count + 64
         if soft < want and (hard == resource.RLIM_INFINITY or hard >= want):
             resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft != resource.RLIM_INFINITY and soft < want:
+            # What this host allows; said on stderr, the script goes on.
+            count = max(soft - 64, 1)
+            sys.stderr.write("flood: %d connections (RLIMIT_NOFILE %d)\n"
+                             % (count, soft))
     except (ImportError, ValueError, OSError):
         pass
     socks = []
