@@ -233,6 +233,8 @@ bad_conf() { # name, expected text in the message
 		--foreground "${opts[@]}" 2>"$tmp/$1.log" || rc=$?
 	[ "$rc" != 0 ] && [ "$rc" != 124 ] || ul_fail "ulnetd with $1: exit $rc"
 	grep -q -- "$2" "$tmp/$1.log" || ul_fail "ulnetd with $1 does not say '$2'"
+	# a failed start frees what it made (under ASan: no leak report)
+	! grep -q Sanitizer "$tmp/$1.log" || ul_fail "ulnetd with $1: a sanitizer report"
 	[ ! -e "$tmp/$1.ctl" ] || ul_fail "ulnetd with $1 left its socket"
 }
 printf 'net:\n  - net type: tcp\n    local NI(s):\n      - nid: bogus@tcp\n' \

@@ -381,6 +381,7 @@ int main(int argc, char **argv)
 	struct ul_ctlsrv *srv = NULL;
 	struct ul_metrics *metrics = NULL;
 	struct ul_perf_sink *sink = NULL;
+	bool is_started = false;
 	struct ulnet *u = NULL;
 	struct daemon_args d = { .ctl = getenv("ULNET_CTL") };
 	const char *conf_path;
@@ -475,6 +476,7 @@ int main(int argc, char **argv)
 			ulnet_strerror(rc));
 		goto out;
 	}
+	is_started = true;
 	log_line(NULL, "console: ulnetd running; control socket ready");
 	notify("READY=1\nSTATUS=running; control socket ready");
 
@@ -488,6 +490,15 @@ int main(int argc, char **argv)
 	notify("STOPPING=1");
 	rc = 0;
 out:
+	/*
+	 * A running node's stop unlinks the sink's MDs, whose last events
+	 * free it; a node that never ran has no loop to deliver those
+	 * events: unlink and deliver them here, as no loop thread runs.
+	 */
+	if (!is_started && sink) {
+		ul_perf_sink_destroy(sink);
+		(void)ul_node_flush(ul_instance_node(u));
+	}
 	ulnet_stop(u);
 	ul_metrics_destroy(metrics);
 	if (srv)
