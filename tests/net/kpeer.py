@@ -297,6 +297,26 @@ def ulnetctl(*args):
     return r.returncode, r.stdout + r.stderr
 
 
+class Ping(threading.Thread):
+    """`ulnetctl ping` of p's NID from ulnetd, in the background (ulnetd
+    dials p while the scenario plays p's side); result() waits for it:
+    (exit status, output), or None if it did not end within BOUND."""
+
+    def __init__(self, p):
+        super().__init__(daemon=True)
+        self.nid = "%s@tcp" % p.addr
+        self.rc = None
+        self.start()
+
+    def run(self):
+        self.rc = ulnetctl("--ctl", os.environ["ULNET_CTL"], "ping",
+                           "--timeout", "15", self.nid)
+
+    def result(self):
+        self.join(BOUND)
+        return self.rc
+
+
 # ---- Scenarios ------------------------------------------------------------
 
 
@@ -448,14 +468,7 @@ def s_active_and_race(host, port):
     p = Peer(host, port, 1)  # below ulnetd's address: the lower NID
     ls = p.listen()
     try:
-        rc = [None]
-
-        def ping():
-            rc[0] = ulnetctl("--ctl", os.environ["ULNET_CTL"], "ping",
-                             "--timeout", "15", "%s@tcp" % p.addr)
-
-        t = threading.Thread(target=ping, daemon=True)
-        t.start()
+        t = Ping(p)
         s, h = p.accept(ls, "ulnetd's first connection")
         want = dict(magic=HELLO_MAGIC, version=3, src=p.u, dst=p.nid,
                     src_pid=PID, dst_pid=0, dst_inc=0, ctype=CONTROL, nips=0)
@@ -471,7 +484,7 @@ def s_active_and_race(host, port):
         p.answer(s, h)
         srv = Server(p, ls, [s])
         srv.start()
-        t.join(BOUND)
+        rc = t.result()
         end = time.monotonic() + BOUND
         while len(srv.hellos) < 2 and time.monotonic() < end and \
                 srv.is_alive():
@@ -483,8 +496,8 @@ def s_active_and_race(host, port):
         types = [h["ctype"] for h in srv.hellos]
         if types[:2] != [BULK_IN, BULK_OUT]:
             raise Fail("ulnetd opened %r after CONTROL" % types)
-        if rc[0] is None or rc[0][0] != 0:
-            raise Fail("ping: %r" % (rc[0],))
+        if rc is None or rc[0] != 0:
+            raise Fail("ping: %r" % (rc,))
     finally:
         p.close()
     return "CONTROL, BULK_IN, BULK_OUT dialled; race lost by the lower " \
@@ -501,34 +514,25 @@ def s_reset_then_retry(host, port):
     p = Peer(host, port, 8)
     ls = p.listen()
     try:
-        rc = [None]
-
-        def ping():
-            rc[0] = ulnetctl("--ctl", os.environ["ULNET_CTL"], "ping",
-                             "--timeout", "15", "%s@tcp" % p.addr)
-
-        t = threading.Thread(target=ping, daemon=True)
-        t.start()
+        t = Ping(p)
         s, _h = p.accept(ls, "ulnetd's first connection")
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                      struct.pack("ii", 1, 0))
         s.close()
         t0 = time.monotonic()
-        t.join(BOUND)
-        if rc[0] is None or rc[0][0] == 0 or "-104" not in rc[0][1]:
-            raise Fail("ping through a reset handshake: %r" % (rc[0],))
+        rc = t.result()
+        if rc is None or rc[0] == 0 or "-104" not in rc[1]:
+            raise Fail("ping through a reset handshake: %r" % (rc,))
         srv = Server(p, ls)
         srv.start()
-        t = threading.Thread(target=ping, daemon=True)
-        t.start()
-        t.join(BOUND)
+        rc = Ping(p).result()
         waited = time.monotonic() - t0
         srv.stop = True
         srv.join(BOUND)
         if srv.error:
             raise Fail("serving ulnetd: " + srv.error)
-        if rc[0] is None or rc[0][0] != 0 or not srv.hellos:
-            raise Fail("ping after the back-off: %r" % (rc[0],))
+        if rc is None or rc[0] != 0 or not srv.hellos:
+            raise Fail("ping after the back-off: %r" % (rc,))
     finally:
         p.close()
     return "reset: ping failed -104 at once; next ping dialled again " \
