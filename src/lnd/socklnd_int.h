@@ -98,6 +98,8 @@ struct ul_socklnd {
 	 */
 	uint8_t rx_stage[SOCK_RX_STAGE_SIZE];
 	bool is_privileged; /* src ports 1023..512 */
+	/* The kernel refused our routing tables (socklnd_mrroute.c). */
+	bool is_mr_denied;
 };
 
 /*

@@ -234,6 +234,18 @@ static void mr_add(struct sock_ni *ni)
 	if (rc) {
 		(void)mr_route(ni, RTM_DELROUTE);
 		mr_log(ni, "set up", rc);
+		/*
+		 * Without CAP_NET_ADMIN every other NI would fail the same
+		 * way at each start: say it once and stop trying.
+		 */
+		if (rc == -EPERM || rc == -EACCES) {
+			ni->s->is_mr_denied = true;
+			ul_log(ni->s->opts.log, UL_D_WARNING,
+			       "socklnd: no Multi-Rail routing tables without "
+			       "CAP_NET_ADMIN; --param "
+			       "ksocklnd.skip_mr_route_setup=1 says so "
+			       "quietly");
+		}
 		return;
 	}
 	ni->has_mr = true;
@@ -260,7 +272,7 @@ void sock_mr_update(struct ul_socklnd *s)
 {
 	struct sock_ni *ni, *o;
 
-	if (s->opts.skip_mr_route_setup)
+	if (s->opts.skip_mr_route_setup || s->is_mr_denied)
 		return;
 	ul_list_for_each_entry(ni, &s->nis, link) {
 		bool is_shared = false;
@@ -271,9 +283,11 @@ void sock_mr_update(struct ul_socklnd *s)
 			if (o != ni && o->mr_ifindex && !o->is_stopping &&
 			    same_subnet(ni, o))
 				is_shared = true;
-		if (is_shared && !ni->has_mr)
+		if (is_shared && !ni->has_mr) {
 			mr_add(ni);
-		else if (!is_shared && ni->has_mr)
+			if (s->is_mr_denied)
+				return;
+		} else if (!is_shared && ni->has_mr)
 			sock_mr_remove(ni);
 	}
 }

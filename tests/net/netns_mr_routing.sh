@@ -17,7 +17,9 @@
 #  2. by default each NI has its rule and table in both namespaces, and a
 #     stream using both of A's NIs moves at least 25 % of the bytes over
 #     each interface (the interfaces' own counters);
-#  3. when ulnetd stops, its rules and tables are gone.
+#  3. when ulnetd stops, its rules and tables are gone;
+#  4. ulnetd without CAP_NET_ADMIN (run as nobody through setpriv) adds
+#     nothing and says so in one warning, not one per NI start.
 set -euo pipefail
 # shellcheck source=tests/net/lib.bash
 . "$(dirname "$0")/lib.bash"
@@ -25,9 +27,11 @@ ul_need_root "to create network namespaces"
 command -v ip >/dev/null || ul_skip "ip (iproute2) is not installed"
 nsa=ulMa-$$
 nsb=ulMb-$$
+priv_dir=
 ul_cleanup_extra() {
 	ip netns del "$nsa" 2>/dev/null
 	ip netns del "$nsb" 2>/dev/null
+	[ -z "$priv_dir" ] || rm -rf "$priv_dir"
 }
 ul_setup mrrouting
 
@@ -112,4 +116,26 @@ stop_both
 [ -z "$(rules "$nsa")" ] || ul_fail "rules left after stop: $(rules "$nsa")"
 [ -z "$(ip -n "$nsa" -4 route show table $((48000 + idx2)))" ] ||
 	ul_fail "table $((48000 + idx2)) left after stop"
+
+# 4. Without the privilege: nothing added, one warning.
+if command -v setpriv >/dev/null; then
+	priv_dir=$(mktemp -d /tmp/ulnet-mrpriv-XXXXXX)
+	chmod 777 "$priv_dir"
+	cp "$tmp/a.yaml" "$priv_dir/a.yaml"
+	chmod 644 "$priv_dir/a.yaml"
+	ip netns exec "$nsa" setpriv --reuid=65534 --regid=65534 \
+		--clear-groups --inh-caps=-all --bounding-set=-all \
+		"$ULNETD" --config "$priv_dir/a.yaml" --ctl "$priv_dir/a.ctl" \
+		--foreground --port 7988 --accept all --src-port any \
+		2>"$tmp/nobody.log" &
+	ul_track $!
+	ul_wait_for 200 grep -q 'control socket ready' "$tmp/nobody.log" ||
+		ul_fail "ulnetd as nobody did not start"
+	[ -z "$(rules "$nsa")" ] || ul_fail "rules added without privilege"
+	n=$(grep -c "without CAP_NET_ADMIN" "$tmp/nobody.log" || true)
+	[ "$n" = 1 ] || ul_fail "$n 'without CAP_NET_ADMIN' warnings, want 1"
+	echo "without CAP_NET_ADMIN: no rules, one warning"
+else
+	echo "setpriv missing: the unprivileged case is not tried"
+fi
 echo "PASS"
