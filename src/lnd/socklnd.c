@@ -13,7 +13,7 @@
  *   - conn->hs_timer (socklnd_conn.c): the handshake deadline.
  *   - s->ack_timer, while held txs wait for TCP to acknowledge their
  *     last byte: every SOCK_ACK_POLL_NS while a PUT or GET does,
- *     every SOCK_ACK_POLL_IDLE_NS while only ACKs and REPLYs do
+ *     every opts.ack_poll_idle_ms while only ACKs and REPLYs do
  *     (socklnd_tx.c).
  * The before-sleep hook flushes queued output, completes the txs TCP
  * acknowledged, frees closed connections and delivers completions.
@@ -42,6 +42,7 @@ void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
 	opts->sock_timeout_sec = 50;
 	opts->keepalive_sec = 30;
 	opts->keepalive_retry_ms = 10000;
+	opts->ack_poll_idle_ms = 5;
 	opts->accept_timeout_ms = 5000;
 	opts->max_handshakes = 256;
 	opts->max_handshakes_per_addr = 16;

@@ -68,6 +68,12 @@ struct ul_socklnd_opts {
 	 * needs CAP_NET_ADMIN, else a warning).
 	 */
 	unsigned int skip_mr_route_setup;
+	/*
+	 * Held txs that no one waits for (ACKs, REPLYs, requests whose
+	 * answer is late) are looked at this often (SIOCOUTQ), unless a
+	 * connection holds SOCK_ACK_POLL_HELD of them; 5.
+	 */
+	unsigned int ack_poll_idle_ms;
 	unsigned int min_reconnect_ms; /* 1000 */
 	unsigned int max_reconnect_ms; /* 60000 */
 	int nodelay;		       /* TCP_NODELAY; 1 */

@@ -15,7 +15,9 @@
  * its SEND event does not wait for a look at SIOCOUTQ; a PUT without an
  * ACK, whose SEND event nothing else ends, is looked at after each flush
  * and every SOCK_ACK_POLL_NS; the rest (ACKs, REPLYs, requests whose
- * answer is late) by the SOCK_ACK_POLL_IDLE_NS timer alone. Written is
+ * answer is late) by the opts.ack_poll_idle_ms timer, or like the first
+ * once a connection holds SOCK_ACK_POLL_HELD txs (a stream's ACKs would
+ * otherwise pile up by the thousand between two looks). Written is
  * not delivered: a tx whose bytes die with the connection must not look
  * sent, or the core would never resend it. Only NOOPs complete when
  * written.
@@ -80,6 +82,7 @@ void sock_peer_answered(struct sock_peer *peer,
 			    h->wh_interface_cookie != wmd->wh_interface_cookie)
 				continue;
 			ul_list_del(&st->link);
+			conn->nunacked--;
 			if (ul_list_empty(&conn->tx_unacked))
 				ul_list_del(&conn->ack_link);
 			/* now, so that its SEND comes before the answer */
@@ -243,6 +246,7 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
 	ul_list_for_each_entry_safe(st, tmp, &conn->tx_unacked, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
 	conn->nheld_req = 0;
+	conn->nunacked = 0;
 	ul_list_del(&conn->ack_link);
 	ul_list_for_each_entry_safe(st, tmp, &conn->txq, link)
 		sock_tx_complete(st, status, tx_close_hstatus(st, status, hs));
@@ -282,6 +286,7 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 			break;
 		if (is_unanswered(st))
 			conn->nheld_req--;
+		conn->nunacked--;
 		sock_tx_complete(st, 0, UL_HSTATUS_OK);
 	}
 	if (ul_list_empty(&conn->tx_unacked))
@@ -293,12 +298,16 @@ void sock_ack_poll(struct ul_socklnd *s, bool is_all)
 {
 	struct ul_timer_heap *timers = ul_loop_timers(s->loop);
 	struct sock_conn *conn, *tmp;
-	uint64_t when = SOCK_ACK_POLL_IDLE_NS;
+	uint64_t when = (uint64_t)s->opts.ack_poll_idle_ms * SOCK_NS_PER_MS;
 
 	ul_list_for_each_entry_safe(conn, tmp, &s->ack_wait, ack_link) {
-		if (is_all || conn->nheld_req)
+		bool is_busy = conn->nheld_req ||
+			       conn->nunacked >= SOCK_ACK_POLL_HELD;
+
+		if (is_all || is_busy)
 			(void)sock_conn_tx_unacked(conn, timers->now_ns);
-		if (conn->nheld_req)
+		/* what is left of it */
+		if (conn->nheld_req || conn->nunacked >= SOCK_ACK_POLL_HELD)
 			when = SOCK_ACK_POLL_NS;
 	}
 	if (ul_list_empty(&s->ack_wait))
@@ -392,6 +401,7 @@ static void tx_advance(struct sock_conn *conn, uint64_t n)
 			conn->nheld_req++;
 		ul_list_del(&st->link);
 		ul_list_add_tail(&conn->tx_unacked, &st->link);
+		conn->nunacked++;
 		if (ul_list_empty(&conn->ack_link))
 			ul_list_add_tail(&s->ack_wait, &conn->ack_link);
 		/* its credits go back now; only its completion waits */

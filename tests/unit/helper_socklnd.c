@@ -247,6 +247,10 @@ int sw_send_put(struct sw_world *w, int i, const struct ulnet_nid *to, int idx,
 	tx->hdr.msg.put.ack_wmd.wh_interface_cookie =
 		UL_WIRE_HANDLE_COOKIE_NONE;
 	tx->hdr.msg.put.ack_wmd.wh_object_cookie = UL_WIRE_HANDLE_COOKIE_NONE;
+	if (w->is_put_ack) {
+		tx->hdr.msg.put.ack_wmd.wh_interface_cookie = 1;
+		tx->hdr.msg.put.ack_wmd.wh_object_cookie = (uint64_t)idx + 1;
+	}
 	tx->hdr.msg.put.match_bits = (uint64_t)idx;
 	tx->hdr.msg.put.ptl_index = 4;
 	tx->target_nid = *to;

@@ -78,6 +78,7 @@ struct sw_world {
 	/* Loop clock at the first log line saying "closing"; 0: none yet. */
 	uint64_t closing_ns;
 	uint64_t deadline_ns;	  /* given to the next sw_send_put() */
+	bool is_put_ack;	  /* sw_send_put() asks for an ACK */
 	uint64_t raw_incarnation; /* in sw_raw_handshake()'s hello */
 	uint32_t raw_pid;	  /* the same; 0: ULNET_PID_LUSTRE */
 	uint16_t raw_src_net;	  /* its src_nid's net number (tcp<n>) */

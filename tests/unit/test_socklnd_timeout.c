@@ -25,6 +25,8 @@
 #include <cmocka.h>
 
 #include "helper_socklnd.h"
+#include "lnd/socklnd_int.h"
+#include "util/clock.h"
 #include "util/loop.h"
 
 #define KIB (1u << 10)
@@ -409,6 +411,42 @@ static void socklnd_small_put_dies_with_conn(void **state)
 	}
 }
 
+/*
+ * Txs that no one waits for (here PUTs whose ACK never comes) are looked
+ * at by a slow timer (10 minutes here) and by the NI tick; but a
+ * connection holding SOCK_ACK_POLL_HELD or more is looked at after its
+ * flush, so a stream's held ACKs complete as soon as TCP acknowledges
+ * them instead of piling up: here before the NI's first tick.
+ */
+static void socklnd_many_held_txs_looked_at_soon(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer;
+	uint8_t buf[2 * SOCK_ACK_POLL_HELD * (8 + 96)];
+	int lfd, fd, n = 2 * SOCK_ACK_POLL_HELD;
+	uint64_t t0;
+
+	w->opts.ack_poll_idle_ms = 600000;
+	w->is_put_ack = true;
+	t0 = ul_clock_monotonic_ns(); /* the loop's clock; before the NI */
+	lfd = start_one(w, &peer);
+	ul_socklnd_ops.set_timeout(w->s, 600);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer, i, 8), 0);
+	fd = sw_raw_accept_peer(w, lfd, 3);
+	assert_true(fd >= 0);
+	assert_true(sw_raw_read(w, fd, buf, sizeof(buf)));
+	if (ul_loop_update_time(w->loop) - t0 > SOCK_TICK_NS / 2)
+		skip(); /* too slow a machine to tell the look from the tick */
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	for (int i = 0; i < n; i++) {
+		assert_int_equal(w->tx_status[i], 0);
+		assert_int_equal(w->tx_hs[i], UL_HSTATUS_OK);
+		assert_true(w->tx_done_ns[i] < t0 + SOCK_TICK_NS);
+	}
+	check_exactly_once(w);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -427,6 +465,8 @@ int main(void)
 			socklnd_payload_tx_waits_for_ack, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_small_put_dies_with_conn, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_many_held_txs_looked_at_soon, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
