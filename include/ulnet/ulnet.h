@@ -493,6 +493,22 @@ struct ulnet_ni_info {
 ULNET_EXTERN int ulnet_ni_info(struct ulnet *u, struct ulnet_ni_info *out,
 			       size_t cap, size_t *n);
 
+/*
+ * Module parameters by name, the names `ulnetd --param` and `ulnetctl
+ * param` take ("lnet.lnet_retry_count", "ksocklnd.nagle",
+ * "ulnet.busy_poll"; ulnetd(8) lists them all). Before ulnet_start()
+ * any may be set, as modprobe options; once started only those the
+ * kernel lets an operator write at run time (mode 0644; -EPERM for the
+ * others). 0, -ENOENT (no such parameter), -EINVAL (out of range or
+ * refused by LNet's own checks), -EPERM, -ESHUTDOWN; err (may be NULL)
+ * says why.
+ */
+ULNET_EXTERN int ulnet_param_set(struct ulnet *u, const char *name,
+				 int64_t value, char *err, size_t err_size);
+/* The current value: 0, -ENOENT, -ESHUTDOWN. */
+ULNET_EXTERN int ulnet_param_get(struct ulnet *u, const char *name,
+				 int64_t *value);
+
 #ifdef __cplusplus
 }
 #endif

@@ -15,6 +15,7 @@ static void env_of(const struct ul_ctlsrv *srv, struct ul_params_env *env)
 {
 	env->node = srv->node;
 	env->socklnd = srv->socklnd;
+	env->loop = srv->loop;
 }
 
 static int find(const struct ul_ctl_args *a, struct ul_err *err)

@@ -30,6 +30,7 @@
 #include "lnd/socklnd.h"
 #include "runtime/instance.h"
 #include "runtime/linkmon.h"
+#include "runtime/params.h"
 #include "util/loop.h"
 #include "ulnet/ulnet.h"
 #include "util/clock.h"
@@ -940,6 +941,77 @@ int ulnet_ni_info(struct ulnet *u, struct ulnet_ni_info *out, size_t cap,
 
 	if (rc == 0)
 		*n = a.n;
+	return rc;
+}
+
+/* ---- module parameters (runtime/params.h) ---- */
+
+struct param_args {
+	int index;
+	int64_t value;
+	struct ul_err err;
+};
+
+static void param_env(struct ulnet *u, struct ul_params_env *env)
+{
+	env->node = u->node;
+	env->socklnd = u->socklnd;
+	env->loop = u->loop;
+}
+
+static int do_param_set(struct ulnet *u, void *arg)
+{
+	struct param_args *a = arg;
+	struct ul_params_env env;
+	bool is_running;
+
+	pthread_mutex_lock(&u->lock);
+	is_running = u->state == INST_RUNNING;
+	pthread_mutex_unlock(&u->lock);
+	param_env(u, &env);
+	return ul_params_set(&env, (size_t)a->index, a->value, is_running,
+			     &a->err);
+}
+
+int ulnet_param_set(struct ulnet *u, const char *name, int64_t value,
+		    char *err, size_t err_size)
+{
+	struct param_args a = { .value = value };
+	int rc;
+
+	a.index = ul_params_find(name ? name : "");
+	if (a.index < 0) {
+		ul_err_set(&a.err, -ENOENT, "%s: no such parameter",
+			   name ? name : "(null)");
+		rc = -ENOENT;
+	} else {
+		rc = run_on_loop(u, do_param_set, &a);
+	}
+	if (rc)
+		copy_err(err, err_size, &a.err);
+	return rc;
+}
+
+static int do_param_get(struct ulnet *u, void *arg)
+{
+	struct param_args *a = arg;
+	struct ul_params_env env;
+
+	param_env(u, &env);
+	return ul_params_get(&env, (size_t)a->index, &a->value);
+}
+
+int ulnet_param_get(struct ulnet *u, const char *name, int64_t *value)
+{
+	struct param_args a = { 0 };
+	int rc;
+
+	a.index = ul_params_find(name ? name : "");
+	if (a.index < 0)
+		return -ENOENT;
+	rc = run_on_loop(u, do_param_get, &a);
+	if (rc == 0)
+		*value = a.value;
 	return rc;
 }
 

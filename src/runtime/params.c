@@ -14,6 +14,7 @@
 #include "lnd/socklnd.h"
 #include "runtime/params.h"
 #include "util/err.h"
+#include "util/loop.h"
 
 enum param_kind {
 	PK_TUNABLE,	 /* core tunable, through ul_node_tunable_set */
@@ -21,6 +22,7 @@ enum param_kind {
 	PK_SOCK_TIMEOUT, /* the node's socklnd timeout parameter */
 	PK_SOCK_OPT,	 /* an unsigned int of struct ul_socklnd_opts */
 	PK_SOCK_NAGLE,	 /* !opts.nodelay */
+	PK_BUSY_POLL,	 /* the loop's busy-poll window, microseconds */
 };
 
 struct param_def {
@@ -91,6 +93,8 @@ static const struct param_def defs[] = {
 	SOCK("ulnet.max_handshakes_per_addr", true, max_handshakes_per_addr, 1,
 	     0, 1000000),
 	SOCK("ulnet.max_hello_peers", true, max_hello_peers, 1, 0, 100000000),
+	/* ulnet's loop (util/loop.h): spin this long after activity */
+	{ "ulnet.busy_poll", true, PK_BUSY_POLL, 0, 0, 1, 0, 1000000 },
 };
 #define NDEFS (sizeof(defs) / sizeof(defs[0]))
 
@@ -158,6 +162,11 @@ int ul_params_get(const struct ul_params_env *env, size_t i, int64_t *out)
 		if (!env->socklnd)
 			return -ENODEV;
 		*out = !ul_socklnd_live_opts(env->socklnd)->nodelay;
+		return 0;
+	case PK_BUSY_POLL:
+		if (!env->loop)
+			return -ENODEV;
+		*out = ul_loop_busy_poll(env->loop);
 		return 0;
 	}
 	return -ENOENT;
@@ -253,6 +262,12 @@ int ul_params_set(const struct ul_params_env *env, size_t i, int64_t value,
 			return ul_err_set(err, -ENODEV, "%s: no socklnd here",
 					  d->name);
 		ul_socklnd_live_opts(env->socklnd)->nodelay = !value;
+		return 0;
+	case PK_BUSY_POLL:
+		if (!env->loop)
+			return ul_err_set(err, -ENODEV, "%s: no loop here",
+					  d->name);
+		ul_loop_set_busy_poll(env->loop, (uint32_t)value);
 		return 0;
 	}
 	return ul_err_set(err, -ENOENT, "no such parameter");

@@ -2,8 +2,9 @@
  * Module parameters: the values the kernel's lnet and ksocklnd modules
  * take as parameters (modprobe options at load, and those with mode 0644
  * written in /sys/module/<module>/parameters at run time), plus ulnet's
- * own socklnd limits, by one name each: "lnet.alive_router_check_interval",
- * "ksocklnd.sock_timeout", "ulnet.max_handshakes".
+ * own socklnd limits and loop settings, by one name each:
+ * "lnet.alive_router_check_interval", "ksocklnd.sock_timeout",
+ * "ulnet.max_handshakes", "ulnet.busy_poll".
  *
  * `ulnetd --param NAME=V` sets any of them before the NIs start (as
  * modprobe would); `ulnetctl param set NAME=V` on a running daemon only
@@ -11,7 +12,8 @@
  * as sysfs refuses them. A change takes effect where the value is read:
  * the router timers at the next routing enable and the next check,
  * sock_timeout on every connection at its next tick, reconnect intervals
- * at the next failure, the handshake limits at the next connection.
+ * at the next failure, the handshake limits at the next connection,
+ * busy_poll at the loop's next sleep.
  * Everything here runs on the loop thread (or before the loop starts).
  */
 #ifndef UL_RUNTIME_PARAMS_H
@@ -22,13 +24,15 @@
 #include <stdint.h>
 
 struct ul_err;
+struct ul_loop;
 struct ul_node;
 struct ul_socklnd;
 
-/* Where the values live: the node, and its socklnd (may be NULL). */
+/* Where the values live: the node, its socklnd (may be NULL), its loop. */
 struct ul_params_env {
 	struct ul_node *node;
 	struct ul_socklnd *socklnd;
+	struct ul_loop *loop;
 };
 
 /* Number of parameters; ul_params_name(i) names each, in order. */

@@ -71,6 +71,8 @@ struct ul_loop {
 	bool is_in_hooks;    /* phase 3 is walking hooks: defer frees */
 	bool has_dead_hooks; /* a hook was deleted during phase 3 */
 	bool is_wake_self;   /* next epoll_wait must not sleep */
+	uint64_t busy_poll_ns;	/* 0: sleep whenever idle (default) */
+	uint64_t busy_until_ns; /* spin, not sleep, until then */
 	int nready;	     /* entries in ready[] during phase 5, else 0 */
 	int ready_pos;	     /* the entry being dispatched */
 	struct epoll_event ready[LOOP_MAX_EVENTS];
@@ -359,6 +361,10 @@ static int sleep_timeout_ms(struct ul_loop *loop, int timeout_ms)
 		loop->is_wake_self = false;
 		return 0;
 	}
+	/* Busy-poll: spin for a while after activity instead of sleeping. */
+	if (loop->busy_poll_ns &&
+	    ul_loop_update_time(loop) < loop->busy_until_ns)
+		return 0;
 	next = ul_timer_heap_next(&loop->timers);
 	if (next == UL_TIMER_NEVER)
 		return timeout_ms < 0 ? -1 : timeout_ms;
@@ -397,13 +403,17 @@ static void dispatch(struct ul_loop *loop, int n)
 
 int ul_loop_run_once(struct ul_loop *loop, int timeout_ms)
 {
+	struct loop_cmd *cmds;
 	int n;
 
 	atomic_store(&loop->owner, pthread_self());
 	/* 1. timers */
 	ul_timer_heap_run(&loop->timers, ul_loop_update_time(loop));
-	/* 2. commands */
-	cmd_run_list(cmd_take(loop, false), false);
+	/* 2. commands (a command is activity, as a ready descriptor) */
+	cmds = cmd_take(loop, false);
+	if (cmds && loop->busy_poll_ns)
+		loop->busy_until_ns = loop->timers.now_ns + loop->busy_poll_ns;
+	cmd_run_list(cmds, false);
 	/* 3. before-sleep hooks */
 	run_hooks(loop);
 	/* 4. sleep */
@@ -414,11 +424,26 @@ int ul_loop_run_once(struct ul_loop *loop, int timeout_ms)
 	/*
 	 * The sleep may have lasted seconds: callbacks that arm timers
 	 * relative to "now" must see the time after it, not before.
+	 * Anything ready (a socket, a command's wake-up) restarts the
+	 * busy-poll window.
 	 */
 	ul_loop_update_time(loop);
+	if (n > 0 && loop->busy_poll_ns)
+		loop->busy_until_ns = loop->timers.now_ns + loop->busy_poll_ns;
 	/* 5. I/O */
 	dispatch(loop, n);
 	return 0;
+}
+
+void ul_loop_set_busy_poll(struct ul_loop *loop, uint32_t usec)
+{
+	loop->busy_poll_ns = (uint64_t)usec * 1000u;
+	loop->busy_until_ns = 0;
+}
+
+uint32_t ul_loop_busy_poll(const struct ul_loop *loop)
+{
+	return (uint32_t)(loop->busy_poll_ns / 1000u);
 }
 
 int ul_loop_run(struct ul_loop *loop)

@@ -10,7 +10,7 @@
  *   3. before-sleep hooks, in registration order (flush queued writes,
  *      deliver deferred events): bounded work each;
  *   4. epoll_wait until the next timer (0 if a hook asked for another
- *      turn with ul_loop_wake_self());
+ *      turn with ul_loop_wake_self(), or while busy-polling);
  *   5. heap.now_ns refreshed after the sleep, then I/O callbacks for the
  *      ready descriptors (a timer they arm is relative to the wake-up).
  *
@@ -101,6 +101,16 @@ int ul_loop_run(struct ul_loop *loop);
  * happens, capped by the next timer). For tests and for ul_loop_run().
  */
 int ul_loop_run_once(struct ul_loop *loop, int timeout_ms);
+/*
+ * Busy-poll (loop thread, or before it runs): for usec microseconds
+ * after any descriptor or command was ready, phase 4 polls (timeout 0)
+ * instead of sleeping, so the next message is read without a wake-up;
+ * then the loop sleeps as usual, so an idle loop burns no CPU. 0 (the
+ * default) never spins. Worth it only where the thread has a CPU of its
+ * own: two spinning loops on one CPU take turns by the scheduler's tick.
+ */
+void ul_loop_set_busy_poll(struct ul_loop *loop, uint32_t usec);
+uint32_t ul_loop_busy_poll(const struct ul_loop *loop);
 /* Any thread: make ul_loop_run() return after the current iteration. */
 void ul_loop_stop(struct ul_loop *loop);
 /*

@@ -26,7 +26,7 @@ for kv in 'lnet.alive_router_check_interval: 60' \
 	'lnet.accept_timeout: 5' 'ksocklnd.sock_timeout: 77' \
 	'ksocklnd.min_reconnectms: 1000' 'ksocklnd.max_reconnectms: 60000' \
 	'ulnet.max_handshakes: 100' 'ulnet.max_handshakes_per_addr: 16' \
-	'ulnet.max_hello_peers: 65536'; do
+	'ulnet.max_hello_peers: 65536' 'ulnet.busy_poll: 0'; do
 	check "get_all ${kv%%:*}" "^    ${kv//./\\.}\$"
 done
 expect get_one 0 "param:
@@ -56,6 +56,12 @@ expect set_limits 0 "*" "" -- \
 expect get_limits 0 "param:
     ulnet.max_handshakes_per_addr: 4" "" -- \
 	$u param get ulnet.max_handshakes_per_addr
+expect set_busy_poll 0 "param:
+    ulnet.busy_poll: 50" "" -- $u param set ulnet.busy_poll=50
+expect get_busy_poll 0 "param:
+    ulnet.busy_poll: 50" "" -- $u param get ulnet.busy_poll
+expect ping_busy_poll 0 "*" "" -- $u ping 127.1.62.1@tcp
+expect set_busy_poll_off 0 "*" "" -- $u param set ulnet.busy_poll=0
 
 # --- the router timers reach the next routing enable ------------------------
 expect routing_on 0 "" "" -- $u set routing 1
@@ -70,6 +76,8 @@ expect set_unknown 234 "" "$(d1 param set -2 'no such parameter: ksocklnd.bogus 
 	-- $u param set ksocklnd.bogus=1
 expect set_range 234 "" "$(d1 param set -22 'ksocklnd.keepalive: -1 is out of range 0..2147483647')" \
 	-- $u param set ksocklnd.keepalive=-1
+expect set_busy_poll_range 234 "" "$(d1 param set -22 'ulnet.busy_poll: 2000000 is out of range 0..1000000')" \
+	-- $u param set ulnet.busy_poll=2000000
 expect set_reconnect_order 234 "" "$(d1 param set -22 'ksocklnd.min_reconnectms: 100000 is above max_reconnectms (60000)')" \
 	-- $u param set ksocklnd.min_reconnectms=100000
 expect set_lnet_check 234 "" "*" -- $u param set lnet.lnet_response_tracking=9

@@ -15,7 +15,9 @@
  * - NIs added and removed at run time by NID carry traffic, then stop;
  * - calls from several threads at once all complete, one event each;
  * - ulnet_peer_learn() folds a peer traffic made into the peer of the
- *   first NID it is given (Lustre's LNetAddPeer).
+ *   first NID it is given (Lustre's LNetAddPeer);
+ * - module parameters are set and read by name, refusals say why, and
+ *   traffic flows with busy-poll on.
  */
 #include <pthread.h>
 #include <setjmp.h>
@@ -577,6 +579,49 @@ static void calls_from_many_threads_all_complete(void **state)
 	free(s);
 }
 
+/*
+ * Module parameters by name on running nodes: a writable one is set and
+ * read back, a load-time one, an unknown name and a value out of range
+ * are refused with the reason; with busy-poll on at both ends, calls
+ * from several threads still all complete, one final event each.
+ */
+static void params_by_name_and_busy_poll(void **state)
+{
+	struct pair *p = *state;
+	char err[256];
+	int64_t v = -1;
+
+	assert_int_equal(ulnet_param_set(p->a, "lnet.lnet_retry_count", 3,
+					 err, sizeof(err)),
+			 0);
+	assert_int_equal(ulnet_param_get(p->a, "lnet_retry_count", &v), 0);
+	assert_int_equal(v, 3);
+	assert_int_equal(ulnet_param_set(p->a, "lnet.lock_prim_nid", 0, err,
+					 sizeof(err)),
+			 -EPERM);
+	assert_non_null(strstr(err, "read-only once running"));
+	assert_int_equal(ulnet_param_set(p->a, "ulnet.bogus", 1, err,
+					 sizeof(err)),
+			 -ENOENT);
+	assert_non_null(strstr(err, "ulnet.bogus: no such parameter"));
+	assert_int_equal(ulnet_param_get(p->a, "ulnet.bogus", &v), -ENOENT);
+	assert_int_equal(ulnet_param_set(p->a, "ulnet.busy_poll", 5000000,
+					 err, sizeof(err)),
+			 -EINVAL);
+	assert_non_null(strstr(err, "out of range 0..1000000"));
+
+	for (int i = 0; i < 2; i++) {
+		struct ulnet *u = i ? p->b : p->a;
+
+		assert_int_equal(ulnet_param_set(u, "ulnet.busy_poll", 200,
+						 err, sizeof(err)),
+				 0);
+		assert_int_equal(ulnet_param_get(u, "ulnet.busy_poll", &v), 0);
+		assert_int_equal(v, 200);
+	}
+	calls_from_many_threads_all_complete(state);
+}
+
 static void keep_lines(void *ctx, const char *line)
 {
 	char *log = ctx;
@@ -657,6 +702,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(create_refuses_config_as_ulnetd_does),
 		cmocka_unit_test(create_names_a_misspelt_key),
+		cmocka_unit_test_setup_teardown(params_by_name_and_busy_poll,
+						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			put_with_unknown_md_fails_without_event, setup,
 			teardown),

@@ -622,6 +622,50 @@ static void loop_wake_self_skips_the_sleep(void **state)
 	ul_loop_destroy(loop);
 }
 
+/*
+ * Busy-poll: for the window after activity (a command here) iterations
+ * with nothing ready return without sleeping; with busy-poll off, or the
+ * window past, the loop sleeps until its timeout again.
+ */
+static void loop_busy_poll_spins_after_activity_then_sleeps(void **state)
+{
+	struct ul_loop *loop;
+	struct cmd_rec r = { 0 };
+	struct safety s;
+	uint64_t t;
+
+	(void)state;
+	assert_int_equal(ul_loop_create(&loop), 0);
+	safety_arm(&s, loop);
+	assert_int_equal(ul_loop_busy_poll(loop), 0);
+	/* A window no stall of this machine outlasts. */
+	ul_loop_set_busy_poll(loop, 20u * 1000000u);
+	assert_int_equal(ul_loop_busy_poll(loop), 20u * 1000000u);
+	assert_int_equal(ul_loop_post(loop, rec_cmd, &r), 0);
+	/* Without the spin, each of these sleeps until the safety net. */
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(ul_loop_run_once(loop, -1), 0);
+	assert_int_equal(r.nrun, 1);
+	safety_check(&s);
+
+	/* Off: an idle iteration sleeps its whole timeout. */
+	ul_loop_set_busy_poll(loop, 0);
+	t = ul_loop_update_time(loop);
+	assert_int_equal(ul_loop_run_once(loop, 30), 0);
+	assert_true(ul_loop_update_time(loop) - t >= 30ull * 1000000ull);
+
+	/* A 1 us window, long past by the next sleep: it sleeps again. */
+	ul_loop_set_busy_poll(loop, 1);
+	assert_int_equal(ul_loop_post(loop, rec_cmd, &r), 0);
+	assert_int_equal(ul_loop_run_once(loop, 0), 0);
+	assert_int_equal(r.nrun, 2);
+	usleep(2000);
+	t = ul_loop_update_time(loop);
+	assert_int_equal(ul_loop_run_once(loop, 30), 0);
+	assert_true(ul_loop_update_time(loop) - t >= 30ull * 1000000ull);
+	ul_loop_destroy(loop);
+}
+
 static void *is_loop_thread_main(void *arg)
 {
 	return ul_loop_is_loop_thread(arg) ? arg : NULL;
@@ -647,6 +691,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(loop_calls_back_readable_pipe),
+		cmocka_unit_test(loop_busy_poll_spins_after_activity_then_sleeps),
 		cmocka_unit_test(loop_now_is_refreshed_after_the_sleep),
 		cmocka_unit_test(loop_reports_writable_then_modify),
 		cmocka_unit_test(loop_stop_inside_callback_returns_run),

@@ -182,7 +182,8 @@ static int parse_param(const char *s, struct daemon_args *d)
 static int apply_params(struct ulnet *u, const struct daemon_args *d)
 {
 	struct ul_params_env env = { ul_instance_node(u),
-				     ul_instance_socklnd(u) };
+				     ul_instance_socklnd(u),
+				     ul_instance_loop(u) };
 	struct ul_err e = { 0 };
 	unsigned int i;
 
