@@ -84,6 +84,7 @@ bench: bootstrap bench-build
 	@for b in $(BUILD)/bench/bench/bench_*; do echo "== $$b"; "$$b"; done
 	@bash scripts/bench_selftest.sh $(BUILD)/bench
 	@bash scripts/bench_metrics.sh $(BUILD)/bench
+	@bash scripts/bench_peers.sh $(BUILD)/bench
 
 demo: bootstrap build
 	@bash scripts/demo.sh $(BUILD)/plain

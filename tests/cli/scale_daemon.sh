@@ -3,7 +3,8 @@
 # two NIDs each (more items than one YAML sequence could hold before, and
 # a `peer show -v 4` reply of several MiB, over the old 1 MiB limit).
 # import takes the file, every show answers in full, and export --backup
-# started again as another ulnetd's --config exports the same bytes.
+# started again as another ulnetd's --config exports the same bytes; an
+# import stopped for longer than the server's idle timeout carries on.
 . "$(dirname "$0")/lib.bash"
 . "$(dirname "$0")/daemon.bash"
 
@@ -65,4 +66,39 @@ else
 	diff "$TMP/backup.yaml" "$TMP/backup2.yaml" | head -20
 	failed=$((failed + 1))
 fi
+
+# import keeps one connection for all its requests. Stopped mid-import
+# for longer than the server waits on an idle client (5 s), it finds the
+# connection closed at its next request and sends that request again on
+# a new one: every peer arrives, none twice, exit 0.
+cli_stop b
+cli_daemon c "$conf"
+"$ULNETCTL" import "$TMP/peers.yaml" >"$TMP/out" 2>"$TMP/err" &
+imp=$!
+for _ in $(seq 500); do
+	"$ULNETCTL" peer list 2>/dev/null | grep -q 'nid: 10\.' && break
+	sleep 0.01
+done
+kill -STOP "$imp"
+"$ULNETCTL" peer list >"$TMP/show" 2>&1 || true
+have=$(grep -cE 'nid: 10\.[0-9.]+\.1@tcp$' "$TMP/show" || true)
+if [ "$have" -gt 0 ] && [ "$have" -lt "$npeers" ]; then
+	passed=$((passed + 1))
+else
+	echo "FAIL import_stopped_midway: $have of $npeers peers at the stop"
+	failed=$((failed + 1))
+fi
+for _ in $(seq 100); do
+	grep -q 'no whole request after 5000 ms, closing' "$TMP/c.log" && break
+	sleep 0.1
+done
+kill -CONT "$imp"
+rc=0
+wait "$imp" || rc=$?
+check_result import_stopped_5s 0 "" "" "$rc"
+check import_stopped_idle_closed 'no whole request after 5000 ms, closing' "$TMP/c.log"
+rc=0
+"$ULNETCTL" peer list >"$TMP/show" 2>"$TMP/err" || rc=$?
+check_result peer_list_after_stop 0 "*" "" "$rc"
+count import_stopped_all_peers "$npeers" 'nid: 10\.[0-9.]+\.1@tcp$'
 finish

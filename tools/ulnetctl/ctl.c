@@ -1,6 +1,8 @@
 /* ulnetctl's control socket client; see ctl.h. */
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -80,8 +82,12 @@ static int send_all(int fd, const uint8_t *p, size_t len, int64_t deadline)
 	return 0;
 }
 
-/* Read exactly len bytes; -ECONNRESET for an early end. */
-static int recv_all(int fd, uint8_t *p, size_t len, int64_t deadline)
+/*
+ * Read exactly len bytes; -ECONNRESET for an early end. *got (may be
+ * NULL) counts what came.
+ */
+static int recv_all(int fd, uint8_t *p, size_t len, int64_t deadline,
+		    size_t *got)
 {
 	ssize_t n;
 	int rc;
@@ -99,6 +105,8 @@ static int recv_all(int fd, uint8_t *p, size_t len, int64_t deadline)
 			return -ECONNRESET;
 		p += n;
 		len -= (size_t)n;
+		if (got)
+			*got += (size_t)n;
 	}
 	return 0;
 }
@@ -131,6 +139,52 @@ static int connect_ctl(const char *path, struct ul_err *err)
 	return fd;
 }
 
+/*
+ * With ulnetctl_ctl_keep(true), one connection serves every request: the
+ * server reads the next request after each reply, and `import` of
+ * 100,000 peers sends 100,000 requests (a connect and an accept each had
+ * cost as much as the requests themselves). A kept connection the server
+ * has closed since (its idle timeout, or room made for another client)
+ * ends before any byte of a reply: the server closes a connection only
+ * between requests or after an error reply, so that request was not
+ * taken and goes again once, on a new connection. Off, each request has
+ * its own connection (selftest calls from several threads at once).
+ */
+static bool is_keep;
+static int kept_fd = -1;
+static char kept_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+static void kept_drop(void)
+{
+	if (kept_fd >= 0)
+		close(kept_fd);
+	kept_fd = -1;
+}
+
+void ulnetctl_ctl_keep(bool is_on)
+{
+	is_keep = is_on;
+	if (!is_on)
+		kept_drop();
+}
+
+/* A connection to path: the kept one, or a new one (kept if is_keep). */
+static int ctl_fd(const char *path, bool *is_kept, struct ul_err *err)
+{
+	int fd;
+
+	*is_kept = kept_fd >= 0 && strcmp(kept_path, path) == 0;
+	if (*is_kept)
+		return kept_fd;
+	kept_drop();
+	fd = connect_ctl(path, err);
+	if (fd < 0 || !is_keep)
+		return fd;
+	kept_fd = fd;
+	snprintf(kept_path, sizeof(kept_path), "%s", path);
+	return fd;
+}
+
 int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 		      struct ul_ctl_reply *reply, struct ul_err *err)
 {
@@ -148,6 +202,8 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 	uint8_t *frame = NULL;
 	struct ul_ctl_msg m;
 	struct ul_ctl_hdr h;
+	bool is_kept;
+	size_t got;
 	int fd, rc;
 
 	rc = ul_ctl_req_encode(req, &m);
@@ -156,13 +212,14 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 		return ul_err_set(err, rc, "cannot build the request: %s",
 				  strerror(-rc));
 	}
-	fd = connect_ctl(path, err);
+again:
+	fd = ctl_fd(path, &is_kept, err);
 	if (fd < 0) {
 		ul_ctl_msg_fini(&m);
 		return fd;
 	}
+	got = 0;
 	rc = send_all(fd, m.buf, m.len, deadline);
-	ul_ctl_msg_fini(&m);
 	/*
 	 * A refusal (another uid, too many clients) may have come and the
 	 * server closed before the request was out: its reason is waiting.
@@ -170,10 +227,15 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 	if (!rc || rc == -EPIPE || rc == -ECONNRESET) {
 		int send_rc = rc;
 
-		rc = recv_all(fd, hdr, sizeof(hdr), deadline);
+		rc = recv_all(fd, hdr, sizeof(hdr), deadline, &got);
 		if (rc && send_rc)
 			rc = send_rc;
 	}
+	if (is_kept && got == 0 && (rc == -EPIPE || rc == -ECONNRESET)) {
+		kept_drop(); /* closed while idle: the request goes again */
+		goto again;
+	}
+	ul_ctl_msg_fini(&m);
 	if (rc) {
 		ul_err_set(err, rc, "no reply from ulnetd at %s: %s", path,
 			   rc == -ECONNRESET ? "connection closed"
@@ -192,7 +254,7 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 		goto out;
 	}
 	memcpy(frame, hdr, sizeof(hdr));
-	rc = recv_all(fd, frame + UL_CTL_HDR_SIZE, h.len, deadline);
+	rc = recv_all(fd, frame + UL_CTL_HDR_SIZE, h.len, deadline, NULL);
 	if (rc) {
 		ul_err_set(err, rc, "truncated reply from ulnetd at %s: %s",
 			   path,
@@ -207,7 +269,11 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 			   derr.msg);
 out:
 	free(frame);
-	close(fd);
+	/* a connection that failed is not used again */
+	if (fd != kept_fd)
+		close(fd);
+	else if (rc)
+		kept_drop();
 	return rc;
 }
 

@@ -8,6 +8,7 @@
 #ifndef ULNETCTL_CTL_H
 #define ULNETCTL_CTL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -48,6 +49,11 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
  * reply (ul_ctl_reply_fini() it). 0 whatever the reply's rc, or -errno
  * with err set (as ulnetctl_ctl_call()).
  */
+/*
+ * Keep one connection for all the requests that follow (single-threaded
+ * callers sending many: import); false closes it. Off by default.
+ */
+void ulnetctl_ctl_keep(bool is_on);
 int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
 		  struct ul_ctl_reply *reply, struct ul_err *err);
 /*

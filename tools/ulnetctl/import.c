@@ -166,7 +166,10 @@ static int import_apply(const struct ulnetctl_import *im,
 	o.ops.report = report;
 	o.ops.note = note;
 	o.ops.ctx = &errs;
+	/* one request per item: one connection for all of them */
+	ulnetctl_ctl_keep(true);
 	rc = ul_conf_import(conf, &o);
+	ulnetctl_ctl_keep(false);
 	if (conf->nr_warnings_dropped)
 		fprintf(stderr, "ulnetctl import: %zu more notes not kept\n",
 			conf->nr_warnings_dropped);
