@@ -545,7 +545,7 @@ struct rtt_figures {
 };
 
 struct figures {
-	struct rtt_figures rtt[2]; /* one CPU, two CPUs */
+	struct rtt_figures rtt[2];   /* one CPU, two CPUs */
 	struct rtt_figures rtt_busy; /* two CPUs, busy-poll */
 	double put4k, put8, put4k_tuned, put8_tuned, tcp4k;
 	unsigned failed;
@@ -660,8 +660,7 @@ static void print_rtt(const struct rtt_figures *r, const char *where,
 static void print_rate(const struct figures *f, const char *where)
 {
 	printf("  rate, %u outstanding, %s\n", WINDOW, where);
-	printf("  %-36s %9s  %s\n", "", "per s",
-	       "x raw TCP 4 KiB messages/s");
+	printf("  %-36s %9s  %s\n", "", "per s", "x raw TCP 4 KiB messages/s");
 	printf("  %-36s %9.0f  %.2f x (goal >= 200000/s and >= 1.0 x)\n",
 	       "ulnet PUT 4 KiB + ACK, credits 8", f->put4k,
 	       f->put4k / f->tcp4k);

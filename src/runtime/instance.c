@@ -973,8 +973,8 @@ static int do_param_set(struct ulnet *u, void *arg)
 			     &a->err);
 }
 
-int ulnet_param_set(struct ulnet *u, const char *name, int64_t value,
-		    char *err, size_t err_size)
+int ulnet_param_set(struct ulnet *u, const char *name, int64_t value, char *err,
+		    size_t err_size)
 {
 	struct param_args a = { .value = value };
 	int rc;

@@ -68,13 +68,13 @@ struct ul_loop {
 
 	/* Loop thread only. */
 	struct ul_list hooks;
-	bool is_in_hooks;    /* phase 3 is walking hooks: defer frees */
-	bool has_dead_hooks; /* a hook was deleted during phase 3 */
-	bool is_wake_self;   /* next epoll_wait must not sleep */
+	bool is_in_hooks;	/* phase 3 is walking hooks: defer frees */
+	bool has_dead_hooks;	/* a hook was deleted during phase 3 */
+	bool is_wake_self;	/* next epoll_wait must not sleep */
 	uint64_t busy_poll_ns;	/* 0: sleep whenever idle (default) */
 	uint64_t busy_until_ns; /* spin, not sleep, until then */
-	int nready;	     /* entries in ready[] during phase 5, else 0 */
-	int ready_pos;	     /* the entry being dispatched */
+	int nready;		/* entries in ready[] during phase 5, else 0 */
+	int ready_pos;		/* the entry being dispatched */
 	struct epoll_event ready[LOOP_MAX_EVENTS];
 };
 

@@ -591,8 +591,8 @@ static void params_by_name_and_busy_poll(void **state)
 	char err[256];
 	int64_t v = -1;
 
-	assert_int_equal(ulnet_param_set(p->a, "lnet.lnet_retry_count", 3,
-					 err, sizeof(err)),
+	assert_int_equal(ulnet_param_set(p->a, "lnet.lnet_retry_count", 3, err,
+					 sizeof(err)),
 			 0);
 	assert_int_equal(ulnet_param_get(p->a, "lnet_retry_count", &v), 0);
 	assert_int_equal(v, 3);
@@ -605,16 +605,16 @@ static void params_by_name_and_busy_poll(void **state)
 			 -ENOENT);
 	assert_non_null(strstr(err, "ulnet.bogus: no such parameter"));
 	assert_int_equal(ulnet_param_get(p->a, "ulnet.bogus", &v), -ENOENT);
-	assert_int_equal(ulnet_param_set(p->a, "ulnet.busy_poll", 5000000,
-					 err, sizeof(err)),
+	assert_int_equal(ulnet_param_set(p->a, "ulnet.busy_poll", 5000000, err,
+					 sizeof(err)),
 			 -EINVAL);
 	assert_non_null(strstr(err, "out of range 0..1000000"));
 
 	for (int i = 0; i < 2; i++) {
 		struct ulnet *u = i ? p->b : p->a;
 
-		assert_int_equal(ulnet_param_set(u, "ulnet.busy_poll", 200,
-						 err, sizeof(err)),
+		assert_int_equal(ulnet_param_set(u, "ulnet.busy_poll", 200, err,
+						 sizeof(err)),
 				 0);
 		assert_int_equal(ulnet_param_get(u, "ulnet.busy_poll", &v), 0);
 		assert_int_equal(v, 200);

@@ -691,7 +691,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(loop_calls_back_readable_pipe),
-		cmocka_unit_test(loop_busy_poll_spins_after_activity_then_sleeps),
+		cmocka_unit_test(
+			loop_busy_poll_spins_after_activity_then_sleeps),
 		cmocka_unit_test(loop_now_is_refreshed_after_the_sleep),
 		cmocka_unit_test(loop_reports_writable_then_modify),
 		cmocka_unit_test(loop_stop_inside_callback_returns_run),
