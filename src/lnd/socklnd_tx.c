@@ -294,6 +294,12 @@ uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 	return unacked;
 }
 
+/* conn is looked at after each flush and every SOCK_ACK_POLL_NS. */
+static bool is_ack_busy(const struct sock_conn *conn)
+{
+	return conn->nheld_req || conn->nunacked >= SOCK_ACK_POLL_HELD;
+}
+
 void sock_ack_poll(struct ul_socklnd *s, bool is_all)
 {
 	struct ul_timer_heap *timers = ul_loop_timers(s->loop);
@@ -301,13 +307,9 @@ void sock_ack_poll(struct ul_socklnd *s, bool is_all)
 	uint64_t when = (uint64_t)s->opts.ack_poll_idle_ms * SOCK_NS_PER_MS;
 
 	ul_list_for_each_entry_safe(conn, tmp, &s->ack_wait, ack_link) {
-		bool is_busy = conn->nheld_req ||
-			       conn->nunacked >= SOCK_ACK_POLL_HELD;
-
-		if (is_all || is_busy)
+		if (is_all || is_ack_busy(conn))
 			(void)sock_conn_tx_unacked(conn, timers->now_ns);
-		/* what is left of it */
-		if (conn->nheld_req || conn->nunacked >= SOCK_ACK_POLL_HELD)
+		if (is_ack_busy(conn)) /* what is left after the look */
 			when = SOCK_ACK_POLL_NS;
 	}
 	if (ul_list_empty(&s->ack_wait))
