@@ -72,7 +72,7 @@ static void release_first(struct ul_node *n, struct ul_list *q,
 	(void)done; /* only the assertion reads it */
 	ul_list_del(&m->link);
 	ul_msg_set_state(n, m, UL_MSG_STATE_READY);
-	ul_list_add_tail(&n->ready, &m->link);
+	ul_node_add_work(n, &n->ready, &m->link);
 }
 
 /*

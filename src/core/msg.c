@@ -352,7 +352,7 @@ void ul_msg_lnd_send(struct ul_node *n, struct ul_msg *m)
 void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e)
 {
 	ul_md_get(e->md);
-	ul_list_add_tail(&n->events, &e->link);
+	ul_node_add_work(n, &n->events, &e->link);
 }
 
 /* md had its last event: it leaves every table, the live ref goes. */

@@ -208,6 +208,20 @@ struct ul_msg {
 	unsigned char *eager;	     /* the payload, received eagerly */
 };
 
+/*
+ * Append item to one of n's work lists (events, ready, resendq); the
+ * first item on an empty list tells the driver (opts.wake).
+ */
+static inline void ul_node_add_work(struct ul_node *n, struct ul_list *list,
+				    struct ul_list *item)
+{
+	bool was_empty = ul_list_empty(list);
+
+	ul_list_add_tail(list, item);
+	if (was_empty && n->opts.wake)
+		n->opts.wake(n->opts.wake_ctx);
+}
+
 /* Queue e (for e->md, which it references) for ul_node_dispatch(). */
 void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e);
 /* Deliver queued events unless inside an API call or a dispatch. */

@@ -52,6 +52,14 @@ struct ul_node_opts {
 	 */
 	uint64_t (*clock_ns)(void);
 	uint64_t fault_seed; /* fault rules' random draws (0: fixed) */
+	/*
+	 * Optional: called when the node gets work for ul_node_flush() (an
+	 * event to deliver, a message ready to post or to resend) while it
+	 * had none, so that a driver of many nodes flushes only the nodes
+	 * that have some (bench_fabric). NULL: not called.
+	 */
+	void (*wake)(void *ctx);
+	void *wake_ctx;
 };
 
 /*

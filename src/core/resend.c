@@ -39,7 +39,7 @@ bool ul_resend_queue(struct ul_node *n, struct ul_msg *m, enum ul_msg_state was)
 		ul_peer_ni_put(m->lpni);
 	m->lpni = NULL;
 	m->is_committed = false;
-	ul_list_add_tail(&n->resendq, &m->link);
+	ul_node_add_work(n, &n->resendq, &m->link);
 	return true;
 }
 

@@ -3,7 +3,7 @@
  *
  * Objects: endpoints (one per started NI, in a hash by NID), links (one
  * per direction of a NID pair that was set or used, in a hash by the
- * pair), and messages (one record per ops->send(), on the fabric's list
+ * pair and chained by destination NID), and messages (one record per ops->send(), on the fabric's list
  * until it ends). Each message is one small state machine with one timer
  * on the fabric's heap:
  *
@@ -41,6 +41,16 @@
 #include "util/timer.h"
 
 #define NS_PER_SEC 1000000000ull
+/* Payload buffer classes: 64 bytes (class 0) to 1 MiB (class 14). */
+#define PAYLOAD_MIN_SHIFT 6u
+#define PAYLOAD_CLASSES 15u
+/* Free buffers kept per class: up to 64 MiB of each. */
+#define PAYLOAD_KEEP(c) ((64u << 20) >> ((c) + PAYLOAD_MIN_SHIFT))
+
+/* A free payload buffer, on ul_simfab.bufs[its class]. */
+struct sim_buf {
+	struct sim_buf *next;
+};
 
 struct sim_ep {
 	struct ul_hnode hnode; /* on ul_simfab.eps, by nid */
@@ -49,6 +59,12 @@ struct sim_ep {
 	struct ul_simfab *fab;
 	uint64_t id; /* fabric-unique, never 0 */
 	bool is_up;  /* the cable (ul_simfab_ni_set_up) */
+	/*
+	 * sim_msg.ep_link: what it sends (FAIL, TX) and what is on its way
+	 * to it (FLIGHT, NOTICE), so that its shutdown does not walk every
+	 * message of the fabric.
+	 */
+	struct ul_list msgs;
 };
 
 struct sim_link {
@@ -60,8 +76,20 @@ struct sim_link {
 	uint64_t free_at_ns; /* when the last transmit queued completes */
 	struct ul_simlink_stats stats;
 	/* The connection as src sees it (module comment); 0: none. */
-	uint64_t conn_src_id; /* the endpoint of src that talked */
-	uint64_t conn_dst_id; /* with this endpoint of dst */
+	uint64_t conn_src_id;	      /* the endpoint of src that talked */
+	uint64_t conn_dst_id;	      /* with this endpoint of dst */
+	struct sim_link *next_to_dst; /* the chain of struct sim_dst */
+};
+
+/*
+ * Every link into one NID, so that an NI that leaves tells its peers
+ * without a walk over every link of the fabric (10,000 nodes have
+ * hundreds of thousands: bench_fabric's teardown took minutes).
+ */
+struct sim_dst {
+	struct ul_hnode hnode; /* on ul_simfab.dsts, by nid */
+	struct ulnet_nid nid;
+	struct sim_link *first;
 };
 
 enum sim_msg_state {
@@ -74,6 +102,7 @@ enum sim_msg_state {
 struct sim_msg {
 	struct ul_timer timer;	 /* first: the callback finds the record */
 	struct ul_list fab_link; /* on ul_simfab.msgs while it exists */
+	struct ul_list ep_link;	 /* on the sim_ep.msgs it concerns */
 	struct ul_simfab *fab;
 	enum sim_msg_state state;
 	/*
@@ -104,8 +133,16 @@ struct ul_simfab {
 	struct ul_simlink_props dflt;
 	struct ul_hash eps;
 	struct ul_hash links;
+	struct ul_hash dsts; /* struct sim_dst by NID */
 	struct ul_list msgs; /* struct sim_msg.fab_link, send order */
 	size_t nmsgs;
+	/*
+	 * Payload copies kept for reuse, by power-of-two size class: a
+	 * stream of 4 KiB messages freed and allocated one by one kept
+	 * glibc searching its bins (a quarter of bench_fabric's time).
+	 */
+	struct sim_buf *bufs[PAYLOAD_CLASSES];
+	uint32_t nbufs[PAYLOAD_CLASSES];
 };
 
 /* splitmix64: small, fast, and the same sequence on every platform. */
@@ -162,20 +199,46 @@ static struct sim_link *link_find(const struct ul_simfab *fab,
 	return NULL;
 }
 
+static struct sim_dst *dst_find(const struct ul_simfab *fab,
+				const struct ulnet_nid *nid)
+{
+	uint32_t hv = ul_nid_hash(nid);
+
+	for (struct ul_hnode *n = ul_hash_bucket(&fab->dsts, hv); n;
+	     n = n->next) {
+		struct sim_dst *d = ul_container_of(n, struct sim_dst, hnode);
+
+		if (n->hash == hv && ulnet_nid_same(&d->nid, nid))
+			return d;
+	}
+	return NULL;
+}
+
 /* The src->dst link record, made on first use. NULL: out of memory. */
 static struct sim_link *link_get(struct ul_simfab *fab,
 				 const struct ulnet_nid *src,
 				 const struct ulnet_nid *dst)
 {
 	struct sim_link *l = link_find(fab, src, dst);
+	struct sim_dst *d;
 
 	if (l)
 		return l;
+	d = dst_find(fab, dst);
+	if (!d) {
+		d = calloc(1, sizeof(*d));
+		if (!d)
+			return NULL;
+		d->nid = *dst;
+		ul_hash_add(&fab->dsts, &d->hnode, ul_nid_hash(dst));
+	}
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
 	l->src = *src;
 	l->dst = *dst;
+	l->next_to_dst = d->first;
+	d->first = l;
 	ul_hash_add(&fab->links, &l->hnode, link_hash(src, dst));
 	return l;
 }
@@ -196,14 +259,56 @@ static uint64_t xmit_ns(const struct ul_simlink_props *p, uint32_t nob)
 	return (bytes * NS_PER_SEC + p->bandwidth - 1) / p->bandwidth;
 }
 
+/* The class of a payload of nob bytes, or PAYLOAD_CLASSES: too big. */
+static unsigned int buf_class(uint32_t nob)
+{
+	unsigned int c = 0;
+
+	while (c < PAYLOAD_CLASSES && (1u << (c + PAYLOAD_MIN_SHIFT)) < nob)
+		c++;
+	return c;
+}
+
+static unsigned char *buf_get(struct ul_simfab *fab, uint32_t nob)
+{
+	unsigned int c = buf_class(nob);
+	struct sim_buf *b;
+
+	if (c == PAYLOAD_CLASSES)
+		return malloc(nob);
+	b = fab->bufs[c];
+	if (!b)
+		return malloc((size_t)1 << (c + PAYLOAD_MIN_SHIFT));
+	fab->bufs[c] = b->next;
+	fab->nbufs[c]--;
+	return (unsigned char *)b;
+}
+
+static void buf_put(struct ul_simfab *fab, unsigned char *p, uint32_t nob)
+{
+	unsigned int c = buf_class(nob);
+	struct sim_buf *b = (struct sim_buf *)(void *)p;
+
+	if (!p)
+		return;
+	if (c == PAYLOAD_CLASSES || fab->nbufs[c] >= PAYLOAD_KEEP(c)) {
+		free(p);
+		return;
+	}
+	b->next = fab->bufs[c];
+	fab->bufs[c] = b;
+	fab->nbufs[c]++;
+}
+
 static void msg_free(struct sim_msg *m)
 {
 	struct ul_simfab *fab = m->fab;
 
 	ul_timer_cancel(fab->heap, &m->timer);
 	ul_list_del(&m->fab_link);
+	ul_list_del(&m->ep_link);
 	fab->nmsgs--;
-	free(m->payload);
+	buf_put(fab, m->payload, m->nob);
 	free(m);
 }
 
@@ -252,6 +357,7 @@ static void notice_queue(struct ul_simfab *fab, struct sim_ep *x,
 	if (!m)
 		return;
 	ul_timer_init(&m->timer, msg_timer_cb);
+	ul_list_init(&m->ep_link);
 	m->fab = fab;
 	m->state = SIM_MSG_NOTICE;
 	m->link = l;
@@ -263,6 +369,7 @@ static void notice_queue(struct ul_simfab *fab, struct sim_ep *x,
 		return;
 	}
 	ul_list_add_tail(&fab->msgs, &m->fab_link);
+	ul_list_add_tail(&x->msgs, &m->ep_link);
 	fab->nmsgs++;
 }
 
@@ -347,7 +454,8 @@ static void msg_on_xmit_done(struct sim_msg *m)
 	l->stats.msgs++;
 	l->stats.bytes += tx->nob;
 	if (!m->is_lost && tx->nob > 0) {
-		m->payload = malloc(tx->nob);
+		m->payload = buf_get(fab, tx->nob);
+		m->nob = tx->nob;
 		if (m->payload)
 			copy_from_iov(m->payload, tx->iov, tx->niov, tx->nob);
 		else
@@ -364,9 +472,14 @@ static void msg_on_xmit_done(struct sim_msg *m)
 		m->hdr = tx->hdr;
 		m->from_nid = m->src->nid;
 		m->nob = tx->nob;
+		struct sim_ep *dst = ep_find(fab, &l->dst);
+
 		m->state = SIM_MSG_FLIGHT;
 		m->src = NULL;
 		m->tx = NULL;
+		ul_list_del(&m->ep_link);
+		if (dst && dst->id == m->dst_id)
+			ul_list_add_tail(&dst->msgs, &m->ep_link);
 	}
 	lni->up->tx_done(lni, tx, 0, UL_HSTATUS_OK);
 }
@@ -385,6 +498,7 @@ static void msg_on_arrive(struct sim_msg *m)
 	 * down, which walks the list. msg_free() copes with that.
 	 */
 	ul_list_del(&m->fab_link);
+	ul_list_del(&m->ep_link);
 	if (!dst || dst->id != m->dst_id || !dst->is_up ||
 	    !link_props(m->fab, l)->is_up) {
 		l->stats.drops++;
@@ -457,6 +571,7 @@ static int simlnd_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	ep->fab = fab;
 	ep->id = ++fab->next_ep_id;
 	ep->is_up = true;
+	ul_list_init(&ep->msgs);
 	ul_hash_add(&fab->eps, &ep->hnode, ul_nid_hash(nid));
 	lni->data = ep;
 	return 0;
@@ -465,20 +580,17 @@ static int simlnd_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 /* ep leaves the fabric: every NI connected to it hears of it. */
 static void tell_peers_down(struct ul_simfab *fab, const struct sim_ep *ep)
 {
-	for (uint32_t b = 0; b <= fab->links.mask; b++) {
-		for (struct ul_hnode *n = fab->links.buckets[b]; n;
-		     n = n->next) {
-			struct sim_link *l =
-				ul_container_of(n, struct sim_link, hnode);
-			struct sim_ep *x;
+	struct sim_dst *d = dst_find(fab, &ep->nid);
 
-			if (l->conn_dst_id != ep->id)
-				continue;
-			x = ep_find(fab, &l->src);
-			if (x && x->id == l->conn_src_id)
-				notice_queue(fab, x, l, false,
-					     link_props(fab, l)->latency_ns);
-		}
+	for (struct sim_link *l = d ? d->first : NULL; l; l = l->next_to_dst) {
+		struct sim_ep *x;
+
+		if (l->conn_dst_id != ep->id)
+			continue;
+		x = ep_find(fab, &l->src);
+		if (x && x->id == l->conn_src_id)
+			notice_queue(fab, x, l, false,
+				     link_props(fab, l)->latency_ns);
 	}
 }
 
@@ -497,9 +609,9 @@ static void simlnd_shutdown(struct ul_lnd_ni *lni)
 	ul_list_init(&dying);
 	/*
 	 * Collect first: tx_done may send on other NIs, which adds to the
-	 * fabric's list while we walk it.
+	 * lists while we walk this NI's.
 	 */
-	ul_list_for_each_entry_safe(m, tmp, &fab->msgs, fab_link) {
+	ul_list_for_each_entry_safe(m, tmp, &ep->msgs, ep_link) {
 		if (m->src == ep) {
 			ul_list_del(&m->fab_link);
 			ul_list_add_tail(&dying, &m->fab_link);
@@ -544,6 +656,7 @@ static int simlnd_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 	p = link_props(fab, l);
 	dst = ep_find(fab, &tx->target_nid);
 	ul_timer_init(&m->timer, msg_timer_cb);
+	ul_list_init(&m->ep_link);
 	m->fab = fab;
 	m->src = ep;
 	m->tx = tx;
@@ -579,6 +692,7 @@ static int simlnd_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 		m->is_lost = p->loss > 0 && fab_rand_unit(fab) < p->loss;
 	}
 	ul_list_add_tail(&fab->msgs, &m->fab_link);
+	ul_list_add_tail(&ep->msgs, &m->ep_link);
 	fab->nmsgs++;
 	return 0;
 }
@@ -601,6 +715,8 @@ int ul_simfab_create(struct ul_timer_heap *heap, uint64_t seed,
 		goto free_fab;
 	if (ul_hash_init(&fab->links, 6) != 0)
 		goto fini_eps;
+	if (ul_hash_init(&fab->dsts, 4) != 0)
+		goto fini_links;
 	fab->heap = heap;
 	fab->rng = seed;
 	fab->dflt.latency_ns = 1000;
@@ -609,6 +725,8 @@ int ul_simfab_create(struct ul_timer_heap *heap, uint64_t seed,
 	*out = fab;
 	return 0;
 
+fini_links:
+	ul_hash_fini(&fab->links);
 fini_eps:
 	ul_hash_fini(&fab->eps);
 free_fab:
@@ -641,10 +759,20 @@ void ul_simfab_destroy(struct ul_simfab *fab)
 		return;
 	ul_list_for_each_entry_safe(m, tmp, &fab->msgs, fab_link)
 		msg_free(m);
+	for (unsigned int c = 0; c < PAYLOAD_CLASSES; c++) {
+		while (fab->bufs[c]) {
+			struct sim_buf *b = fab->bufs[c];
+
+			fab->bufs[c] = b->next;
+			free(b);
+		}
+	}
 	hash_free_all(&fab->eps, offsetof(struct sim_ep, hnode));
 	hash_free_all(&fab->links, offsetof(struct sim_link, hnode));
+	hash_free_all(&fab->dsts, offsetof(struct sim_dst, hnode));
 	ul_hash_fini(&fab->eps);
 	ul_hash_fini(&fab->links);
+	ul_hash_fini(&fab->dsts);
 	free(fab);
 }
 

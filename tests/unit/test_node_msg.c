@@ -498,9 +498,62 @@ static void iovec_put_lands_byte_exact_at_a_remote_offset(void **state)
 	assert_true(t->ri.ev[0].unlinked);
 }
 
+static void count_wake(void *ctx)
+{
+	(*(int *)ctx)++;
+}
+
+/*
+ * opts.wake: the node tells its driver when work for ul_node_flush()
+ * appears and it had none, once until a flush takes it (a driver of
+ * many nodes flushes only those that have some: bench_fabric).
+ */
+static void wake_tells_the_driver_once_until_flushed(void **state)
+{
+	struct two *t = *state;
+	struct ulnet_process_id to = { t->b_nid, ULNET_PID_LUSTRE };
+	uint8_t src[64] = { 0 }, dst[64];
+	struct ulnet_handle h[3];
+	int wa = 0, wb = 0;
+
+	t->a->opts.wake = count_wake;
+	t->a->opts.wake_ctx = &wa;
+	t->b->opts.wake = count_wake;
+	t->b->opts.wake_ctx = &wb;
+	for (int i = 0; i < 3; i++)
+		h[i] = mock_bind(t->a, src, sizeof(src), 0, 1, ULNET_RETAIN,
+				 &t->ri);
+	/* Two UNLINK events queued: one wake. */
+	assert_int_equal(ul_node_md_unlink(t->a, h[0]), 0);
+	assert_int_equal(ul_node_md_unlink(t->a, h[1]), 0);
+	assert_int_equal(wa, 1);
+	assert_int_equal(t->ri.n, 0);
+	(void)ul_node_flush(t->a);
+	assert_int_equal(t->ri.n, 2);
+	/* Flushed: the next one wakes again. */
+	assert_int_equal(ul_node_md_unlink(t->a, h[2]), 0);
+	assert_int_equal(wa, 2);
+	(void)ul_node_flush(t->a);
+	assert_int_equal(t->ri.n, 3);
+	/* Traffic: the target hears of its PUT event too. */
+	(void)mock_attach(t->b, 5, 1, dst, sizeof(dst), ULNET_MD_OP_PUT,
+			  ULNET_MD_THRESH_INF, &t->rt);
+	h[0] = mock_bind(t->a, src, sizeof(src), 0, 1, ULNET_UNLINK, &t->ri);
+	assert_int_equal(ul_node_put(t->a, NULL, h[0], ULNET_NOACK_REQ, &to, 5,
+				     1, 0, 0),
+			 0);
+	mock_run(&t->f, 1000);
+	assert_int_equal(t->rt.n, 1);
+	assert_true(wb >= 1);
+	assert_true(wa >= 3);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(
+			wake_tells_the_driver_once_until_flushed, two_setup,
+			two_teardown),
 		cmocka_unit_test_setup_teardown(put_with_ack_gives_send_put_ack,
 						two_setup, two_teardown),
 		cmocka_unit_test_setup_teardown(put_without_ack_gives_one_send,
