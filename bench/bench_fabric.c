@@ -36,6 +36,8 @@
 
 #include "core/core.h"
 #include "core/node.h"
+#include "core/peer.h"
+#include "core/route.h"
 #include "ctl/conf.h"
 #include "ctl/node_req.h"
 #include "lnd/lolnd.h"
@@ -65,8 +67,9 @@ struct fabric {
 	struct ul_timer_heap heap;
 	struct ul_simfab *fab;
 	struct bnode *nodes;
-	uint32_t nnodes, nclients, nservers;
-	uint32_t *dirty; /* indexes of the nodes to flush */
+	uint32_t nnodes, nclients, nservers, nrouters;
+	const char *snet; /* the servers' net: tcp1 behind routers, or tcp */
+	uint32_t *dirty;  /* indexes of the nodes to flush */
 	uint32_t ndirty;
 	uint64_t acks, send_fails, puts_rx, events;
 };
@@ -99,7 +102,8 @@ static struct ulnet_nid server_nid(uint32_t s)
 	char buf[64];
 	struct ulnet_nid nid;
 
-	snprintf(buf, sizeof(buf), "11.%u.%u.1@tcp", s / 250u, s % 250u + 1);
+	snprintf(buf, sizeof(buf), "11.%u.%u.1@%s", s / 250u, s % 250u + 1,
+		 fb.snet);
 	(void)ulnet_nid_parse(buf, &nid, NULL, 0);
 	return nid;
 }
@@ -147,6 +151,24 @@ static void server_event(struct ulnet *u, const struct ulnet_event *ev)
 		fb.puts_rx++;
 }
 
+/*
+ * Routes to net via STRIPE routers from first on: each router's first
+ * NID on its side 12 (tcp) or 13 (tcp1). Appended to yaml at *len.
+ */
+static void add_routes(char *yaml, size_t cap, int *len, const char *net,
+		       unsigned int side, uint32_t first)
+{
+	*len += snprintf(yaml + *len, cap - (size_t)*len, "route:\n");
+	for (uint32_t k = 0; k < STRIPE && k < fb.nrouters; k++) {
+		uint32_t r = (first + k) % fb.nrouters;
+
+		*len += snprintf(yaml + *len, cap - (size_t)*len,
+				 "  - net: %s\n    gateway: %u.%u.%u.1@%s\n",
+				 net, side, r / 250u, r % 250u + 1,
+				 side == 12 ? "tcp" : "tcp1");
+	}
+}
+
 static int node_make(struct bnode *b, uint32_t idx, bool is_server)
 {
 	struct ul_lnd lnd = { &ul_simlnd_ops, NULL, ULNET_LND_SOCK };
@@ -157,23 +179,39 @@ static int node_make(struct bnode *b, uint32_t idx, bool is_server)
 	struct ul_err err = { 0 };
 	struct ul_conf conf;
 	struct ul_core *core;
-	char yaml[512];
+	char yaml[2048];
 	int len, rc;
 
 	lnd.ctx = fb.fab;
 	b->idx = idx;
 	b->is_server = is_server;
-	if (is_server) {
-		uint32_t s = idx - fb.nclients;
+	if (idx >= fb.nclients + fb.nservers) {
+		uint32_t r = idx - fb.nclients - fb.nservers;
+		uint32_t a = r / 250u, c = r % 250u + 1;
 
 		len = snprintf(yaml, sizeof(yaml),
 			       "net:\n  - net type: tcp\n    local NI(s):\n"
-			       "      - nid: 11.%u.%u.1@tcp\n"
-			       "      - nid: 11.%u.%u.2@tcp\n"
-			       "      - nid: 11.%u.%u.3@tcp\n"
-			       "      - nid: 11.%u.%u.4@tcp\n",
-			       s / 250u, s % 250u + 1, s / 250u, s % 250u + 1,
-			       s / 250u, s % 250u + 1, s / 250u, s % 250u + 1);
+			       "      - nid: 12.%u.%u.1@tcp\n"
+			       "      - nid: 12.%u.%u.2@tcp\n"
+			       "  - net type: tcp1\n    local NI(s):\n"
+			       "      - nid: 13.%u.%u.1@tcp1\n"
+			       "      - nid: 13.%u.%u.2@tcp1\n"
+			       "routing:\n    enable: 1\n",
+			       a, c, a, c, a, c, a, c);
+	} else if (is_server) {
+		uint32_t s = idx - fb.nclients;
+		uint32_t a = s / 250u, c = s % 250u + 1;
+
+		len = snprintf(yaml, sizeof(yaml),
+			       "net:\n  - net type: %s\n    local NI(s):\n"
+			       "      - nid: 11.%u.%u.1@%s\n"
+			       "      - nid: 11.%u.%u.2@%s\n"
+			       "      - nid: 11.%u.%u.3@%s\n"
+			       "      - nid: 11.%u.%u.4@%s\n",
+			       fb.snet, a, c, fb.snet, a, c, fb.snet, a, c,
+			       fb.snet, a, c, fb.snet);
+		if (fb.nrouters)
+			add_routes(yaml, sizeof(yaml), &len, "tcp", 13, s);
 	} else {
 		len = snprintf(yaml, sizeof(yaml),
 			       "net:\n  - net type: tcp\n    local NI(s):\n"
@@ -181,6 +219,8 @@ static int node_make(struct bnode *b, uint32_t idx, bool is_server)
 			       "      - nid: 10.%u.%u.2@tcp\n",
 			       idx / 250u, idx % 250u + 1, idx / 250u,
 			       idx % 250u + 1);
+		if (fb.nrouters)
+			add_routes(yaml, sizeof(yaml), &len, "tcp1", 12, idx);
 	}
 	nopts.timers = &fb.heap;
 	nopts.api = (struct ulnet *)(void *)b;
@@ -268,6 +308,53 @@ static void run(uint64_t want)
 	flush_dirty();
 }
 
+/* Every route of node b checked by its router checker and alive. */
+static bool routes_up(const struct bnode *b)
+{
+	struct ul_core *c = ul_node_core(b->node);
+	struct ul_rnet *rnet;
+	struct ul_route *r;
+
+	ul_list_for_each_entry(rnet, &c->rnets, core_link)
+		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
+			if (!r->gateway->is_rtr_checked ||
+			    !ul_route_is_alive(c, r))
+				return false;
+	return true;
+}
+
+/*
+ * Run the clock a second at a time until every client's and server's
+ * routes are up (routers enable forwarding a few seconds after start,
+ * and the checker pings each gateway). Virtual seconds it took, or -1.
+ */
+static int warm_up(void)
+{
+	for (int sec = 0; sec <= 300; sec++) {
+		uint32_t i;
+
+		for (i = 0; i < fb.nclients + fb.nservers; i++)
+			if (!routes_up(&fb.nodes[i]))
+				break;
+		if (i == fb.nclients + fb.nservers)
+			return sec;
+		for (;;) {
+			uint64_t next = ul_timer_heap_next(&fb.heap);
+			uint64_t until = (uint64_t)(sec + 1) * 1000000000u;
+
+			flush_dirty();
+			if (next == UL_TIMER_NEVER || next > until) {
+				fb.heap.now_ns = until;
+				break;
+			}
+			ul_timer_heap_run(&fb.heap, next > fb.heap.now_ns
+							    ? next
+							    : fb.heap.now_ns);
+		}
+	}
+	return -1;
+}
+
 static double mib(long kib)
 {
 	return (double)kib / 1024.0;
@@ -278,17 +365,23 @@ int main(int argc, char **argv)
 	uint32_t nnodes = argc > 1 ? (uint32_t)strtoul(argv[1], NULL, 0)
 				   : 10000u;
 	uint64_t nputs = argc > 2 ? strtoull(argv[2], NULL, 0) : 1000000u;
+	uint32_t nrouters = argc > 3 ? (uint32_t)strtoul(argv[3], NULL, 0)
+				     : nnodes / 200u;
 	struct ul_simlink_props link = { 1250000000u, 2000u, 0.0, true };
-	uint64_t t0, t1, t2, per, extra, want = 0;
+	uint64_t t0, t1, t2, tw, per, extra, want = 0, v0;
+	int warm_sec = 0;
 	struct rusage ru;
 	long rss_built;
 
-	if (nnodes < 2 || nputs == 0) {
-		fprintf(stderr, "usage: bench_fabric [NODES>=2 [PUTS>=1]]\n");
+	fb.nservers = nnodes / 100u ? nnodes / 100u : 1u;
+	if (nnodes < 2 || nputs == 0 || nrouters + fb.nservers >= nnodes) {
+		fprintf(stderr, "usage: bench_fabric [NODES>=2 [PUTS>=1 "
+				"[ROUTERS]]]\n");
 		return 2;
 	}
-	fb.nservers = nnodes / 100u ? nnodes / 100u : 1u;
-	fb.nclients = nnodes - fb.nservers;
+	fb.nrouters = nrouters;
+	fb.snet = nrouters ? "tcp1" : "tcp";
+	fb.nclients = nnodes - fb.nservers - nrouters;
 	fb.nnodes = nnodes;
 	fb.nodes = calloc(nnodes, sizeof(*fb.nodes));
 	fb.dirty = calloc(nnodes, sizeof(*fb.dirty));
@@ -302,11 +395,21 @@ int main(int argc, char **argv)
 	t0 = wall_ns();
 	for (uint32_t i = 0; i < nnodes; i++)
 		if (node_make(&fb.nodes[i], i, i >= fb.nclients) ||
-		    node_mds(&fb.nodes[i]))
+		    (i < fb.nclients + fb.nservers && node_mds(&fb.nodes[i])))
 			return 1;
 	flush_dirty();
 	getrusage(RUSAGE_SELF, &ru);
 	rss_built = ru.ru_maxrss;
+	tw = wall_ns();
+	if (fb.nrouters) {
+		warm_sec = warm_up();
+		if (warm_sec < 0) {
+			fprintf(stderr, "bench_fabric: routes not up after 300 "
+					"s of virtual time\n");
+			return 1;
+		}
+	}
+	v0 = fb.heap.now_ns;
 	per = nputs / fb.nclients;
 	extra = nputs % fb.nclients;
 	for (uint32_t i = 0; i < fb.nclients; i++) {
@@ -320,11 +423,15 @@ int main(int argc, char **argv)
 	t2 = wall_ns();
 	getrusage(RUSAGE_SELF, &ru);
 
-	printf("bench_fabric: %u nodes on simlnd (%u clients with 2 NIs, %u "
-	       "servers with 4), one thread, virtual clock\n",
-	       nnodes, fb.nclients, fb.nservers);
+	printf("bench_fabric: %u nodes on simlnd (%u clients with 2 NIs on "
+	       "tcp, %u servers with 4 on %s, %u routers with 2 + 2),\n"
+	       "  one thread, virtual clock\n",
+	       nnodes, fb.nclients, fb.nservers, fb.snet, fb.nrouters);
 	printf("  %-40s %12.2f s\n", "building the nodes (wall)",
-	       (double)(t1 - t0) / 1e9);
+	       (double)(tw - t0) / 1e9);
+	if (fb.nrouters)
+		printf("  %-40s %12.2f s  (%d s of virtual time)\n",
+		       "routes up (wall)", (double)(t1 - tw) / 1e9, warm_sec);
 	printf("  %-40s %12" PRIu64 "\n", "PUTs of 4 KiB with ACK", want);
 	printf("  %-40s %12" PRIu64 " (%" PRIu64 " failed)\n", "  ACKed",
 	       fb.acks, fb.send_fails);
@@ -332,7 +439,7 @@ int main(int argc, char **argv)
 	       "nodes)\n",
 	       "wall time of the messages", (double)(t2 - t1) / 1e9);
 	printf("  %-40s %12.3f ms\n", "virtual time they took",
-	       (double)fb.heap.now_ns / 1e6);
+	       (double)(fb.heap.now_ns - v0) / 1e6);
 	printf("  %-40s %12.0f\n", "application events per second (wall)",
 	       (double)fb.events / ((double)(t2 - t1) / 1e9));
 	printf("  %-40s %12.0f\n", "PUTs per second (wall)",
@@ -347,6 +454,23 @@ int main(int argc, char **argv)
 		       " ACKs)\n",
 		       fb.puts_rx, fb.acks);
 
+	{
+		uint64_t routed = 0, drops = 0, resends = 0, rto = 0;
+
+		for (uint32_t i = 0; i < nnodes; i++) {
+			const struct ul_counters *c =
+				&ul_node_core(fb.nodes[i].node)->counters;
+
+			routed += c->route_count;
+			drops += c->drop_count;
+			resends += c->resend_count;
+			rto += c->response_timeout_count;
+		}
+		printf("  %-40s %12" PRIu64 " routed, %" PRIu64
+		       " dropped, %" PRIu64 " resent, %" PRIu64
+		       " response timeouts\n",
+		       "messages, all nodes", routed, drops, resends, rto);
+	}
 	fflush(stdout);
 	t0 = wall_ns();
 	for (uint32_t i = 0; i < nnodes; i++)

@@ -88,7 +88,7 @@ static void fwd_ready(struct ul_node *n, struct ul_msg *m)
 		m->eager = NULL;
 	}
 	ul_msg_set_state(n, m, UL_MSG_STATE_NEW);
-	ul_list_add_tail(&n->fwd_ready, &m->link);
+	ul_node_add_work(n, &n->fwd_ready, &m->link);
 }
 
 /*

@@ -209,8 +209,9 @@ struct ul_msg {
 };
 
 /*
- * Append item to one of n's work lists (events, ready, resendq); the
- * first item on an empty list tells the driver (opts.wake).
+ * Append item to one of n's work lists (events, ready, fwd_ready,
+ * resendq); the first item on an empty list tells the driver
+ * (opts.wake).
  */
 static inline void ul_node_add_work(struct ul_node *n, struct ul_list *list,
 				    struct ul_list *item)

@@ -733,7 +733,7 @@ bool ul_node_flush(struct ul_node *n)
 	ul_msg_drain_ready(n);
 	ul_node_dispatch(n);
 	return !ul_list_empty(&n->events) || !ul_list_empty(&n->ready) ||
-	       !ul_list_empty(&n->resendq);
+	       !ul_list_empty(&n->fwd_ready) || !ul_list_empty(&n->resendq);
 }
 
 static int64_t node_sec(const struct ul_node *n)
