@@ -294,12 +294,15 @@ static int ref_min(const struct rfx *fx)
 static void check_heap_shape(const struct ul_timer_heap *h)
 {
 	for (size_t i = 0; i < h->count; i++) {
-		const struct ul_timer *t = h->items[i];
+		const struct ul_timer *t = h->items[i].t;
 
 		assert_int_equal(t->idx, i);
+		/* the slot's copy of the key is the timer's */
+		assert_true(h->items[i].when_ns == t->when_ns);
+		assert_true(h->items[i].seq == t->seq);
 		if (i == 0)
 			continue;
-		const struct ul_timer *p = h->items[(i - 1) / 2];
+		const struct ul_timer *p = h->items[(i - 1) / 2].t;
 		assert_true(p->when_ns < t->when_ns ||
 			    (p->when_ns == t->when_ns && p->seq < t->seq));
 	}
