@@ -17,9 +17,73 @@
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
+/*
+ * Pooled messages are poisoned under AddressSanitizer, so that a use
+ * after ul_msg_free() is still reported as one.
+ */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define UL_MSG_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__)
+#define UL_MSG_ASAN 1
+#endif
+#ifdef UL_MSG_ASAN
+#include <sanitizer/asan_interface.h>
+#define MSG_POISON(m) ASAN_POISON_MEMORY_REGION((m), sizeof(struct ul_msg))
+#define MSG_UNPOISON(m) ASAN_UNPOISON_MEMORY_REGION((m), sizeof(struct ul_msg))
+#else
+#define MSG_POISON(m) ((void)(m))
+#define MSG_UNPOISON(m) ((void)(m))
+#endif
+
+/* The pool's link lives in the first bytes of a free message. */
+static struct ul_msg **pool_next(struct ul_msg *m)
+{
+	return (struct ul_msg **)(void *)m;
+}
+
+static struct ul_msg *msg_get(struct ul_node *n)
+{
+	struct ul_msg *m = n->msg_pool;
+
+	if (!m)
+		return calloc(1, sizeof(*m));
+	MSG_UNPOISON(m);
+	n->msg_pool = *pool_next(m);
+	n->msg_pool_len--;
+	memset(m, 0, sizeof(*m));
+	return m;
+}
+
+static void msg_put(struct ul_node *n, struct ul_msg *m)
+{
+	if (n->msg_pool_len >= UL_MSG_POOL_MAX) {
+		free(m);
+		return;
+	}
+	*pool_next(m) = n->msg_pool;
+	n->msg_pool = m;
+	n->msg_pool_len++;
+	MSG_POISON(m);
+}
+
+void ul_msg_pool_drain(struct ul_node *n)
+{
+	while (n->msg_pool) {
+		struct ul_msg *m = n->msg_pool;
+
+		MSG_UNPOISON(m);
+		n->msg_pool = *pool_next(m);
+		free(m);
+	}
+	n->msg_pool_len = 0;
+}
+
 struct ul_msg *ul_msg_alloc(struct ul_node *n)
 {
-	struct ul_msg *m = calloc(1, sizeof(*m));
+	struct ul_msg *m = msg_get(n);
 	struct ul_counters *cnt = &n->core->counters;
 
 	if (!m)
@@ -130,7 +194,7 @@ void ul_msg_free(struct ul_node *n, struct ul_msg *m)
 	assert(!m->rtrbuf); /* forward.c gives it back first */
 	free(m->eager);
 	free(m->iov_alloc);
-	free(m);
+	msg_put(n, m);
 	n->core->counters.msgs_alloc--;
 }
 

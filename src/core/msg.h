@@ -113,7 +113,15 @@ struct ul_node {
 	struct ul_list nis;    /* struct ul_node_ni, started NIs */
 	struct ul_node_ni *lo; /* 0@lo while started */
 	struct ul_md_table mds;
-	struct ul_list msgs;	  /* every message alive */
+	struct ul_list msgs; /* every message alive */
+	/*
+	 * Freed messages kept for the next ones (at most UL_MSG_POOL_MAX):
+	 * the node's thread alone allocates and frees them, so a list is
+	 * a pool without a lock. A singly linked stack through the first
+	 * bytes of each.
+	 */
+	struct ul_msg *msg_pool;
+	uint32_t msg_pool_len;
 	struct ul_list ready;	  /* released from a credit queue */
 	struct ul_list events;	  /* struct ul_md_event, FIFO */
 	struct ul_list lpni_msgs; /* struct ul_peer_ni_msgs */
@@ -222,6 +230,11 @@ static inline void ul_node_add_work(struct ul_node *n, struct ul_list *list,
 	if (was_empty && n->opts.wake)
 		n->opts.wake(n->opts.wake_ctx);
 }
+
+/* Messages a node keeps for reuse (about 190 KB at most). */
+#define UL_MSG_POOL_MAX 256u
+/* Empty n's message pool (ul_node_destroy). */
+void ul_msg_pool_drain(struct ul_node *n);
 
 /* Queue e (for e->md, which it references) for ul_node_dispatch(). */
 void ul_node_queue_event(struct ul_node *n, struct ul_md_event *e);

@@ -194,6 +194,7 @@ void ul_node_destroy(struct ul_node *n)
 	ul_timer_cancel(n->opts.timers, &n->tick_timer);
 	ul_ping_free(n);
 	ul_msg_free_lpni_msgs(n);
+	ul_msg_pool_drain(n);
 	ul_fault_set_clear(&n->faults);
 	ul_md_table_fini(&n->mds);
 	ul_core_destroy(n->core);
