@@ -36,7 +36,6 @@
 
 #include "core/core.h"
 #include "core/node.h"
-#include "core/peer.h"
 #include "core/route.h"
 #include "ctl/conf.h"
 #include "ctl/node_req.h"
@@ -308,21 +307,6 @@ static void run(uint64_t want)
 	flush_dirty();
 }
 
-/* Every route of node b checked by its router checker and alive. */
-static bool routes_up(const struct bnode *b)
-{
-	struct ul_core *c = ul_node_core(b->node);
-	struct ul_rnet *rnet;
-	struct ul_route *r;
-
-	ul_list_for_each_entry(rnet, &c->rnets, core_link)
-		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
-			if (!r->gateway->is_rtr_checked ||
-			    !ul_route_is_alive(c, r))
-				return false;
-	return true;
-}
-
 /*
  * Run the clock a second at a time until every client's and server's
  * routes are up (routers enable forwarding a few seconds after start,
@@ -334,7 +318,7 @@ static int warm_up(void)
 		uint32_t i;
 
 		for (i = 0; i < fb.nclients + fb.nservers; i++)
-			if (!routes_up(&fb.nodes[i]))
+			if (!ul_routes_all_up(ul_node_core(fb.nodes[i].node)))
 				break;
 		if (i == fb.nclients + fb.nservers)
 			return sec;

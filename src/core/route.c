@@ -266,6 +266,19 @@ bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r)
 	return gw->rtr != UL_PEER_RTR_DISABLED;
 }
 
+bool ul_routes_all_up(const struct ul_core *c)
+{
+	const struct ul_rnet *rnet;
+	const struct ul_route *r;
+
+	ul_list_for_each_entry(rnet, &c->rnets, core_link)
+		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
+			if (!r->gateway->is_rtr_checked ||
+			    !ul_route_is_alive(c, r))
+				return false;
+	return true;
+}
+
 void ul_route_gw_check_now(struct ul_peer *gw)
 {
 	struct ul_peer_net *lpn;

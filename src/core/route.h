@@ -77,6 +77,12 @@ struct ul_rnet *ul_rnet_find(const struct ul_core *c, uint32_t net_id);
 /* Route liveness of selection.md §5.1 / routing.md §4.2. */
 bool ul_route_is_alive(const struct ul_core *c, const struct ul_route *r);
 /*
+ * Every route's gateway has been checked by the router checker and the
+ * route is alive (true with no routes): what a simulation waits for
+ * before traffic.
+ */
+bool ul_routes_all_up(const struct ul_core *c);
+/*
  * A discover reply from gateway gw, whose NIs' statuses are merged
  * already (routing.md §4.3): with RTE_DISABLED, or no up NI of gw on a
  * route's local net, that route is down; otherwise it is single-hop when

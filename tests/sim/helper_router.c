@@ -70,16 +70,7 @@ void hr_init(struct hr *h, const char *extra_r, const char *extra_s)
 
 static bool routes_up(struct sim_node *sn)
 {
-	struct ul_core *c = ul_node_core(sn->node);
-	struct ul_rnet *rnet;
-	struct ul_route *r;
-
-	ul_list_for_each_entry(rnet, &c->rnets, core_link)
-		ul_list_for_each_entry(r, &rnet->routes, rnet_link)
-			if (!r->gateway->is_rtr_checked ||
-			    !ul_route_is_alive(c, r))
-				return false;
-	return true;
+	return ul_routes_all_up(ul_node_core(sn->node));
 }
 
 void hr_routes_up(struct sim *sim, struct sim_node *const *nodes, size_t n)
