@@ -4,7 +4,11 @@
  * runs when the network costs nothing, and what a node costs in memory.
  *
  *   clients: 2 NIs each on tcp (10.C.B.1 and .2), Multi-Rail
- *   servers: 4 NIs each on tcp (11.S.B.1 to .4), Multi-Rail
+ *   servers: 4 NIs each (11.S.B.1 to .4), Multi-Rail, on tcp1 behind
+ *            the routers, or on tcp when there are none
+ *   routers: 2 NIs on tcp (12.R.B.1, .2) and 2 on tcp1 (13.R.B.1, .2),
+ *            routing enabled; each client and each server has routes
+ *            through four of them (its index and the three after)
  *
  * Every client sends its share of the PUTs (4 KiB, with ACK) to its own
  * four servers in turn (client i: servers i, i+1, i+2, i+3 modulo their
@@ -13,16 +17,18 @@
  * server discovers it (ping, push), as on a real fabric. Links: 10 Gbit/s
  * and 2 us each way, no loss. Nodes are built from lnet.conf text as
  * ulnetd builds them; only the nodes that have work are flushed (the
- * node's wake callback), as an event loop per node would.
+ * node's wake callback), as an event loop per node would. With routers,
+ * the clock first runs until every route is checked and alive.
  *
- * Prints wall time (building the nodes apart), virtual time, the
- * application's events per second of wall time, LNet messages carried,
- * and the process's peak resident memory. Goal (issue 15): 10,000 nodes,
- * 1,000,000 messages in <= 60 s wall time on 2 cores, <= 4 GiB. It
- * prints figures; it never fails on time. Routers are not in it yet.
+ * Prints wall time (building the nodes and the routes apart), virtual
+ * time, the application's events per second of wall time, what the nodes
+ * routed, dropped and resent, and the process's peak resident memory.
+ * Goal (issue 15): 10,000 nodes, 1,000,000 messages in <= 60 s wall time
+ * on 2 cores, <= 4 GiB. It prints figures; it never fails on time.
  *
- * Usage: bench_fabric [NODES [PUTS]] (default 10000 1000000; one server
- * per 100 nodes).
+ * Usage: bench_fabric [NODES [PUTS [ROUTERS]]] (default 10000 1000000
+ * and one router per 200 nodes; one server per 100 nodes; ROUTERS 0: a
+ * flat fabric).
  */
 #include <errno.h>
 #include <inttypes.h>
