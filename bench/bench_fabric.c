@@ -60,7 +60,7 @@ struct bnode {
 	struct ul_node *node;
 	uint32_t idx;
 	bool is_dirty;
-	bool is_server;
+	enum { CLIENT, SERVER, ROUTER } kind;
 	/* client */
 	struct ulnet_handle md;
 	uint32_t left;	   /* PUTs still to start */
@@ -74,7 +74,8 @@ struct fabric {
 	struct bnode *nodes;
 	uint32_t nnodes, nclients, nservers, nrouters;
 	const char *snet; /* the servers' net: tcp1 behind routers, or tcp */
-	uint32_t *dirty;  /* indexes of the nodes to flush */
+	struct ulnet_nid *snids; /* each server's first NID, the target */
+	uint32_t *dirty;	 /* indexes of the nodes to flush */
 	uint32_t ndirty;
 	uint64_t acks, send_fails, puts_rx, events;
 };
@@ -101,24 +102,11 @@ static void on_wake(void *ctx)
 	fb.dirty[fb.ndirty++] = b->idx;
 }
 
-/* Server s's primary NID. */
-static struct ulnet_nid server_nid(uint32_t s)
-{
-	char buf[64];
-	struct ulnet_nid nid;
-
-	snprintf(buf, sizeof(buf), "11.%u.%u.1@%s", s / 250u, s % 250u + 1,
-		 fb.snet);
-	(void)ulnet_nid_parse(buf, &nid, NULL, 0);
-	return nid;
-}
-
 static void start_puts(struct bnode *b)
 {
 	while (b->left && b->inflight < WINDOW) {
 		uint32_t s = (b->idx + b->turn++ % STRIPE) % fb.nservers;
-		struct ulnet_process_id to = { server_nid(s),
-					       ULNET_PID_LUSTRE };
+		struct ulnet_process_id to = { fb.snids[s], ULNET_PID_LUSTRE };
 
 		if (ul_node_put(b->node, NULL, b->md, ULNET_ACK_REQ, &to,
 				PORTAL, 0, 0, 0)) {
@@ -174,7 +162,22 @@ static void add_routes(char *yaml, size_t cap, int *len, const char *net,
 	}
 }
 
-static int node_make(struct bnode *b, uint32_t idx, bool is_server)
+/*
+ * Append a net of n NIs first.a.c.1 to .n on net to yaml at *len (the
+ * "net:" key comes first, once).
+ */
+static void add_net(char *yaml, size_t cap, int *len, unsigned int first,
+		    uint32_t i, unsigned int n, const char *net)
+{
+	*len += snprintf(yaml + *len, cap - (size_t)*len,
+			 "  - net type: %s\n    local NI(s):\n", net);
+	for (unsigned int k = 1; k <= n; k++)
+		*len += snprintf(yaml + *len, cap - (size_t)*len,
+				 "      - nid: %u.%u.%u.%u@%s\n", first,
+				 i / 250u, i % 250u + 1, k, net);
+}
+
+static int node_make(struct bnode *b, uint32_t idx)
 {
 	struct ul_lnd lnd = { &ul_simlnd_ops, NULL, ULNET_LND_SOCK };
 	struct ul_node_req_apply_ops ops = { 0 };
@@ -185,47 +188,36 @@ static int node_make(struct bnode *b, uint32_t idx, bool is_server)
 	struct ul_conf conf;
 	struct ul_core *core;
 	char yaml[2048];
-	int len, rc;
+	int len = snprintf(yaml, sizeof(yaml), "net:\n");
+	int rc;
 
 	lnd.ctx = fb.fab;
 	b->idx = idx;
-	b->is_server = is_server;
-	if (idx >= fb.nclients + fb.nservers) {
-		uint32_t r = idx - fb.nclients - fb.nservers;
-		uint32_t a = r / 250u, c = r % 250u + 1;
-
-		len = snprintf(yaml, sizeof(yaml),
-			       "net:\n  - net type: tcp\n    local NI(s):\n"
-			       "      - nid: 12.%u.%u.1@tcp\n"
-			       "      - nid: 12.%u.%u.2@tcp\n"
-			       "  - net type: tcp1\n    local NI(s):\n"
-			       "      - nid: 13.%u.%u.1@tcp1\n"
-			       "      - nid: 13.%u.%u.2@tcp1\n"
-			       "routing:\n    enable: 1\n",
-			       a, c, a, c, a, c, a, c);
-	} else if (is_server) {
+	if (idx < fb.nclients) {
+		b->kind = CLIENT;
+		add_net(yaml, sizeof(yaml), &len, 10, idx, 2, "tcp");
+		if (fb.nrouters)
+			add_routes(yaml, sizeof(yaml), &len, "tcp1", 12, idx);
+	} else if (idx < fb.nclients + fb.nservers) {
 		uint32_t s = idx - fb.nclients;
-		uint32_t a = s / 250u, c = s % 250u + 1;
+		char nid[64];
 
-		len = snprintf(yaml, sizeof(yaml),
-			       "net:\n  - net type: %s\n    local NI(s):\n"
-			       "      - nid: 11.%u.%u.1@%s\n"
-			       "      - nid: 11.%u.%u.2@%s\n"
-			       "      - nid: 11.%u.%u.3@%s\n"
-			       "      - nid: 11.%u.%u.4@%s\n",
-			       fb.snet, a, c, fb.snet, a, c, fb.snet, a, c,
-			       fb.snet, a, c, fb.snet);
+		b->kind = SERVER;
+		snprintf(nid, sizeof(nid), "11.%u.%u.1@%s", s / 250u,
+			 s % 250u + 1, fb.snet);
+		if (ulnet_nid_parse(nid, &fb.snids[s], NULL, 0))
+			return -EINVAL;
+		add_net(yaml, sizeof(yaml), &len, 11, s, 4, fb.snet);
 		if (fb.nrouters)
 			add_routes(yaml, sizeof(yaml), &len, "tcp", 13, s);
 	} else {
-		len = snprintf(yaml, sizeof(yaml),
-			       "net:\n  - net type: tcp\n    local NI(s):\n"
-			       "      - nid: 10.%u.%u.1@tcp\n"
-			       "      - nid: 10.%u.%u.2@tcp\n",
-			       idx / 250u, idx % 250u + 1, idx / 250u,
-			       idx % 250u + 1);
-		if (fb.nrouters)
-			add_routes(yaml, sizeof(yaml), &len, "tcp1", 12, idx);
+		uint32_t r = idx - fb.nclients - fb.nservers;
+
+		b->kind = ROUTER;
+		add_net(yaml, sizeof(yaml), &len, 12, r, 2, "tcp");
+		add_net(yaml, sizeof(yaml), &len, 13, r, 2, "tcp1");
+		len += snprintf(yaml + len, sizeof(yaml) - (size_t)len,
+				"routing:\n    enable: 1\n");
 	}
 	nopts.timers = &fb.heap;
 	nopts.api = (struct ulnet *)(void *)b;
@@ -265,7 +257,9 @@ static int node_mds(struct bnode *b)
 
 	md.numa_node = -1;
 	md.threshold = ULNET_MD_THRESH_INF;
-	if (b->is_server) {
+	if (b->kind == ROUTER)
+		return 0;
+	if (b->kind == SERVER) {
 		ulnet_nid_set_any(&any.nid);
 		md.start = sink;
 		md.length = sizeof(sink);
@@ -294,23 +288,27 @@ static void flush_dirty(void)
 	}
 }
 
-/* Run the clock until every client is done (or nothing is left). */
-static void run(uint64_t want)
+/*
+ * Run the clock up to until_ns, flushing the nodes that have work, or
+ * until every client is done when want is not 0 (or nothing is left).
+ */
+static void clock_run(uint64_t until_ns, uint64_t want)
 {
-	while (fb.acks + fb.send_fails < want) {
+	for (;;) {
 		uint64_t next;
 
 		flush_dirty();
-		if (fb.acks + fb.send_fails >= want)
-			break;
+		if (want && fb.acks + fb.send_fails >= want)
+			return;
 		next = ul_timer_heap_next(&fb.heap);
-		if (next == UL_TIMER_NEVER)
+		if (next == UL_TIMER_NEVER || next > until_ns)
 			break;
-		if (next < fb.heap.now_ns)
-			next = fb.heap.now_ns;
-		ul_timer_heap_run(&fb.heap, next);
+		ul_timer_heap_run(&fb.heap, next > fb.heap.now_ns
+						    ? next
+						    : fb.heap.now_ns);
 	}
-	flush_dirty();
+	if (until_ns != UL_TIMER_NEVER && fb.heap.now_ns < until_ns)
+		fb.heap.now_ns = until_ns;
 }
 
 /*
@@ -328,21 +326,28 @@ static int warm_up(void)
 				break;
 		if (i == fb.nclients + fb.nservers)
 			return sec;
-		for (;;) {
-			uint64_t next = ul_timer_heap_next(&fb.heap);
-			uint64_t until = (uint64_t)(sec + 1) * 1000000000u;
-
-			flush_dirty();
-			if (next == UL_TIMER_NEVER || next > until) {
-				fb.heap.now_ns = until;
-				break;
-			}
-			ul_timer_heap_run(&fb.heap, next > fb.heap.now_ns
-							    ? next
-							    : fb.heap.now_ns);
-		}
+		clock_run((uint64_t)(sec + 1) * 1000000000u, 0);
 	}
 	return -1;
+}
+
+/* What every node counted: routed, dropped, resent, timed out. */
+static void print_counters(void)
+{
+	uint64_t routed = 0, drops = 0, resends = 0, rto = 0;
+
+	for (uint32_t i = 0; i < fb.nnodes; i++) {
+		const struct ul_counters *c =
+			&ul_node_core(fb.nodes[i].node)->counters;
+
+		routed += c->route_count;
+		drops += c->drop_count;
+		resends += c->resend_count;
+		rto += c->response_timeout_count;
+	}
+	printf("  %-40s %12" PRIu64 " routed, %" PRIu64 " dropped, %" PRIu64
+	       " resent, %" PRIu64 " response timeouts\n",
+	       "messages, all nodes", routed, drops, resends, rto);
 }
 
 static double mib(long kib)
@@ -375,7 +380,8 @@ int main(int argc, char **argv)
 	fb.nnodes = nnodes;
 	fb.nodes = calloc(nnodes, sizeof(*fb.nodes));
 	fb.dirty = calloc(nnodes, sizeof(*fb.dirty));
-	if (!fb.nodes || !fb.dirty)
+	fb.snids = calloc(fb.nservers, sizeof(*fb.snids));
+	if (!fb.nodes || !fb.dirty || !fb.snids)
 		return 1;
 	ul_timer_heap_init(&fb.heap);
 	if (ul_simfab_create(&fb.heap, 1, &fb.fab))
@@ -384,8 +390,7 @@ int main(int argc, char **argv)
 
 	t0 = wall_ns();
 	for (uint32_t i = 0; i < nnodes; i++)
-		if (node_make(&fb.nodes[i], i, i >= fb.nclients) ||
-		    (i < fb.nclients + fb.nservers && node_mds(&fb.nodes[i])))
+		if (node_make(&fb.nodes[i], i) || node_mds(&fb.nodes[i]))
 			return 1;
 	flush_dirty();
 	getrusage(RUSAGE_SELF, &ru);
@@ -409,7 +414,7 @@ int main(int argc, char **argv)
 	t1 = wall_ns();
 	for (uint32_t i = 0; i < fb.nclients; i++)
 		start_puts(&fb.nodes[i]);
-	run(want);
+	clock_run(UL_TIMER_NEVER, want);
 	t2 = wall_ns();
 	getrusage(RUSAGE_SELF, &ru);
 
@@ -444,23 +449,7 @@ int main(int argc, char **argv)
 		       " ACKs)\n",
 		       fb.puts_rx, fb.acks);
 
-	{
-		uint64_t routed = 0, drops = 0, resends = 0, rto = 0;
-
-		for (uint32_t i = 0; i < nnodes; i++) {
-			const struct ul_counters *c =
-				&ul_node_core(fb.nodes[i].node)->counters;
-
-			routed += c->route_count;
-			drops += c->drop_count;
-			resends += c->resend_count;
-			rto += c->response_timeout_count;
-		}
-		printf("  %-40s %12" PRIu64 " routed, %" PRIu64
-		       " dropped, %" PRIu64 " resent, %" PRIu64
-		       " response timeouts\n",
-		       "messages, all nodes", routed, drops, resends, rto);
-	}
+	print_counters();
 	fflush(stdout);
 	t0 = wall_ns();
 	for (uint32_t i = 0; i < nnodes; i++)
@@ -474,5 +463,6 @@ int main(int argc, char **argv)
 	ul_timer_heap_fini(&fb.heap);
 	free(fb.nodes);
 	free(fb.dirty);
+	free(fb.snids);
 	return fb.acks == want ? 0 : 1;
 }
