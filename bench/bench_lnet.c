@@ -52,7 +52,8 @@
 #define RTT_SLICE 2000u	  /* round trips per kind and round */
 #define RATE_SLICE 20000u /* PUTs or messages per kind and round */
 #define BUSY_POLL_US 50	  /* ulnet.busy_poll (us) for the busy part */
-#define BUSY_POLL_STR "50"
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 #define WINDOW 64u
 #define BIG 4096u
@@ -752,7 +753,7 @@ int main(int argc, char **argv)
 			goto destroy;
 		print_rtt(&f.rtt_busy,
 			  "initiators on CPU 0, targets on 1, "
-			  "ulnet.busy_poll=" BUSY_POLL_STR,
+			  "ulnet.busy_poll=" STR(BUSY_POLL_US),
 			  2);
 		if (f.rtt[1].tcp_med > 0)
 			printf("  %-36s %+.1f us against raw TCP blocking "

@@ -453,9 +453,9 @@ static void msg_on_xmit_done(struct sim_msg *m)
 	}
 	l->stats.msgs++;
 	l->stats.bytes += tx->nob;
+	m->nob = tx->nob;
 	if (!m->is_lost && tx->nob > 0) {
 		m->payload = buf_get(fab, tx->nob);
-		m->nob = tx->nob;
 		if (m->payload)
 			copy_from_iov(m->payload, tx->iov, tx->niov, tx->nob);
 		else
@@ -469,11 +469,10 @@ static void msg_on_xmit_done(struct sim_msg *m)
 		l->stats.drops++;
 		msg_free(m);
 	} else {
-		m->hdr = tx->hdr;
-		m->from_nid = m->src->nid;
-		m->nob = tx->nob;
 		struct sim_ep *dst = ep_find(fab, &l->dst);
 
+		m->hdr = tx->hdr;
+		m->from_nid = m->src->nid;
 		m->state = SIM_MSG_FLIGHT;
 		m->src = NULL;
 		m->tx = NULL;

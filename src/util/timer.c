@@ -1,7 +1,8 @@
 /*
  * The timer heap of timer.h: a binary min-heap of slots (the key and a
- * pointer to an embedded timer), ordered by (when_ns, seq). Each timer remembers its slot (idx),
- * so arming, re-arming and cancelling are O(log n) without a search.
+ * pointer to an embedded timer), ordered by (when_ns, seq). Each timer
+ * remembers its slot (idx), so arming, re-arming and cancelling are
+ * O(log n) without a search.
  *
  * Running pops the root while it is due and disarms it before its
  * callback, so a callback sees the heap in a consistent state and may arm,

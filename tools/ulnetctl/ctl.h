@@ -45,15 +45,16 @@ int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 			 struct ul_err *err);
 
 /*
+ * Keep one connection for all the requests that follow (single-threaded
+ * callers sending many: import); false closes it. Off by default: the
+ * calls above are then safe from several threads at once.
+ */
+void ulnetctl_ctl_keep(bool is_on);
+/*
  * One generic op (proto.h): send args, wait up to timeout_ms, decode the
  * reply (ul_ctl_reply_fini() it). 0 whatever the reply's rc, or -errno
  * with err set (as ulnetctl_ctl_call()).
  */
-/*
- * Keep one connection for all the requests that follow (single-threaded
- * callers sending many: import); false closes it. Off by default.
- */
-void ulnetctl_ctl_keep(bool is_on);
 int ulnetctl_call(uint16_t op, const struct ul_ctl_args *a, uint32_t timeout_ms,
 		  struct ul_ctl_reply *reply, struct ul_err *err);
 /*
