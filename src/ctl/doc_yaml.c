@@ -3,6 +3,8 @@
 #include <string.h>
 
 #include "ctl/doc_yaml.h"
+#include "ctl/proto_doc.h"
+#include "ctl/proto_int.h"
 #include "ctl/yemit.h"
 #include "ctl/ytree.h"
 
@@ -107,6 +109,91 @@ int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e)
 		c_map(out, doc, 0, NULL);
 		return ferror(out) ? -EIO : 0;
 	}
+}
+
+/* ---- Raw documents ---------------------------------------------------- */
+
+struct raw_emit {
+	struct ul_yemit y;
+	unsigned int depth;
+	bool is_map[UL_CTL_NEST_MAX + 1]; /* of the open collections */
+};
+
+static int raw_scalar(void *ctx, const char *s, bool is_quoted)
+{
+	struct raw_emit *r = ctx;
+
+	if (is_quoted)
+		ul_yemit_quoted(&r->y, s, false,
+				YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+	else
+		ul_yemit_str(&r->y, s);
+	return 0;
+}
+
+static int raw_start(void *ctx, bool is_map, size_t count)
+{
+	struct raw_emit *r = ctx;
+
+	(void)count;
+	if (r->depth == UL_CTL_NEST_MAX + 1)
+		return -EPROTO; /* the frame's check allows no deeper */
+	r->is_map[r->depth++] = is_map;
+	if (is_map)
+		ul_yemit_map_start(&r->y);
+	else
+		ul_yemit_seq_start(&r->y);
+	return 0;
+}
+
+static void raw_end(void *ctx)
+{
+	struct raw_emit *r = ctx;
+
+	if (r->is_map[--r->depth])
+		ul_yemit_map_end(&r->y);
+	else
+		ul_yemit_seq_end(&r->y);
+}
+
+int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
+		     enum ul_doc_engine e)
+{
+	struct ul_err err = { 0 };
+	struct raw_emit r = { 0 };
+	struct ul_ctl_doc_visit v = { raw_scalar, raw_start, raw_end, false,
+				      &r };
+	struct ul_ynode *doc;
+	struct ul_ctl_iter it;
+	struct ul_ctl_attr a;
+	int rc;
+
+	if (!raw)
+		return 0;
+	ul_ctl_iter_init(&it, raw, len);
+	rc = ul_ctl_iter_next(&it, &a, &err);
+	if (rc <= 0 || a.type != UL_CTL_A_Y_MAP)
+		return rc < 0 ? rc : -EPROTO;
+	if (a.len == 0)
+		return 0; /* an empty table prints nothing */
+	if (e == UL_DOC_C) {
+		/* cYAML looks ahead at its items: the tree */
+		rc = ul_ctl_doc_decode(&a, &doc, &err);
+		if (rc)
+			return rc;
+		rc = ul_doc_print(out, doc, e);
+		ul_ytree_free(doc);
+		return rc;
+	}
+	rc = ul_yemit_open(&r.y, out, e == UL_DOC_A ? 6 : 2, false);
+	if (rc)
+		return rc;
+	rc = ul_ctl_doc_walk(&a, &v, &err);
+	if (rc) {
+		ul_yemit_abort(&r.y);
+		return rc;
+	}
+	return ul_yemit_close(&r.y);
 }
 
 const struct ul_ynode *ul_doc_get(const struct ul_ynode *map, const char *key)

@@ -14,6 +14,8 @@
 #ifndef UL_CTL_DOC_YAML_H
 #define UL_CTL_DOC_YAML_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 struct ul_ynode;
@@ -26,6 +28,13 @@ enum ul_doc_engine {
 
 /* 0, or -EIO when out could not be written. NULL doc prints nothing. */
 int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e);
+/*
+ * The same for a document kept raw (proto.h, UL_CTL_REPLY_RAW_DOC: len
+ * bytes, its Y_MAP attribute), printed as it is walked, without a tree:
+ * what a reply of 100,000 peers is printed with. 0, -EIO, -ENOMEM.
+ */
+int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
+		     enum ul_doc_engine e);
 
 struct ul_yemit;
 /* Emit node n (and what it holds) into an open libyaml stream. */

@@ -622,6 +622,13 @@ struct ul_ctl_reply {
 	 * server sent one, else NULL; owned, freed by ul_ctl_reply_fini().
 	 */
 	struct ul_ynode *doc;
+	/*
+	 * Instead, with UL_CTL_REPLY_RAW_DOC: the document checked but not
+	 * decoded, its Y_MAP attribute (header included) copied here, for
+	 * ul_ctl_doc_walk(); owned, freed by ul_ctl_reply_fini().
+	 */
+	uint8_t *doc_raw;
+	size_t doc_raw_len;
 	int32_t rc;
 	char err_msg[UL_CTL_STR_MAX]; /* "" when none */
 	uint32_t version;	      /* UL_CTL_A_VERSION if sent, else 0 */
@@ -663,6 +670,11 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m);
  */
 int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 			struct ul_ctl_reply *out, struct ul_err *err);
+/* The same, with flags: */
+#define UL_CTL_REPLY_RAW_DOC 0x1u /* doc_raw instead of doc */
+int ul_ctl_reply_decode_flags(const void *frame, size_t len, uint16_t op,
+			      unsigned int flags, struct ul_ctl_reply *out,
+			      struct ul_err *err);
 /* Free what ul_ctl_reply_decode() (or a builder) allocated in r. */
 void ul_ctl_reply_fini(struct ul_ctl_reply *r);
 

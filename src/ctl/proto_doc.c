@@ -109,142 +109,221 @@ int ul_ctl_doc_reply(const struct ul_ctl_msg *d, uint16_t op,
 
 /* ---- Decoding -------------------------------------------------------- */
 
-struct doc_dec {
+/* ---- Walking --------------------------------------------------------- */
+
+struct doc_walk {
 	size_t nodes;
+	const struct ul_ctl_doc_visit *v; /* NULL: check only */
 	struct ul_err *err;
 };
 
-static int add_kid(struct ul_ynode *parent, struct ul_ynode *kid)
+static int walk_node(struct doc_walk *w, const struct ul_ctl_attr *a);
+
+/* A visitor's failure: -ENOMEM, or -EPROTO for what cannot be. */
+static int visit_failed(struct doc_walk *w, int rc)
 {
-	struct ul_ynode **kids;
-
-	if (parent->nr == parent->cap) {
-		size_t cap = parent->cap ? parent->cap * 2 : 8;
-
-		kids = realloc(parent->kids, cap * sizeof(struct ul_ynode *));
-		if (!kids)
-			return -ENOMEM;
-		parent->kids = kids;
-		parent->cap = cap;
-	}
-	parent->kids[parent->nr++] = kid;
-	return 0;
+	return ul_err_set(w->err, rc,
+			  rc == -ENOMEM ? "out of memory"
+					: "control reply: malformed document");
 }
 
-static struct ul_ynode *scalar(const char *s, bool is_quoted)
+static int walk_scalar(struct doc_walk *w, const char *s, bool is_quoted)
 {
-	struct ul_ynode *n = calloc(1, sizeof(*n));
+	int rc = w->v ? w->v->scalar(w->v->ctx, s, is_quoted) : 0;
 
-	if (!n)
-		return NULL;
-	n->type = UL_YNODE_SCALAR;
-	n->is_quoted = is_quoted;
-	n->str = strdup(s);
-	if (!n->str) {
-		free(n);
-		return NULL;
-	}
-	return n;
+	return rc ? visit_failed(w, rc) : 0;
 }
 
-static int dec_node(struct doc_dec *dd, const struct ul_ctl_attr *a,
-		    struct ul_ynode **out);
-
-static int dec_coll(struct doc_dec *dd, const struct ul_ctl_attr *a,
-		    struct ul_ynode *n)
+static int walk_coll(struct doc_walk *w, const struct ul_ctl_attr *a)
 {
-	bool is_map = n->type == UL_YNODE_MAP;
+	bool is_map = a->type == UL_CTL_A_Y_MAP;
 	bool want_key = is_map;
 	struct ul_ctl_iter it;
 	struct ul_ctl_attr k;
-	struct ul_ynode *kid;
+	size_t count = 0;
 	int rc;
 
+	/* counted first for a visitor that sizes its node at once */
+	if (w->v && w->v->is_counted) {
+		ul_ctl_iter_nested(&it, a);
+		while ((rc = ul_ctl_iter_next(&it, &k, w->err)) > 0)
+			count++;
+		if (rc < 0)
+			return rc;
+	}
+	if (w->v && (rc = w->v->start(w->v->ctx, is_map, count)))
+		return visit_failed(w, rc);
 	ul_ctl_iter_nested(&it, a);
-	while ((rc = ul_ctl_iter_next(&it, &k, dd->err)) > 0) {
+	while ((rc = ul_ctl_iter_next(&it, &k, w->err)) > 0) {
+		if (++w->nodes > DOC_MAX_NODES)
+			return ul_err_set(w->err, -EPROTO,
+					  "control reply: document of more "
+					  "than %d nodes",
+					  DOC_MAX_NODES);
 		if ((k.type == UL_CTL_A_Y_KEY) != want_key)
-			return ul_err_set(dd->err, -EPROTO,
+			return ul_err_set(w->err, -EPROTO,
 					  "control reply: document %s where "
 					  "a %s belongs",
 					  k.type == UL_CTL_A_Y_KEY ? "key"
 								   : "value",
 					  want_key ? "key" : "value");
 		if (k.type == UL_CTL_A_Y_KEY)
-			kid = scalar(ul_ctl_attr_str(&k), false);
-		else if ((rc = dec_node(dd, &k, &kid)))
+			rc = walk_scalar(w, ul_ctl_attr_str(&k), false);
+		else
+			rc = walk_node(w, &k);
+		if (rc)
 			return rc;
-		if (!kid)
-			return ul_err_set(dd->err, -ENOMEM, "out of memory");
-		if (add_kid(n, kid)) {
-			ul_ytree_free(kid);
-			return ul_err_set(dd->err, -ENOMEM, "out of memory");
-		}
-		if (++dd->nodes > DOC_MAX_NODES)
-			return ul_err_set(dd->err, -EPROTO,
-					  "control reply: document of more "
-					  "than %d nodes",
-					  DOC_MAX_NODES);
 		if (is_map)
 			want_key = !want_key;
 	}
 	if (rc < 0)
 		return rc;
 	if (is_map && !want_key)
-		return ul_err_set(dd->err, -EPROTO,
+		return ul_err_set(w->err, -EPROTO,
 				  "control reply: document key without value");
+	if (w->v)
+		w->v->end(w->v->ctx);
 	return 0;
 }
 
-static int dec_node(struct doc_dec *dd, const struct ul_ctl_attr *a,
-		    struct ul_ynode **out)
+static int walk_node(struct doc_walk *w, const struct ul_ctl_attr *a)
 {
-	struct ul_ynode *n;
 	char num[32];
-	int rc;
 
-	*out = NULL;
 	switch (a->type) {
 	case UL_CTL_A_Y_MAP:
 	case UL_CTL_A_Y_SEQ:
-		n = calloc(1, sizeof(*n));
-		if (!n)
-			return ul_err_set(dd->err, -ENOMEM, "out of memory");
-		n->type = a->type == UL_CTL_A_Y_MAP ? UL_YNODE_MAP
-						    : UL_YNODE_SEQ;
-		rc = dec_coll(dd, a, n);
-		if (rc) {
-			ul_ytree_free(n);
-			return rc;
-		}
-		*out = n;
-		return 0;
+		return walk_coll(w, a);
 	case UL_CTL_A_Y_STR:
 	case UL_CTL_A_Y_QSTR:
-		*out = scalar(ul_ctl_attr_str(a), a->type == UL_CTL_A_Y_QSTR);
-		return 0;
+		return walk_scalar(w, ul_ctl_attr_str(a),
+				   a->type == UL_CTL_A_Y_QSTR);
 	case UL_CTL_A_Y_INT:
 		snprintf(num, sizeof(num), "%" PRId64, ul_ctl_attr_s64(a));
-		*out = scalar(num, false);
-		return 0;
+		return walk_scalar(w, num, false);
 	case UL_CTL_A_Y_UINT:
 		snprintf(num, sizeof(num), "%" PRIu64, ul_ctl_attr_u64(a));
-		*out = scalar(num, false);
-		return 0;
+		return walk_scalar(w, num, false);
 	case UL_CTL_A_Y_BOOL:
-		*out = scalar(ul_ctl_attr_u32(a) ? "true" : "false", false);
-		return 0;
+		return walk_scalar(w, ul_ctl_attr_u32(a) ? "true" : "false",
+				   false);
 	default:
-		return ul_err_set(dd->err, -EPROTO,
+		return ul_err_set(w->err, -EPROTO,
 				  "control reply: attribute 0x%04x in a "
 				  "document",
 				  a->type);
 	}
 }
 
+int ul_ctl_doc_walk(const struct ul_ctl_attr *a,
+		    const struct ul_ctl_doc_visit *v, struct ul_err *err)
+{
+	struct doc_walk w = { 1, v, err };
+
+	return walk_node(&w, a);
+}
+
+/* ---- Decoding into a tree --------------------------------------------- */
+
+/*
+ * The tree is built in one arena (ytree.h): a document of 100,000 peers
+ * is millions of nodes, and one allocation each was most of `peer
+ * show`'s time. A collection's item array is allocated once, at the
+ * size the walk counted.
+ */
+struct doc_tree {
+	struct ul_yarena *arena;
+	struct ul_ynode *root;
+	struct ul_ynode *open[UL_CTL_NEST_MAX + 1]; /* innermost last */
+	unsigned int depth;
+};
+
+static int tree_add(struct doc_tree *t, struct ul_ynode *n)
+{
+	struct ul_ynode *parent;
+
+	if (!t->depth) {
+		t->root = n;
+		return 0;
+	}
+	parent = t->open[t->depth - 1];
+	if (parent->nr == parent->cap)
+		return -EPROTO; /* more than counted: cannot be */
+	parent->kids[parent->nr++] = n;
+	return 0;
+}
+
+static struct ul_ynode *tree_node(struct doc_tree *t, enum ul_ynode_type type)
+{
+	struct ul_ynode *n = ul_yarena_alloc(t->arena, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->type = type;
+	n->is_in_arena = true;
+	return tree_add(t, n) ? NULL : n;
+}
+
+static int tree_scalar(void *ctx, const char *s, bool is_quoted)
+{
+	struct doc_tree *t = ctx;
+	struct ul_ynode *n = tree_node(t, UL_YNODE_SCALAR);
+	size_t len = strlen(s);
+
+	if (!n)
+		return -ENOMEM;
+	n->is_quoted = is_quoted;
+	n->str = ul_yarena_alloc(t->arena, len + 1);
+	if (!n->str)
+		return -ENOMEM;
+	memcpy(n->str, s, len);
+	return 0;
+}
+
+static int tree_start(void *ctx, bool is_map, size_t count)
+{
+	struct doc_tree *t = ctx;
+	struct ul_ynode *n;
+
+	if (t->depth == UL_CTL_NEST_MAX + 1)
+		return -EPROTO; /* the frame's check allows no deeper */
+	n = tree_node(t, is_map ? UL_YNODE_MAP : UL_YNODE_SEQ);
+	if (!n)
+		return -ENOMEM;
+	if (count) {
+		n->kids = ul_yarena_alloc(t->arena, count * sizeof(*n->kids));
+		if (!n->kids)
+			return -ENOMEM;
+		n->cap = count;
+	}
+	t->open[t->depth++] = n;
+	return 0;
+}
+
+static void tree_end(void *ctx)
+{
+	struct doc_tree *t = ctx;
+
+	t->depth--;
+}
+
 int ul_ctl_doc_decode(const struct ul_ctl_attr *a, struct ul_ynode **out,
 		      struct ul_err *err)
 {
-	struct doc_dec dd = { 0, err };
+	struct doc_tree t = { ul_yarena_new(), NULL, { NULL }, 0 };
+	struct ul_ctl_doc_visit v = { tree_scalar, tree_start, tree_end, true,
+				      &t };
+	int rc;
 
-	return dec_node(&dd, a, out);
+	*out = NULL;
+	if (!t.arena)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	rc = ul_ctl_doc_walk(a, &v, err);
+	if (rc) {
+		ul_yarena_free(t.arena);
+		return rc;
+	}
+	t.root->arena = t.arena;
+	*out = t.root;
+	return 0;
 }

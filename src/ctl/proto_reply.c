@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "ctl/proto.h"
+#include "ctl/proto_doc.h"
 #include "ctl/proto_int.h"
 #include "ctl/ytree.h"
 #include "util/err.h"
@@ -180,8 +181,26 @@ static int dec_perf_fail(const struct ul_ctl_attr *parent,
 }
 
 /* One top-level attribute of a reply's data. */
+/* The document kept as it came, once checked (UL_CTL_REPLY_RAW_DOC). */
+static int keep_raw_doc(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
+			struct ul_err *err)
+{
+	int rc = ul_ctl_doc_walk(a, NULL, err);
+
+	if (rc)
+		return rc;
+	r->doc_raw_len = UL_CTL_ATTR_HDR_SIZE + (size_t)a->len;
+	r->doc_raw = malloc(r->doc_raw_len);
+	if (!r->doc_raw) {
+		r->doc_raw_len = 0;
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	}
+	memcpy(r->doc_raw, a->val - UL_CTL_ATTR_HDR_SIZE, r->doc_raw_len);
+	return 0;
+}
+
 static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
-			  struct ul_err *err)
+			  unsigned int flags, struct ul_err *err)
 {
 	switch (a->type) {
 	case UL_CTL_A_RC:
@@ -200,9 +219,11 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 	    r->op == UL_CTL_OP_PEER_SHOW) {
 		if (a->type != UL_CTL_A_Y_MAP)
 			return 0;
-		if (r->doc)
+		if (r->doc || r->doc_raw)
 			return ul_err_set(err, -EPROTO,
 					  "control reply: two documents");
+		if (flags & UL_CTL_REPLY_RAW_DOC)
+			return keep_raw_doc(a, r, err);
 		return ul_ctl_doc_decode(a, &r->doc, err);
 	}
 	switch (r->op) {
@@ -248,6 +269,13 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 			struct ul_ctl_reply *out, struct ul_err *err)
 {
+	return ul_ctl_reply_decode_flags(frame, len, op, 0, out, err);
+}
+
+int ul_ctl_reply_decode_flags(const void *frame, size_t len, uint16_t op,
+			      unsigned int flags, struct ul_ctl_reply *out,
+			      struct ul_err *err)
+{
 	bool has_rc = false, is_refusal;
 	struct ul_ctl_iter it;
 	struct ul_ctl_attr a;
@@ -270,7 +298,7 @@ int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 	while ((rc = ul_ctl_iter_next(&it, &a, err)) > 0) {
 		if (a.type == UL_CTL_A_RC)
 			has_rc = true;
-		rc = dec_reply_attr(&a, out, err);
+		rc = dec_reply_attr(&a, out, flags, err);
 		if (rc)
 			break;
 	}
@@ -291,6 +319,7 @@ int ul_ctl_reply_decode(const void *frame, size_t len, uint16_t op,
 void ul_ctl_reply_fini(struct ul_ctl_reply *r)
 {
 	ul_ytree_free(r->doc);
+	free(r->doc_raw);
 	switch (r->op) {
 	case UL_CTL_OP_PING:
 		free(r->ping.nis);

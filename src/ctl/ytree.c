@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,11 +17,70 @@
 
 #include "ctl/ytree.h"
 
+/* Blocks of the arena: 1 MiB, or one request's size if larger. */
+#define YARENA_BLOCK (1u << 20)
+
+struct yarena_block {
+	struct yarena_block *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct ul_yarena {
+	struct yarena_block *blocks; /* the newest first */
+};
+
+struct ul_yarena *ul_yarena_new(void)
+{
+	return calloc(1, sizeof(struct ul_yarena));
+}
+
+void *ul_yarena_alloc(struct ul_yarena *a, size_t n)
+{
+	struct yarena_block *b = a->blocks;
+	size_t size;
+	void *p;
+
+	n = (n + sizeof(max_align_t) - 1) & ~(sizeof(max_align_t) - 1);
+	if (!b || b->size - b->used < n) {
+		size = n > YARENA_BLOCK ? n : YARENA_BLOCK;
+		b = malloc(sizeof(*b) + size);
+		if (!b)
+			return NULL;
+		b->used = 0;
+		b->size = size;
+		b->next = a->blocks;
+		a->blocks = b;
+	}
+	p = (char *)b->data + b->used;
+	b->used += n;
+	return memset(p, 0, n);
+}
+
+void ul_yarena_free(struct ul_yarena *a)
+{
+	struct yarena_block *b, *next;
+
+	if (!a)
+		return;
+	for (b = a->blocks; b; b = next) {
+		next = b->next;
+		free(b);
+	}
+	free(a);
+}
+
 void ul_ytree_free(struct ul_ynode *n)
 {
 	size_t i;
 
 	if (!n)
+		return;
+	if (n->arena) {
+		ul_yarena_free(n->arena); /* the root with the rest */
+		return;
+	}
+	if (n->is_in_arena)
 		return;
 	for (i = 0; i < n->nr; i++)
 		ul_ytree_free(n->kids[i]);

@@ -33,6 +33,12 @@ struct ul_ynode {
 	char *str;		   /* SCALAR: NUL-terminated, owned */
 	struct ul_ynode **kids;	   /* SEQ: items; MAP: key, value... */
 	size_t nr, cap;
+	/*
+	 * A tree built in an arena (below): its root holds the arena and
+	 * frees it whole; the other nodes are freed with it, never alone.
+	 */
+	struct ul_yarena *arena;
+	bool is_in_arena;
 };
 
 struct ul_ytree_limits {
@@ -60,6 +66,17 @@ int ul_ytree_parse(const char *text, size_t len,
 int ul_ytree_parse_stream(const char *text, size_t len,
 			  const struct ul_ytree_limits *lim,
 			  struct ul_ynode **docs, struct ul_err *err);
+/*
+ * An arena for a tree of many nodes that is built once and freed whole
+ * (a decoded reply document): nodes, item arrays and strings are carved
+ * from large blocks instead of one allocation each. ul_yarena_alloc()
+ * gives n zeroed bytes aligned for any node, or NULL.
+ */
+struct ul_yarena;
+struct ul_yarena *ul_yarena_new(void);
+void *ul_yarena_alloc(struct ul_yarena *a, size_t n);
+void ul_yarena_free(struct ul_yarena *a);
+
 /* Free a node and everything under it; NULL is fine. */
 void ul_ytree_free(struct ul_ynode *n);
 /* "a mapping", "a sequence" or "a scalar", for messages. */

@@ -294,6 +294,41 @@ static char *print_engine(const struct ul_ynode *doc, enum ul_doc_engine e)
 	return text;
 }
 
+/*
+ * The reply in m printed in engine e from its decoded tree and from the
+ * raw document (UL_CTL_REPLY_RAW_DOC, what peer show prints with): the
+ * two texts must be the same; that text.
+ */
+static char *print_both(const struct ul_ctl_msg *m, uint16_t op,
+			enum ul_doc_engine e)
+{
+	struct ul_ctl_reply tree, raw;
+	struct ul_err err = { 0 };
+	char *text = NULL, *t;
+	size_t len = 0;
+	FILE *f;
+
+	assert_int_equal(ul_ctl_reply_decode(m->buf, m->len, op, &tree, &err),
+			 0);
+	assert_int_equal(ul_ctl_reply_decode_flags(m->buf, m->len, op,
+						   UL_CTL_REPLY_RAW_DOC, &raw,
+						   &err),
+			 0);
+	assert_null(raw.doc);
+	assert_non_null(raw.doc_raw);
+	t = print_engine(tree.doc, e);
+	f = open_memstream(&text, &len);
+	assert_non_null(f);
+	assert_int_equal(ul_doc_print_raw(f, raw.doc_raw, raw.doc_raw_len, e),
+			 0);
+	fclose(f);
+	assert_string_equal(text, t);
+	free(t);
+	ul_ctl_reply_fini(&tree);
+	ul_ctl_reply_fini(&raw);
+	return text;
+}
+
 static void doc_roundtrip_and_engines(void **state)
 {
 	struct ul_err err = { 0 };
@@ -308,11 +343,11 @@ static void doc_roundtrip_and_engines(void **state)
 	assert_int_equal(ul_ctl_reply_decode(m.buf, m.len, UL_CTL_OP_ROUTE_SHOW,
 					     &rep, &err),
 			 0);
-	ul_ctl_msg_fini(&m);
 	assert_int_equal(rep.rc, 0);
 	assert_non_null(rep.doc);
+	ul_ctl_reply_fini(&rep);
 
-	t = print_engine(rep.doc, UL_DOC_A);
+	t = print_both(&m, UL_CTL_OP_ROUTE_SHOW, UL_DOC_A);
 	assert_string_equal(t, "route:\n"
 			       "-     net: tcp1\n"
 			       "      gateway: 192.168.1.1@tcp\n"
@@ -325,7 +360,7 @@ static void doc_roundtrip_and_engines(void **state)
 			       "global:\n"
 			       "      numa_range: 0\n");
 	free(t);
-	t = print_engine(rep.doc, UL_DOC_B);
+	t = print_both(&m, UL_CTL_OP_ROUTE_SHOW, UL_DOC_B);
 	assert_string_equal(t, "route:\n"
 			       "- net: tcp1\n"
 			       "  gateway: 192.168.1.1@tcp\n"
@@ -338,7 +373,7 @@ static void doc_roundtrip_and_engines(void **state)
 			       "global:\n"
 			       "  numa_range: 0\n");
 	free(t);
-	t = print_engine(rep.doc, UL_DOC_C);
+	t = print_both(&m, UL_CTL_OP_ROUTE_SHOW, UL_DOC_C);
 	assert_string_equal(t, "route:\n"
 			       "    - net: tcp1\n"
 			       "      gateway: 192.168.1.1@tcp\n"
@@ -351,7 +386,7 @@ static void doc_roundtrip_and_engines(void **state)
 			       "global:\n"
 			       "    numa_range: 0\n");
 	free(t);
-	ul_ctl_reply_fini(&rep);
+	ul_ctl_msg_fini(&m);
 }
 
 /* An empty document prints nothing in every engine. */
@@ -369,14 +404,14 @@ static void empty_doc_prints_nothing(void **state)
 	assert_int_equal(ul_ctl_reply_decode(m.buf, m.len, UL_CTL_OP_UDSP_SHOW,
 					     &rep, &err),
 			 0);
-	ul_ctl_msg_fini(&m);
-	t = print_engine(rep.doc, UL_DOC_C);
-	assert_string_equal(t, "");
-	free(t);
-	t = print_engine(rep.doc, UL_DOC_A);
-	assert_string_equal(t, "");
-	free(t);
 	ul_ctl_reply_fini(&rep);
+	t = print_both(&m, UL_CTL_OP_UDSP_SHOW, UL_DOC_C);
+	assert_string_equal(t, "");
+	free(t);
+	t = print_both(&m, UL_CTL_OP_UDSP_SHOW, UL_DOC_A);
+	assert_string_equal(t, "");
+	free(t);
+	ul_ctl_msg_fini(&m);
 }
 
 /* Reply documents that break the key/value alternation are -EPROTO. */
@@ -417,6 +452,12 @@ static void malformed_documents(void **state)
 						     &rep, &err),
 				 -EPROTO);
 		assert_null(rep.doc);
+		/* kept raw, it is checked all the same */
+		assert_int_equal(ul_ctl_reply_decode_flags(
+					 m.buf, m.len, UL_CTL_OP_GLOBAL_SHOW,
+					 UL_CTL_REPLY_RAW_DOC, &rep, &err),
+				 -EPROTO);
+		assert_null(rep.doc_raw);
 		ul_ctl_msg_fini(&m);
 	}
 }

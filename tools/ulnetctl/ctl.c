@@ -185,16 +185,33 @@ static int ctl_fd(const char *path, bool *is_kept, struct ul_err *err)
 	return fd;
 }
 
+static int call_at(const char *path, const struct ul_ctl_req *req,
+		   uint32_t timeout_ms, unsigned int flags,
+		   struct ul_ctl_reply *reply, struct ul_err *err);
+
 int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 		      struct ul_ctl_reply *reply, struct ul_err *err)
 {
-	return ulnetctl_ctl_call_at(ulnetctl_ctl_path(), req, timeout_ms, reply,
-				    err);
+	return call_at(ulnetctl_ctl_path(), req, timeout_ms, 0, reply, err);
+}
+
+int ulnetctl_ctl_call_raw(const struct ul_ctl_req *req, uint32_t timeout_ms,
+			  struct ul_ctl_reply *reply, struct ul_err *err)
+{
+	return call_at(ulnetctl_ctl_path(), req, timeout_ms,
+		       UL_CTL_REPLY_RAW_DOC, reply, err);
 }
 
 int ulnetctl_ctl_call_at(const char *path, const struct ul_ctl_req *req,
 			 uint32_t timeout_ms, struct ul_ctl_reply *reply,
 			 struct ul_err *err)
+{
+	return call_at(path, req, timeout_ms, 0, reply, err);
+}
+
+static int call_at(const char *path, const struct ul_ctl_req *req,
+		   uint32_t timeout_ms, unsigned int flags,
+		   struct ul_ctl_reply *reply, struct ul_err *err)
 {
 	int64_t deadline = now_ms() + timeout_ms;
 	struct ul_err derr = { 0 };
@@ -262,8 +279,8 @@ again:
 					     : strerror(-rc));
 		goto out;
 	}
-	rc = ul_ctl_reply_decode(frame, UL_CTL_HDR_SIZE + h.len, req->op, reply,
-				 &derr);
+	rc = ul_ctl_reply_decode_flags(frame, UL_CTL_HDR_SIZE + h.len, req->op,
+				       flags, reply, &derr);
 	if (rc)
 		ul_err_set(err, rc, "bad reply from ulnetd at %s: %s", path,
 			   derr.msg);

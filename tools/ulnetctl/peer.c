@@ -64,12 +64,14 @@ static int peer_show(int argc, char **argv)
 			return 0;
 		}
 	}
-	rc = ulnetctl_ctl_call(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	/* 100,000 peers: printed as the reply is walked, no tree */
+	rc = ulnetctl_ctl_call_raw(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
 	if (rc)
 		return ulnetctl_show_failed("peer", rc, err.msg);
 	if (reply.rc)
 		rc = ulnetctl_show_failed("peer", reply.rc, reply.err_msg);
-	else if (ul_doc_print(stdout, reply.doc, UL_DOC_A))
+	else if (ul_doc_print_raw(stdout, reply.doc_raw, reply.doc_raw_len,
+				  UL_DOC_A))
 		rc = -EIO;
 	ul_ctl_reply_fini(&reply);
 	return rc;

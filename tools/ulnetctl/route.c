@@ -87,31 +87,40 @@ static struct ul_ynode *route_seq(struct ul_ynode *doc)
 	return doc ? (struct ul_ynode *)ul_doc_get(doc, "route") : NULL;
 }
 
-/* Move the route items of *from after those of *into (one document). */
-static int routes_append(struct ul_ctl_reply *into, struct ul_ctl_reply *from)
+/*
+ * The routes of every reply as one "route" list. The replies' trees
+ * live in their arenas (ctl/ytree.h), so the list points into them and
+ * is printed before they are freed.
+ */
+static int print_routes(struct ul_ctl_reply *r, size_t n)
 {
-	struct ul_ynode *dst = route_seq(into->doc),
-			*src = route_seq(from->doc);
-	struct ul_ynode **kids;
+	struct ul_ynode key = { 0 }, seq = { 0 }, root = { 0 };
+	struct ul_ynode *root_kids[2] = { &key, &seq };
+	struct ul_ynode *one;
+	size_t i, k, total = 0;
+	int rc;
 
-	if (!src || !src->nr)
-		return 0;
-	if (!dst) { /* nothing so far: this reply is the document */
-		ul_ctl_reply_fini(into);
-		*into = *from;
-		memset(from, 0, sizeof(*from));
-		return 0;
-	}
-	kids = realloc(dst->kids,
-		       (dst->nr + src->nr) * sizeof(struct ul_ynode *));
-	if (!kids)
-		return -ENOMEM;
-	memcpy(kids + dst->nr, src->kids, src->nr * sizeof(struct ul_ynode *));
-	dst->kids = kids;
-	dst->nr += src->nr;
-	dst->cap = dst->nr;
-	src->nr = 0;
-	return 0;
+	for (i = 0; i < n; i++)
+		if ((one = route_seq(r[i].doc)))
+			total += one->nr;
+	if (!total)
+		return 0; /* no gateway had a route: nothing, as LNet */
+	seq.type = UL_YNODE_SEQ;
+	seq.kids = malloc(total * sizeof(*seq.kids));
+	if (!seq.kids)
+		return ulnetctl_d1("show", "route", -ENOMEM, "out of memory");
+	for (i = 0; i < n; i++)
+		if ((one = route_seq(r[i].doc)))
+			for (k = 0; k < one->nr; k++)
+				seq.kids[seq.nr++] = one->kids[k];
+	key.type = UL_YNODE_SCALAR;
+	key.str = (char *)"route";
+	root.type = UL_YNODE_MAP;
+	root.kids = root_kids;
+	root.nr = 2;
+	rc = ul_doc_print(stdout, &root, UL_DOC_A) ? -EIO : 0;
+	free(seq.kids);
+	return rc;
 }
 
 /*
@@ -121,30 +130,36 @@ static int routes_append(struct ul_ctl_reply *into, struct ul_ctl_reply *from)
 static int route_show_gws(struct ul_ctl_args *a, const struct ulnet_nid *nids,
 			  size_t n)
 {
-	struct ul_ctl_reply all, one;
+	struct ul_ctl_reply *replies = NULL, *more;
 	struct ul_err err = { 0 };
-	size_t off = 0;
+	size_t off = 0, nr = 0, i;
 	int rc = 0;
 
-	memset(&all, 0, sizeof(all));
 	while (off < n && !rc) {
 		off += gw_chunk(a, nids, n, off);
+		more = realloc(replies, (nr + 1) * sizeof(*replies));
+		if (!more) {
+			rc = ulnetctl_d1("show", "route", -ENOMEM,
+					 "out of memory");
+			break;
+		}
+		replies = more;
 		rc = ulnetctl_call(UL_CTL_OP_ROUTE_SHOW, a,
-				   ULNETCTL_CTL_TIMEOUT_MS, &one, &err);
+				   ULNETCTL_CTL_TIMEOUT_MS, &replies[nr], &err);
 		if (rc) {
 			rc = ulnetctl_d1("show", "route", rc, err.msg);
 			break;
 		}
-		if (one.rc)
-			rc = ulnetctl_d1("show", "route", one.rc, one.err_msg);
-		else if (routes_append(&all, &one))
-			rc = ulnetctl_d1("show", "route", -ENOMEM,
-					 "out of memory");
-		ul_ctl_reply_fini(&one);
+		if (replies[nr].rc)
+			rc = ulnetctl_d1("show", "route", replies[nr].rc,
+					 replies[nr].err_msg);
+		nr++;
 	}
-	if (!rc && ul_doc_print(stdout, all.doc, UL_DOC_A))
-		rc = -EIO;
-	ul_ctl_reply_fini(&all);
+	if (!rc)
+		rc = print_routes(replies, nr);
+	for (i = 0; i < nr; i++)
+		ul_ctl_reply_fini(&replies[i]);
+	free(replies);
 	return rc;
 }
 
