@@ -64,6 +64,38 @@ int ul_imp_call(struct imp *im, uint16_t op, struct ul_err *err)
 	return rc;
 }
 
+bool ul_imp_can_batch(const struct imp *im)
+{
+	return im->o->ops.batch_add && im->o->ops.batch_send &&
+	       !im->is_unbatched;
+}
+
+int ul_imp_queue(struct imp *im, uint16_t op)
+{
+	return im->o->ops.batch_add(im->o->ops.ctx, op, im->a);
+}
+
+int ul_imp_send(struct imp *im, size_t *done, struct ul_err *err)
+{
+	bool is_lost = false, is_unsupported = false;
+	int rc;
+
+	memset(err, 0, sizeof(*err));
+	*done = 0;
+	if (im->is_lost)
+		return ul_err_set(err, im->lost_rc, "no answer from ulnetd");
+	rc = im->o->ops.batch_send(im->o->ops.ctx, done, err, &is_lost,
+				   &is_unsupported);
+	if (rc && is_lost)
+		lost(im, rc, err);
+	else if (rc && is_unsupported) {
+		im->is_unbatched = true;
+		*done = 0;
+		return -EOPNOTSUPP;
+	}
+	return rc;
+}
+
 int ul_imp_d1(struct imp *im, const char *object, int errnum, const char *descr,
 	      unsigned int line, int status)
 {
@@ -713,7 +745,8 @@ int ul_conf_import(const struct ul_conf *conf,
 	struct imp im = { conf,	 o,
 			  NULL,	 conf->dialect == UL_CONF_OLD_API,
 			  0,	 UL_CONF_SEC_NET,
-			  false, 0 };
+			  false, 0,
+			  false };
 	size_t i, next = 0;
 	int rc = 0;
 

@@ -57,6 +57,20 @@ struct ul_conf_import_ops {
 	 */
 	int (*call)(void *ctx, uint16_t op, const struct ul_ctl_args *a,
 		    struct ul_err *err, bool *is_lost);
+	/*
+	 * Optional, both or neither: many requests of one op in one round
+	 * trip (proto.h, UL_CTL_OP_BATCH), which the engine uses for the
+	 * items of a peer section. batch_add queues a request: 0, or
+	 * -ENOSPC when the batch is full (send it, then add again).
+	 * batch_send sends what is queued and empties the batch: 0 when
+	 * all were applied, else the failure of the first one that was not
+	 * (err as call's) and *done the count applied before it, or lost
+	 * as call. *is_unsupported: the daemon knows no batches (nothing
+	 * was applied); the engine goes on with call.
+	 */
+	int (*batch_add)(void *ctx, uint16_t op, const struct ul_ctl_args *a);
+	int (*batch_send)(void *ctx, size_t *done, struct ul_err *err,
+			  bool *is_lost, bool *is_unsupported);
 	void (*report)(void *ctx, const struct ul_conf_report *r);
 	/* A note of the document, when its step is reached (may be NULL). */
 	void (*note)(void *ctx, const struct ul_conf_warning *w);

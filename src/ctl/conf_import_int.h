@@ -22,6 +22,7 @@ struct imp {
 	 */
 	bool is_lost;
 	int lost_rc;
+	bool is_unbatched; /* the daemon answered a batch "unknown op" */
 };
 
 /* "add" or "del": the operation of the import's D1 documents. */
@@ -34,6 +35,18 @@ void ul_imp_reset(struct imp *im);
  * the import lost.
  */
 int ul_imp_call(struct imp *im, uint16_t op, struct ul_err *err);
+/*
+ * Batches (ops.batch_add): ul_imp_can_batch() says whether to try (the
+ * ops have them and the daemon did not refuse one); ul_imp_queue() adds
+ * im->a to the batch (0, or -ENOSPC: send first); ul_imp_send() sends
+ * the batch: 0, or the failure of the first request not applied (*done
+ * before it) with the server's text in err. A lost batch is reported as
+ * ul_imp_call() reports; one the daemon does not know is -EOPNOTSUPP
+ * with nothing applied, and ul_imp_can_batch() false from then on.
+ */
+bool ul_imp_can_batch(const struct imp *im);
+int ul_imp_queue(struct imp *im, uint16_t op);
+int ul_imp_send(struct imp *im, size_t *done, struct ul_err *err);
 /*
  * A D1 document (op "add"/"del"); returns status. Nothing is reported
  * once the import is lost: its error was the report.

@@ -202,50 +202,97 @@ int ul_imp_routes(struct imp *im, const struct ul_conf_step *st)
 	return 0;
 }
 
-int ul_imp_peers(struct imp *im, const struct ul_conf_step *st)
+/* The request of one peer item in im->a. */
+static void peer_args(struct imp *im, const struct ul_conf_peer *p)
 {
 	struct ul_ctl_args *a = im->a;
+	size_t k;
+
+	ul_imp_reset(im);
+	a->nid = p->primary_nid;
+	a->has = UL_CTL_ARG_NID;
+	for (k = 0; k < p->nr_nis && a->nnids < UL_CTL_ARGS_NIDS_MAX; k++) {
+		/* the legacy path leaves the primary out */
+		if (im->is_old && ulnet_nid_same(&p->nis[k], &p->primary_nid))
+			continue;
+		a->nids[a->nnids++] = p->nis[k];
+	}
+	if (a->nnids)
+		a->has |= UL_CTL_ARG_NIDS;
+	/* ulnet honours the word (design-notes.md, lnet.conf) */
+	if ((p->flags & UL_CONF_PEER_HAS_MULTI_RAIL) && !p->is_multi_rail)
+		a->flags |= UL_CTL_ARGF_NON_MR;
+	a->flags |= UL_CTL_ARGF_IMPORT; /* gateways come back as is */
+}
+
+/* LNet refused peer item p: 0 to go on (--old-api), else the status. */
+static int peer_refused(struct imp *im, const struct ul_conf_peer *p, int rc,
+			const struct ul_err *err)
+{
 	char descr[UL_ERR_MSG_SIZE + 64];
+
+	if (!im->is_old)
+		return ul_imp_d1(im, "peer", rc, err->msg[0] ? err->msg : NULL,
+				 p->line, -EINVAL);
+	snprintf(descr, sizeof(descr), "\"%s peer ni operation failed: %s\"",
+		 ul_imp_op(im), strerror(-rc));
+	ul_imp_d2(im, ul_imp_op(im), "peer_ni", p->seq_no, rc, descr, p->line,
+		  rc);
+	return 0;
+}
+
+/*
+ * The items from *next on in batches, up to the first refusal, which
+ * ends the section as one request's refusal does. *next: the first item
+ * not sent, where one request at a time goes on if the daemon has no
+ * batches.
+ */
+static int peers_batched(struct imp *im, const struct ul_conf_step *st,
+			 uint16_t op, size_t *next)
+{
+	size_t end = st->first + st->nr, i = *next, done;
 	struct ul_err err;
-	size_t i, k;
 	int rc;
 
-	for (i = st->first; i < st->first + st->nr; i++) {
+	while (*next < end) {
+		for (; i < end; i++) {
+			peer_args(im, &im->conf->peers[i]);
+			if (ul_imp_queue(im, op))
+				break; /* full */
+		}
+		if (i == *next)
+			return 0; /* not even one fits: one at a time */
+		rc = ul_imp_send(im, &done, &err);
+		if (rc && im->is_unbatched)
+			return 0;
+		if (rc)
+			return peer_refused(im, &im->conf->peers[*next + done],
+					    rc, &err);
+		*next = i;
+	}
+	return 0;
+}
+
+int ul_imp_peers(struct imp *im, const struct ul_conf_step *st)
+{
+	uint16_t op = im->o->is_del ? UL_CTL_OP_PEER_DEL : UL_CTL_OP_PEER_ADD;
+	size_t i = st->first;
+	struct ul_err err;
+	int rc;
+
+	/* --old-api goes on after a refusal: one request at a time */
+	if (!im->is_old && ul_imp_can_batch(im)) {
+		rc = peers_batched(im, st, op, &i);
+		if (rc)
+			return rc;
+	}
+	for (; i < st->first + st->nr; i++) {
 		const struct ul_conf_peer *p = &im->conf->peers[i];
 
-		ul_imp_reset(im);
-		a->nid = p->primary_nid;
-		a->has = UL_CTL_ARG_NID;
-		for (k = 0; k < p->nr_nis && a->nnids < UL_CTL_ARGS_NIDS_MAX;
-		     k++) {
-			/* the legacy path leaves the primary out */
-			if (im->is_old &&
-			    ulnet_nid_same(&p->nis[k], &p->primary_nid))
-				continue;
-			a->nids[a->nnids++] = p->nis[k];
-		}
-		if (a->nnids)
-			a->has |= UL_CTL_ARG_NIDS;
-		/* ulnet honours the word (design-notes.md, lnet.conf) */
-		if ((p->flags & UL_CONF_PEER_HAS_MULTI_RAIL) &&
-		    !p->is_multi_rail)
-			a->flags |= UL_CTL_ARGF_NON_MR;
-		a->flags |= UL_CTL_ARGF_IMPORT; /* gateways come back as is */
-		rc = ul_imp_call(im,
-				 im->o->is_del ? UL_CTL_OP_PEER_DEL
-					       : UL_CTL_OP_PEER_ADD,
-				 &err);
-		if (!rc)
-			continue;
-		if (!im->is_old)
-			return ul_imp_d1(im, "peer", rc,
-					 err.msg[0] ? err.msg : NULL, p->line,
-					 -EINVAL);
-		snprintf(descr, sizeof(descr),
-			 "\"%s peer ni operation failed: %s\"", ul_imp_op(im),
-			 strerror(-rc));
-		ul_imp_d2(im, ul_imp_op(im), "peer_ni", p->seq_no, rc, descr,
-			  p->line, rc);
+		peer_args(im, p);
+		rc = ul_imp_call(im, op, &err);
+		if (rc && (rc = peer_refused(im, p, rc, &err)))
+			return rc;
 	}
 	return 0;
 }

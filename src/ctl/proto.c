@@ -95,6 +95,9 @@ static const uint8_t attr_types[UL_CTL_A__MAX] = {
 	[UL_CTL_A_PERF_CHECK] = UL_CTL_T_U32,
 	[UL_CTL_A_PERF_TARGET] = UL_CTL_T_NID,
 	[UL_CTL_A_PERF_CHECK_ERRORS] = UL_CTL_T_U64,
+	[UL_CTL_A_BATCH_OP] = UL_CTL_T_U32,
+	[UL_CTL_A_BATCH_ITEM] = UL_CTL_T_NESTED,
+	[UL_CTL_A_BATCH_DONE] = UL_CTL_T_U32,
 };
 
 enum ul_ctl_type ul_ctl_attr_type(uint16_t type)

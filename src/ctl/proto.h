@@ -97,6 +97,19 @@
  *	                   the perf sink's counters ("sink"); what `ulnetctl
  *	                   selftest` samples to draw rates over time
  *
+ *	BATCH     request  BATCH_OP, BATCH_ITEM* {ARG_*}
+ *	          reply    RC, ERR_MSG on failure, BATCH_DONE (always)
+ *	          (ulnet's own: up to UL_CTL_BATCH_MAX requests of one
+ *	          generic op that configures (ul_ctl_op_is_batchable()),
+ *	          each item the ARG_* attributes of one, applied in order
+ *	          until one is refused; BATCH_DONE counts the items applied
+ *	          before it, RC and ERR_MSG are that item's. The whole
+ *	          batch is decoded before anything is applied, so a
+ *	          malformed item applies none. What `ulnetctl import` sends
+ *	          instead of one round trip per peer; a daemon that does
+ *	          not know the op answers -EOPNOTSUPP without BATCH_DONE and
+ *	          the importer goes on one request at a time.)
+ *
  *	PARAM_GET generic request, NAME? (none: every parameter)
  *	PARAM_SET generic request, NAME, VALUE
  *	          reply    one Y_MAP "param": each parameter's name and
@@ -197,7 +210,8 @@ enum ul_ctl_op {
 	UL_CTL_OP_SELFTEST_STAT = 33, /* ulnet's own: counters selftest reads */
 	UL_CTL_OP_PARAM_GET = 34,     /* ulnet's own: module parameters */
 	UL_CTL_OP_PARAM_SET = 35,
-	UL_CTL_OP__LAST = 35,
+	UL_CTL_OP_BATCH = 36, /* ulnet's own: many requests of one op */
+	UL_CTL_OP__LAST = 36,
 	UL_CTL_OP_REPLY = 0x8000, /* or-ed into a reply's op */
 };
 
@@ -314,7 +328,12 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_PERF_TARGET = 0x0c10,	     /* NID: one more target */
 	UL_CTL_A_PERF_CHECK_ERRORS = 0x0c11, /* u64 */
 
-	UL_CTL_A__MAX = 0x0d00,
+	/* 0x0dxx: batches (ulnet's own) */
+	UL_CTL_A_BATCH_OP = 0x0d00,   /* u32: the items' op */
+	UL_CTL_A_BATCH_ITEM = 0x0d01, /* nested: one request's ARG_* */
+	UL_CTL_A_BATCH_DONE = 0x0d02, /* u32: items applied */
+
+	UL_CTL_A__MAX = 0x0e00,
 };
 
 /* LNet's NI status words (ping info, UL_CTL_A_STATUS). */
@@ -568,6 +587,46 @@ struct ul_ctl_args {
 /* True for the ops whose request is struct ul_ctl_args. */
 bool ul_ctl_op_is_generic(uint16_t op);
 
+/*
+ * A batch (UL_CTL_OP_BATCH): items of one op. The sender builds the items
+ * in a message of their own (ul_ctl_batch_init(), ul_ctl_batch_add()) and
+ * points the request at them; the decoder points them into the frame,
+ * every item checked, so ul_ctl_batch_next() cannot fail on a decoded
+ * request.
+ */
+#define UL_CTL_BATCH_MAX 1024
+/*
+ * Room a sender leaves in the request for the next item: more than the
+ * largest struct ul_ctl_args encodes to (1024 NIDs, 32 interfaces).
+ */
+#define UL_CTL_BATCH_ITEM_ROOM (64u << 10)
+
+struct ul_ctl_batch_req {
+	uint16_t op;	      /* a batchable generic op */
+	uint32_t n;	      /* items */
+	const uint8_t *items; /* BATCH_ITEM attributes, len bytes */
+	size_t len;
+};
+
+/* Net, peer and route add/del/set, set, udsp add/del. */
+bool ul_ctl_op_is_batchable(uint16_t op);
+/* Start the items of a batch in items (a message of their own). */
+void ul_ctl_batch_init(struct ul_ctl_msg *items);
+/* Append one item; the message's sticky error says if it did not fit. */
+void ul_ctl_batch_add(struct ul_ctl_msg *items, const struct ul_ctl_args *a);
+/* Point b at the items built in items (borrowed until encoded). */
+void ul_ctl_batch_items(const struct ul_ctl_msg *items, uint32_t n,
+			struct ul_ctl_batch_req *b);
+/*
+ * The items of a decoded batch one by one: ul_ctl_batch_iter() starts,
+ * ul_ctl_batch_next() decodes the next into *a (1), or says there is none
+ * (0) or that it is malformed (-EPROTO, err says why).
+ */
+void ul_ctl_batch_iter(const struct ul_ctl_batch_req *b,
+		       struct ul_ctl_iter *it);
+int ul_ctl_batch_next(struct ul_ctl_iter *it, struct ul_ctl_args *a,
+		      struct ul_err *err);
+
 struct ul_ctl_req {
 	uint16_t op; /* enum ul_ctl_op */
 	union {
@@ -575,6 +634,7 @@ struct ul_ctl_req {
 		struct ul_ctl_ping_req ping;
 		struct ul_ctl_net_show_req net_show;
 		struct ul_ctl_peer_show_req peer_show;
+		struct ul_ctl_batch_req batch;
 		struct ul_ctl_args args; /* the generic ops */
 	};
 };
@@ -632,6 +692,12 @@ struct ul_ctl_reply {
 	int32_t rc;
 	char err_msg[UL_CTL_STR_MAX]; /* "" when none */
 	uint32_t version;	      /* UL_CTL_A_VERSION if sent, else 0 */
+	/*
+	 * BATCH: items applied (sent whatever RC is); has_batch_done false
+	 * when the reply had none (a daemon without batches).
+	 */
+	uint32_t batch_done;
+	bool has_batch_done;
 	union {
 		struct {
 			struct ulnet_nid primary; /* the peer record's */

@@ -67,7 +67,27 @@ static const struct arg_field fields[] = {
 bool ul_ctl_op_is_generic(uint16_t op)
 {
 	return (op >= UL_CTL_OP_NET_ADD && op <= UL_CTL_OP_ROUTING_SHOW) ||
-	       (op >= UL_CTL_OP_LNET_CONFIGURE && op <= UL_CTL_OP__LAST);
+	       (op >= UL_CTL_OP_LNET_CONFIGURE && op <= UL_CTL_OP_PARAM_SET);
+}
+
+bool ul_ctl_op_is_batchable(uint16_t op)
+{
+	switch (op) {
+	case UL_CTL_OP_NET_ADD:
+	case UL_CTL_OP_NET_DEL:
+	case UL_CTL_OP_NET_SET:
+	case UL_CTL_OP_PEER_ADD:
+	case UL_CTL_OP_PEER_DEL:
+	case UL_CTL_OP_PEER_SET:
+	case UL_CTL_OP_ROUTE_ADD:
+	case UL_CTL_OP_ROUTE_DEL:
+	case UL_CTL_OP_SET:
+	case UL_CTL_OP_UDSP_ADD:
+	case UL_CTL_OP_UDSP_DEL:
+		return true;
+	default:
+		return false;
+	}
 }
 
 void ul_ctl_args_encode(const struct ul_ctl_args *a, struct ul_ctl_msg *m)
@@ -264,4 +284,49 @@ int ul_ctl_args_decode(const uint8_t *payload, size_t len,
 				  (unsigned long long)out->has,
 				  (unsigned long long)seen);
 	return 0;
+}
+
+/* ---- Batches --------------------------------------------------------- */
+
+void ul_ctl_batch_init(struct ul_ctl_msg *items)
+{
+	ul_ctl_msg_init(items, UL_CTL_OP_BATCH);
+}
+
+void ul_ctl_batch_add(struct ul_ctl_msg *items, const struct ul_ctl_args *a)
+{
+	ul_ctl_nest_start(items, UL_CTL_A_BATCH_ITEM);
+	ul_ctl_args_encode(a, items);
+	ul_ctl_nest_end(items);
+}
+
+void ul_ctl_batch_items(const struct ul_ctl_msg *items, uint32_t n,
+			struct ul_ctl_batch_req *b)
+{
+	b->n = n;
+	b->items = items->buf + UL_CTL_HDR_SIZE;
+	b->len = items->len - UL_CTL_HDR_SIZE;
+}
+
+void ul_ctl_batch_iter(const struct ul_ctl_batch_req *b, struct ul_ctl_iter *it)
+{
+	ul_ctl_iter_init(it, b->items, b->len);
+}
+
+int ul_ctl_batch_next(struct ul_ctl_iter *it, struct ul_ctl_args *a,
+		      struct ul_err *err)
+{
+	struct ul_ctl_attr item;
+	int rc;
+
+	rc = ul_ctl_iter_next(it, &item, err);
+	if (rc <= 0)
+		return rc;
+	if (item.type != UL_CTL_A_BATCH_ITEM)
+		return ul_err_set(err, -EPROTO,
+				  "control request: attribute 0x%04x among "
+				  "a batch's items",
+				  item.type);
+	rc = ul_ctl_args_decode(item.val, item.len, a, err);
+	return rc ? rc : 1;
 }

@@ -28,6 +28,8 @@ int ul_ctl_reply_encode(const struct ul_ctl_reply *r, struct ul_ctl_msg *m)
 		ul_ctl_put_str(m, UL_CTL_A_ERR_MSG, r->err_msg);
 	if (r->version)
 		ul_ctl_put_u32(m, UL_CTL_A_VERSION, r->version);
+	if (r->op == UL_CTL_OP_BATCH) /* what was applied, refused or not */
+		ul_ctl_put_u32(m, UL_CTL_A_BATCH_DONE, r->batch_done);
 	if (r->rc)
 		return ul_ctl_msg_finish(m);
 	switch (r->op) {
@@ -210,6 +212,10 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 		return ul_ctl_copy_str(a, r->err_msg, sizeof(r->err_msg), err);
 	case UL_CTL_A_VERSION:
 		r->version = ul_ctl_attr_u32(a);
+		return 0;
+	case UL_CTL_A_BATCH_DONE:
+		r->batch_done = ul_ctl_attr_u32(a);
+		r->has_batch_done = true;
 		return 0;
 	default:
 		break;

@@ -4,6 +4,8 @@
  * the control server. The generic ops' requests are proto_args.c.
  */
 #include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl/proto.h"
@@ -48,6 +50,10 @@ int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m)
 			ul_ctl_put_u32(m, UL_CTL_A_PERF_OP, req->perf.op);
 		if (req->perf.check)
 			ul_ctl_put_u32(m, UL_CTL_A_PERF_CHECK, req->perf.check);
+		break;
+	case UL_CTL_OP_BATCH:
+		ul_ctl_put_u32(m, UL_CTL_A_BATCH_OP, req->batch.op);
+		ul_ctl_put_raw(m, req->batch.items, req->batch.len);
 		break;
 	default:
 		if (ul_ctl_op_is_generic(req->op))
@@ -169,7 +175,51 @@ static int perf_req_attr(struct ul_ctl_req *r, unsigned int *seen,
 static bool is_known_op(uint16_t op)
 {
 	return (op >= UL_CTL_OP_PING && op <= UL_CTL_OP_PEER_SHOW) ||
-	       op == UL_CTL_OP_PERF_PUT || ul_ctl_op_is_generic(op);
+	       op == UL_CTL_OP_PERF_PUT || op == UL_CTL_OP_BATCH ||
+	       ul_ctl_op_is_generic(op);
+}
+
+/*
+ * A batch: BATCH_OP first, then only items, each decoded once here so
+ * that a malformed one refuses the whole request before any is applied.
+ */
+static int batch_decode(const uint8_t *payload, size_t len,
+			struct ul_ctl_batch_req *b, struct ul_err *err)
+{
+	struct ul_ctl_args *scratch;
+	struct ul_ctl_iter it;
+	struct ul_ctl_attr a;
+	int rc;
+
+	memset(b, 0, sizeof(*b));
+	ul_ctl_iter_init(&it, payload, len);
+	rc = ul_ctl_iter_next(&it, &a, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0 || a.type != UL_CTL_A_BATCH_OP)
+		return ul_err_set(err, -EPROTO,
+				  "control request: batch without its op");
+	if (ul_ctl_attr_u32(&a) > UINT16_MAX ||
+	    !ul_ctl_op_is_batchable((uint16_t)ul_ctl_attr_u32(&a)))
+		return ul_err_set(err, -EPROTO,
+				  "control request: op %u cannot be batched",
+				  ul_ctl_attr_u32(&a));
+	b->op = (uint16_t)ul_ctl_attr_u32(&a);
+	b->items = it.p;
+	b->len = it.left;
+	scratch = malloc(sizeof(*scratch));
+	if (!scratch)
+		return ul_err_set(err, -ENOMEM, "out of memory");
+	while ((rc = ul_ctl_batch_next(&it, scratch, err)) > 0)
+		if (++b->n > UL_CTL_BATCH_MAX) {
+			rc = ul_err_set(err, -EPROTO,
+					"control request: batch of more than "
+					"%d items",
+					UL_CTL_BATCH_MAX);
+			break;
+		}
+	free(scratch);
+	return rc;
 }
 
 int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
@@ -193,6 +243,11 @@ int ul_ctl_req_decode(const void *frame, size_t len, struct ul_ctl_req *out,
 	if (!is_known_op(h.op))
 		return ul_err_set(err, -EOPNOTSUPP,
 				  "control request: unknown op %u", h.op);
+	if (h.op == UL_CTL_OP_BATCH) {
+		out->op = h.op;
+		return batch_decode((const uint8_t *)frame + UL_CTL_HDR_SIZE,
+				    h.len, &out->batch, err);
+	}
 	if (ul_ctl_op_is_generic(h.op)) {
 		out->op = h.op;
 		return ul_ctl_args_decode((const uint8_t *)frame +

@@ -349,6 +349,45 @@ static void do_generic(struct ctl_client *c, const struct ul_ctl_req *req)
 	ul_ctlsrv_client_send(c, &r, false);
 }
 
+/*
+ * A batch (proto.h): its items applied in order as the node requests
+ * they are, up to the first refusal, whose failure the reply carries
+ * with the count of items applied before it.
+ */
+static void do_batch(struct ctl_client *c, const struct ul_ctl_batch_req *b)
+{
+	struct ul_ctl_args *a = malloc(sizeof(*a));
+	struct ul_node_req_env env;
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply r;
+	struct ul_ctl_iter it;
+	int rc = 0, more;
+
+	ul_ctl_reply_error(&r, UL_CTL_OP_BATCH, 0, NULL);
+	if (!a) {
+		ul_ctl_reply_error(&r, UL_CTL_OP_BATCH, -ENOMEM,
+				   "out of memory");
+		ul_ctlsrv_client_send(c, &r, false);
+		return;
+	}
+	ul_ctlsrv_node_env(c->srv, &env);
+	ul_ctl_batch_iter(b, &it);
+	while ((more = ul_ctl_batch_next(&it, a, &err)) > 0) {
+		rc = ul_node_req_call(&env, b->op, a, &err);
+		if (rc)
+			break;
+		r.batch_done++;
+	}
+	free(a);
+	if (!rc && more < 0)
+		rc = more; /* cannot be: the decoder checked every item */
+	if (rc) {
+		r.rc = rc < 0 ? rc : -EINVAL;
+		snprintf(r.err_msg, sizeof(r.err_msg), "%s", err.msg);
+	}
+	ul_ctlsrv_client_send(c, &r, false);
+}
+
 /* ---- Requests -------------------------------------------------------- */
 
 static void client_dispatch(struct ctl_client *c)
@@ -362,8 +401,9 @@ static void client_dispatch(struct ctl_client *c)
 
 	ul_timer_cancel(ul_loop_timers(c->srv->loop), &c->timer);
 	rc = ul_ctl_req_decode(c->frame, c->frame_len, &req, &err);
-	/* A generic request borrows the frame (its UDSP block). */
-	if (rc || !ul_ctl_op_is_generic(req.op)) {
+	/* A generic request or a batch borrows the frame (UDSP blocks). */
+	if (rc ||
+	    !(ul_ctl_op_is_generic(req.op) || req.op == UL_CTL_OP_BATCH)) {
 		free(c->frame);
 		c->frame = NULL;
 	}
@@ -401,6 +441,12 @@ static void client_dispatch(struct ctl_client *c)
 		return;
 	case UL_CTL_OP_PERF_PUT:
 		ul_ctlsrv_do_perf(c, &req.perf);
+		return;
+	case UL_CTL_OP_BATCH:
+		frame = c->frame; /* the reply may close c */
+		c->frame = NULL;
+		do_batch(c, &req.batch);
+		free(frame);
 		return;
 	case UL_CTL_OP_NET_SHOW:
 	case UL_CTL_OP_PEER_SHOW:

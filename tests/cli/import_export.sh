@@ -72,6 +72,33 @@ expect import_old_api 0 "" "*" -- "$ULNETCTL" import --old-api "$conf"
 expect export_old_api 0 @io/backup_old_api.yaml "" -- "$ULNETCTL" export --backup
 cli_stop e
 
+# A peer section goes in batches (proto.h, BATCH): a peer LNet refuses
+# in the middle (it names the first peer's second NI) is that peer's
+# error, exit 234, as with one request a peer; the peer before it stays,
+# the one after it is never added.
+cli_daemon f 'net:
+  - net type: tcp
+    local NI(s):
+      - nid: 127.1.5.80@tcp' "${fast[@]}"
+cat >"$TMP/shared_ni.yaml" <<'EOF'
+peer:
+    - primary nid: 10.201.0.1@tcp
+      peer ni:
+        - nid: 10.201.0.1@tcp
+        - nid: 10.201.0.2@tcp
+    - primary nid: 10.201.0.3@tcp
+      peer ni:
+        - nid: 10.201.0.3@tcp
+        - nid: 10.201.0.2@tcp
+    - primary nid: 10.201.0.5@tcp
+EOF
+expect batch_refused 234 "" "$(d1 add peer -17 'failed to add peer')" -- \
+	"$ULNETCTL" import "$TMP/shared_ni.yaml"
+expect batch_before_kept 0 "*" "" -- "$ULNETCTL" peer show --nid 10.201.0.1@tcp
+expect batch_after_absent 234 "" "$(d1 show peer -2 'cannot find peer')" -- \
+	"$ULNETCTL" peer show --nid 10.201.0.5@tcp
+cli_stop f
+
 # No daemon at the socket is no LNet refusal: a file of global values
 # only (which LNet would refuse without a word) or of UDSP rules only
 # (whose refusals lnetctl skips) fails with the error naming the socket,

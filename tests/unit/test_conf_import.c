@@ -44,6 +44,12 @@ struct rec {
 	char log[4096];
 	size_t len;
 	const struct refusal *refuse;
+	/* batches (ops.batch_add): how many fit one, the queued ones */
+	size_t batch_cap;
+	bool is_unbatched; /* a daemon without batches */
+	size_t nq;
+	uint16_t q_ops[4];
+	char q[4][128];
 };
 
 __attribute__((format(printf, 2, 3))) static void add(struct rec *r,
@@ -149,6 +155,46 @@ static int call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
 			*is_lost = f->is_lost;
 			return ul_err_set(err, f->rc, "%s", f->msg);
 		}
+	return 0;
+}
+
+static int batch_add(void *ctx, uint16_t op, const struct ul_ctl_args *a)
+{
+	struct rec *r = ctx;
+
+	assert_true(r->batch_cap <= 4);
+	if (r->nq == r->batch_cap)
+		return -ENOSPC;
+	r->q_ops[r->nq] = op;
+	describe(r->q[r->nq++], sizeof(r->q[0]), op, a);
+	return 0;
+}
+
+/* "batch of N", its items; a refusal or no answer stops at its item. */
+static int batch_send(void *ctx, size_t *done, struct ul_err *err,
+		      bool *is_lost, bool *is_unsupported)
+{
+	struct rec *r = ctx;
+	const struct refusal *f;
+	size_t i, n = r->nq;
+
+	r->nq = 0;
+	add(r, "batch of %zu\n", n);
+	if (r->is_unbatched) {
+		*is_unsupported = true;
+		return ul_err_set(err, -EOPNOTSUPP, "unknown op");
+	}
+	for (i = 0; i < n; i++) {
+		add(r, "  %s\n", r->q[i]);
+		for (f = r->refuse; f && f->prefix; f++)
+			if (strncmp(r->q[i], f->prefix, strlen(f->prefix)) ==
+			    0) {
+				*is_lost = f->is_lost;
+				*done = i;
+				return ul_err_set(err, f->rc, "%s", f->msg);
+			}
+	}
+	*done = n;
 	return 0;
 }
 
@@ -433,10 +479,102 @@ static void every_row_imports_as_lnetctl(void **state)
 	}
 }
 
+/* A peer section with batches of at most cap; what rows[] compares. */
+struct batch_row {
+	size_t cap;
+	bool is_unbatched;
+	enum ul_conf_dialect dialect;
+	const struct refusal *refuse;
+	int status;
+	const char *log;
+};
+
+#define FIVE_PEERS                                                             \
+	"peer:\n  - primary nid: 1.2.3.1@tcp\n  - primary nid: 1.2.3.2@tcp\n"  \
+	"  - primary nid: 1.2.3.3@tcp\n  - primary nid: 1.2.3.4@tcp\n"         \
+	"  - primary nid: 1.2.3.5@tcp\n"
+
+static const struct refusal fourth[] = {
+	{ "peer add 1.2.3.4@tcp", -EEXIST, "failed to add peer", false },
+	{ NULL, 0, NULL, false },
+};
+
+static const struct batch_row batch_rows[] = {
+	/* 0: full batches, then what is left */
+	{ 2, false, UL_CONF_NETLINK, NULL, 0,
+	  "batch of 2\n  peer add 1.2.3.1@tcp\n  peer add 1.2.3.2@tcp\n"
+	  "batch of 2\n  peer add 1.2.3.3@tcp\n  peer add 1.2.3.4@tcp\n"
+	  "batch of 1\n  peer add 1.2.3.5@tcp\n" },
+	/*
+	 * 1: a refusal inside a batch is that peer's, as one request's
+	 * would be: its error, the section's end, nothing after it sent
+	 */
+	{ 2, false, UL_CONF_NETLINK, fourth, -EINVAL,
+	  "batch of 2\n  peer add 1.2.3.1@tcp\n  peer add 1.2.3.2@tcp\n"
+	  "batch of 2\n  peer add 1.2.3.3@tcp\n  peer add 1.2.3.4@tcp\n"
+	  "D1 add peer -17 failed to add peer\n" },
+	/* 2: a daemon without batches: one request at a time from the first */
+	{ 2, true, UL_CONF_NETLINK, fourth, -EINVAL,
+	  "batch of 2\npeer add 1.2.3.1@tcp\npeer add 1.2.3.2@tcp\n"
+	  "peer add 1.2.3.3@tcp\npeer add 1.2.3.4@tcp\n"
+	  "D1 add peer -17 failed to add peer\n" },
+	/* 3: no answer to a batch: the section's error naming the socket */
+	{ 4, false, UL_CONF_NETLINK, lost, -EINVAL,
+	  "batch of 4\n  peer add 1.2.3.1@tcp\nD1 add peer -2 " NO_DAEMON
+	  "\n" },
+	/* 4: --old-api goes on after a refusal: never batched */
+	{ 2, false, UL_CONF_OLD_API, fourth, -EEXIST,
+	  "peer add 1.2.3.1@tcp\npeer add 1.2.3.2@tcp\npeer add 1.2.3.3@tcp\n"
+	  "peer add 1.2.3.4@tcp\n"
+	  "D2 add peer_ni seq -1 -17 \"add peer ni operation failed: File "
+	  "exists\"\n"
+	  "peer add 1.2.3.5@tcp\n" },
+};
+
+static void peers_go_in_batches(void **state)
+{
+	struct ul_conf_import_opts o = { 0 };
+	struct ul_err err = { 0 };
+	struct ul_conf c;
+	struct rec r;
+	size_t i;
+	int rc;
+
+	(void)state;
+	o.addrs = host;
+	o.nr_addrs = sizeof(host) / sizeof(host[0]);
+	o.ops.call = call;
+	o.ops.batch_add = batch_add;
+	o.ops.batch_send = batch_send;
+	o.ops.report = report;
+	o.ops.note = note;
+	o.ops.ctx = &r;
+	for (i = 0; i < sizeof(batch_rows) / sizeof(batch_rows[0]); i++) {
+		const struct batch_row *b = &batch_rows[i];
+
+		memset(&r, 0, sizeof(r));
+		r.refuse = b->refuse;
+		r.batch_cap = b->cap;
+		r.is_unbatched = b->is_unbatched;
+		ul_conf_init(&c);
+		rc = ul_conf_read(FIVE_PEERS, strlen(FIVE_PEERS), b->dialect,
+				  &c, &err);
+		if (rc)
+			fail_msg("row %zu: read: %s", i, err.msg);
+		rc = ul_conf_import(&c, &o);
+		if (rc != b->status || strcmp(r.log, b->log) != 0)
+			fail_msg("row %zu: status %d (want %d)\n%s", i, rc,
+				 b->status, r.log);
+		assert_int_equal(r.nq, 0); /* nothing left queued */
+		ul_conf_fini(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(every_row_imports_as_lnetctl),
+		cmocka_unit_test(peers_go_in_batches),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

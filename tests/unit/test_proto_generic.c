@@ -261,6 +261,156 @@ static void malformed_generic_requests(void **state)
 }
 
 /* A document as a handler builds one: global show's first keys, a route. */
+/* A batch of n peer adds, 10.0.0.<i+1>@tcp, encoded then decoded. */
+static int batch_of(uint32_t n, struct ul_ctl_msg *m, struct ul_ctl_req *out,
+		    struct ul_err *err)
+{
+	struct ul_ctl_req *in = calloc(1, sizeof(*in));
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+	struct ul_ctl_msg items;
+	uint32_t i;
+	int rc;
+
+	assert_non_null(in);
+	assert_non_null(a);
+	ul_ctl_batch_init(&items);
+	for (i = 0; i < n; i++) {
+		a->has = UL_CTL_ARG_NID;
+		assert_int_equal(
+			ulnet_nid_parse("10.0.0.1@tcp", &a->nid, NULL, 0), 0);
+		a->nid.nid_addr[0] += i;
+		ul_ctl_batch_add(&items, a);
+	}
+	in->op = UL_CTL_OP_BATCH;
+	in->batch.op = UL_CTL_OP_PEER_ADD;
+	ul_ctl_batch_items(&items, n, &in->batch);
+	assert_int_equal(ul_ctl_req_encode(in, m), 0);
+	ul_ctl_msg_fini(&items);
+	free(a);
+	free(in);
+	rc = ul_ctl_req_decode(m->buf, m->len, out, err);
+	return rc;
+}
+
+static void batch_roundtrip(void **state)
+{
+	struct ul_ctl_req *out = malloc(sizeof(*out));
+	struct ul_ctl_args *a = malloc(sizeof(*a));
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply r, got;
+	struct ul_ctl_iter it;
+	struct ul_ctl_msg m;
+	uint32_t last = 0x0a000000;
+	int rc, n = 0;
+
+	(void)state;
+	assert_non_null(out);
+	assert_non_null(a);
+	assert_int_equal(batch_of(3, &m, out, &err), 0);
+	assert_int_equal(out->op, UL_CTL_OP_BATCH);
+	assert_int_equal(out->batch.op, UL_CTL_OP_PEER_ADD);
+	assert_int_equal(out->batch.n, 3);
+	/* the items point into the frame, which is still m's */
+	ul_ctl_batch_iter(&out->batch, &it);
+	while ((rc = ul_ctl_batch_next(&it, a, &err)) > 0) {
+		assert_int_equal(a->has, UL_CTL_ARG_NID);
+		assert_int_equal(a->nid.nid_addr[0], ++last);
+		n++;
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(n, 3);
+	ul_ctl_msg_fini(&m);
+
+	/* the count travels with a refusal too: the item it stopped at */
+	ul_ctl_reply_error(&r, UL_CTL_OP_BATCH, -EEXIST, "failed to add peer");
+	r.batch_done = 1;
+	assert_int_equal(ul_ctl_reply_encode(&r, &m), 0);
+	assert_int_equal(ul_ctl_reply_decode(m.buf, m.len, UL_CTL_OP_BATCH,
+					     &got, &err),
+			 0);
+	assert_int_equal(got.rc, -EEXIST);
+	assert_true(got.has_batch_done);
+	assert_int_equal(got.batch_done, 1);
+	assert_string_equal(got.err_msg, "failed to add peer");
+	ul_ctl_reply_fini(&got);
+	ul_ctl_msg_fini(&m);
+	/* an "unknown op" refusal of an older daemon has no count */
+	ul_ctl_reply_error(&r, 0, -EOPNOTSUPP, "control request: unknown op");
+	assert_int_equal(ul_ctl_reply_encode(&r, &m), 0);
+	assert_int_equal(ul_ctl_reply_decode(m.buf, m.len, UL_CTL_OP_BATCH,
+					     &got, &err),
+			 0);
+	assert_false(got.has_batch_done);
+	ul_ctl_reply_fini(&got);
+	ul_ctl_msg_fini(&m);
+	free(a);
+	free(out);
+}
+
+/* Each row is refused whole (-EPROTO) before any item could be applied. */
+static void malformed_batches(void **state)
+{
+	struct ul_ctl_req *out = malloc(sizeof(*out));
+	struct ul_ctl_msg m;
+	int row;
+
+	(void)state;
+	assert_non_null(out);
+	for (row = 1; row <= 5; row++) {
+		struct ul_err err = { 0 };
+
+		ul_ctl_msg_init(&m, UL_CTL_OP_BATCH);
+		switch (row) {
+		case 1: /* no op */
+			ul_ctl_nest_start(&m, UL_CTL_A_BATCH_ITEM);
+			ul_ctl_put_u64(&m, UL_CTL_A_ARG_HAS, 0);
+			ul_ctl_nest_end(&m);
+			break;
+		case 2: /* an op that is no configuration: a show */
+			ul_ctl_put_u32(&m, UL_CTL_A_BATCH_OP,
+				       UL_CTL_OP_PEER_LIST);
+			break;
+		case 3: /* an op past u16 */
+			ul_ctl_put_u32(&m, UL_CTL_A_BATCH_OP,
+				       0x10000u | UL_CTL_OP_PEER_ADD);
+			break;
+		case 4: /* the second item announces a NID it lacks */
+			ul_ctl_put_u32(&m, UL_CTL_A_BATCH_OP,
+				       UL_CTL_OP_PEER_ADD);
+			ul_ctl_nest_start(&m, UL_CTL_A_BATCH_ITEM);
+			ul_ctl_put_u64(&m, UL_CTL_A_ARG_HAS, 0);
+			ul_ctl_nest_end(&m);
+			ul_ctl_nest_start(&m, UL_CTL_A_BATCH_ITEM);
+			ul_ctl_put_u64(&m, UL_CTL_A_ARG_HAS, UL_CTL_ARG_NID);
+			ul_ctl_nest_end(&m);
+			break;
+		case 5: /* something else among the items */
+			ul_ctl_put_u32(&m, UL_CTL_A_BATCH_OP,
+				       UL_CTL_OP_PEER_ADD);
+			ul_ctl_put_u32(&m, UL_CTL_A_VERBOSE, 1);
+			break;
+		}
+		assert_int_equal(ul_ctl_msg_finish(&m), 0);
+		print_message("row %d\n", row);
+		assert_int_equal(ul_ctl_req_decode(m.buf, m.len, out, &err),
+				 -EPROTO);
+		assert_true(err.msg[0] != '\0');
+		ul_ctl_msg_fini(&m);
+	}
+	/* one item more than a batch may hold */
+	{
+		struct ul_err err = { 0 };
+
+		assert_int_equal(batch_of(UL_CTL_BATCH_MAX, &m, out, &err), 0);
+		ul_ctl_msg_fini(&m);
+		assert_int_equal(batch_of(UL_CTL_BATCH_MAX + 1, &m, out, &err),
+				 -EPROTO);
+		assert_non_null(strstr(err.msg, "more than 1024"));
+		ul_ctl_msg_fini(&m);
+	}
+	free(out);
+}
+
 static void build_doc(struct ul_ctl_msg *d)
 {
 	ul_ctl_doc_init(d);
@@ -468,6 +618,8 @@ int main(void)
 		cmocka_unit_test(args_roundtrip_every_field),
 		cmocka_unit_test(args_absent_fields_stay_absent),
 		cmocka_unit_test(malformed_generic_requests),
+		cmocka_unit_test(batch_roundtrip),
+		cmocka_unit_test(malformed_batches),
 		cmocka_unit_test(doc_roundtrip_and_engines),
 		cmocka_unit_test(empty_doc_prints_nothing),
 		cmocka_unit_test(malformed_documents),

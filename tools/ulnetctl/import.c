@@ -45,13 +45,90 @@ static int call(void *ctx, uint16_t op, const struct ul_ctl_args *a,
 	return rc;
 }
 
+/* What the engine's ops work with: the errors printed, the batch. */
+struct import_ctx {
+	struct ul_cyaml_errs errs;
+	struct ul_ctl_msg items; /* the batch being built */
+	uint32_t nitems;
+	uint16_t op;
+};
+
+static int batch_add(void *ctx, uint16_t op, const struct ul_ctl_args *a)
+{
+	struct import_ctx *ic = ctx;
+
+	if (ic->nitems &&
+	    (ic->nitems == UL_CTL_BATCH_MAX || op != ic->op ||
+	     ic->items.len + UL_CTL_BATCH_ITEM_ROOM > UL_CTL_MAX_PAYLOAD))
+		return -ENOSPC;
+	if (!ic->nitems)
+		ul_ctl_batch_init(&ic->items);
+	ic->op = op;
+	ul_ctl_batch_add(&ic->items, a);
+	ic->nitems++;
+	return 0;
+}
+
+/*
+ * The batch in one request. A reply whose count does not fit what was
+ * sent is no answer (lost), as a malformed reply is.
+ */
+static int batch_send(void *ctx, size_t *done, struct ul_err *err,
+		      bool *is_lost, bool *is_unsupported)
+{
+	struct import_ctx *ic = ctx;
+	struct ul_ctl_reply reply;
+	struct ul_ctl_req *req = calloc(1, sizeof(*req));
+	uint32_t n = ic->nitems;
+	int rc;
+
+	*done = 0;
+	if (!req) {
+		rc = ul_err_set(err, -ENOMEM, "out of memory");
+		goto out;
+	}
+	req->op = UL_CTL_OP_BATCH;
+	req->batch.op = ic->op;
+	ul_ctl_batch_items(&ic->items, n, &req->batch);
+	rc = ic->items.err ? ul_err_set(err, ic->items.err,
+					"cannot build the request: %s",
+					strerror(-ic->items.err))
+			   : ulnetctl_ctl_call(req, ULNETCTL_CTL_TIMEOUT_MS,
+					       &reply, err);
+	free(req);
+	if (rc) {
+		*is_lost = true;
+		goto out;
+	}
+	rc = reply.rc;
+	if (rc == -EOPNOTSUPP && !reply.has_batch_done) {
+		*is_unsupported = true;
+	} else if (!reply.has_batch_done || reply.batch_done > n ||
+		   (rc ? reply.batch_done == n : reply.batch_done != n)) {
+		rc = ul_err_set(err, -EPROTO,
+				"bad reply from ulnetd at %s: a batch of %u "
+				"with %u done and status %d",
+				ulnetctl_ctl_path(), n, reply.batch_done, rc);
+		*is_lost = true;
+	} else {
+		*done = reply.batch_done;
+		if (rc)
+			ul_err_set(err, rc, "%s", reply.err_msg);
+	}
+	ul_ctl_reply_fini(&reply);
+out:
+	ul_ctl_msg_fini(&ic->items);
+	ic->nitems = 0;
+	return rc;
+}
+
 /*
  * An error as lnetctl prints it: D1 on stderr, or a D2 tree entry; one
  * lnetctl reports without a word, not at all.
  */
 static void report(void *ctx, const struct ul_conf_report *r)
 {
-	struct ul_cyaml_errs *errs = ctx;
+	struct ul_cyaml_errs *errs = &((struct import_ctx *)ctx)->errs;
 	const char *descr = r->descr && r->descr[0] ? r->descr
 						    : strerror(-r->errnum);
 
@@ -150,11 +227,11 @@ static int import_apply(const struct ulnetctl_import *im,
 {
 	struct ul_conf_hostaddr *addrs = NULL;
 	struct ul_conf_import_opts o = { 0 };
-	struct ul_cyaml_errs errs;
+	struct import_ctx ic = { 0 };
 	size_t n = 0;
 	int rc;
 
-	ul_cyaml_errs_init(&errs, stderr);
+	ul_cyaml_errs_init(&ic.errs, stderr);
 	rc = ul_conf_host_addrs(&addrs, &n);
 	if (rc)
 		return ulnetctl_d1(im->is_del ? "del" : "add", "import", rc,
@@ -163,13 +240,16 @@ static int import_apply(const struct ulnetctl_import *im,
 	o.addrs = addrs;
 	o.nr_addrs = n;
 	o.ops.call = call;
+	o.ops.batch_add = batch_add;
+	o.ops.batch_send = batch_send;
 	o.ops.report = report;
 	o.ops.note = note;
-	o.ops.ctx = &errs;
-	/* one request per item: one connection for all of them */
+	o.ops.ctx = &ic;
+	/* one request per item or batch: one connection for all of them */
 	ulnetctl_ctl_keep(true);
 	rc = ul_conf_import(conf, &o);
 	ulnetctl_ctl_keep(false);
+	ul_ctl_msg_fini(&ic.items);
 	if (conf->nr_warnings_dropped)
 		fprintf(stderr, "ulnetctl import: %zu more notes not kept\n",
 			conf->nr_warnings_dropped);
