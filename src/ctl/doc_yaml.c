@@ -1,5 +1,6 @@
 /* A reply document printed in one of lnetctl's output engines. */
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "ctl/doc_yaml.h"
@@ -194,6 +195,79 @@ int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 		return rc;
 	}
 	return ul_yemit_close(&r.y);
+}
+
+void ul_doc_pages_init(struct ul_doc_pages *p, FILE *out, enum ul_doc_engine e)
+{
+	memset(p, 0, sizeof(*p));
+	p->out = out;
+	p->engine = e;
+}
+
+int ul_doc_pages_print(struct ul_doc_pages *p, const uint8_t *raw, size_t len)
+{
+	struct raw_emit *r = p->emit;
+	struct ul_ctl_doc_visit v = { raw_scalar, raw_start, raw_end, false,
+				      NULL };
+	struct ul_ctl_attr a, key, seq, item;
+	struct ul_ctl_iter it, items;
+	struct ul_err err = { 0 };
+	int rc;
+
+	if (!raw)
+		return 0;
+	ul_ctl_iter_init(&it, raw, len);
+	rc = ul_ctl_iter_next(&it, &a, &err);
+	if (rc <= 0 || a.type != UL_CTL_A_Y_MAP)
+		return rc < 0 ? rc : -EPROTO;
+	if (a.len == 0)
+		return 0; /* nothing from here on */
+	ul_ctl_iter_nested(&it, &a);
+	if (ul_ctl_iter_next(&it, &key, &err) <= 0 ||
+	    key.type != UL_CTL_A_Y_KEY ||
+	    ul_ctl_iter_next(&it, &seq, &err) <= 0 ||
+	    seq.type != UL_CTL_A_Y_SEQ || ul_ctl_iter_next(&it, &a, &err) != 0)
+		return -EPROTO;
+	if (p->engine == UL_DOC_C)
+		return -EINVAL;
+	if (!p->is_open) {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		rc = ul_yemit_open(&r->y, p->out, p->engine == UL_DOC_A ? 6 : 2,
+				   false);
+		if (rc) {
+			free(r);
+			return rc;
+		}
+		p->emit = r;
+		p->is_open = true;
+		ul_yemit_map_start(&r->y);
+		ul_yemit_str(&r->y, ul_ctl_attr_str(&key));
+		ul_yemit_seq_start(&r->y);
+	}
+	v.ctx = r;
+	ul_ctl_iter_nested(&items, &seq);
+	while ((rc = ul_ctl_iter_next(&items, &item, &err)) > 0)
+		if ((rc = ul_ctl_doc_walk(&item, &v, &err)))
+			return rc;
+	return rc;
+}
+
+int ul_doc_pages_close(struct ul_doc_pages *p)
+{
+	struct raw_emit *r = p->emit;
+	int rc;
+
+	if (!p->is_open)
+		return 0;
+	ul_yemit_seq_end(&r->y);
+	ul_yemit_map_end(&r->y);
+	rc = ul_yemit_close(&r->y);
+	free(r);
+	p->emit = NULL;
+	p->is_open = false;
+	return rc;
 }
 
 const struct ul_ynode *ul_doc_get(const struct ul_ynode *map, const char *key)

@@ -14,6 +14,7 @@
 #ifndef UL_CTL_DOC_YAML_H
 #define UL_CTL_DOC_YAML_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,26 @@ int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e);
  */
 int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 		     enum ul_doc_engine e);
+
+/*
+ * A paged table (proto.h, CURSOR) printed page by page as one document:
+ * each page's raw document is a mapping of one key whose value is a
+ * sequence (the first page's key is printed, the items of every page
+ * make its one list). ul_doc_pages_print() takes a page as it comes; a
+ * page without the key adds nothing; ul_doc_pages_close() ends the
+ * document (nothing at all when no page had an item). Engines A and B
+ * only. 0, -EIO, -ENOMEM, or -EPROTO for a page of another shape.
+ */
+struct ul_doc_pages {
+	FILE *out;
+	enum ul_doc_engine engine;
+	bool is_open;
+	void *emit; /* internal */
+};
+
+void ul_doc_pages_init(struct ul_doc_pages *p, FILE *out, enum ul_doc_engine e);
+int ul_doc_pages_print(struct ul_doc_pages *p, const uint8_t *raw, size_t len);
+int ul_doc_pages_close(struct ul_doc_pages *p);
 
 struct ul_yemit;
 /* Emit node n (and what it holds) into an open libyaml stream. */

@@ -67,11 +67,20 @@
  *	          target itself and 0 when there is none. PING_PID,
  *	          PING_FEATURES and PING_NI are the reply's.)
  *	NET_SHOW  request  NET_NAME?, VERBOSE?
- *	PEER_SHOW request  NID?, VERBOSE?
+ *	PEER_SHOW request  NID?, VERBOSE?, CURSOR?
  *	          reply    one Y_MAP, as the generic ops' below: the document
  *	                   `net show` / `peer show` prints at that verbose
  *	                   level (UL_CTL_SHOW_BACKUP: what export --backup
- *	                   keeps), built by the server (runtime/ctlsrv_show.c)
+ *	                   keeps), built by the server (runtime/ctlsrv_show.c);
+ *	                   CURSOR? (PEER_SHOW)
+ *	          (PEER_SHOW with CURSOR is paged, as LNet's netlink dump
+ *	          is: the reply holds the peers from that index of the
+ *	          peer table on, up to UL_CTL_PAGE_BYTES of document, and
+ *	          CURSOR, where the next page starts, when more remain; the
+ *	          pages' "peer" sequences make the list. A peer added or
+ *	          removed between two pages may be listed twice or missed,
+ *	          as with a dump. Without CURSOR the whole table is one
+ *	          reply, refused -EMSGSIZE past UL_CTL_MAX_REPLY.)
  *
  *	PERF_PUT  request  NID (target), PERF_SIZE, PERF_DURATION_MS,
  *	                   PERF_INFLIGHT, PERF_OP?, PERF_CHECK?,
@@ -163,6 +172,8 @@ struct ul_err;
 #define UL_CTL_ATTR_HDR_SIZE 8
 #define UL_CTL_MAX_PAYLOAD (1u << 20) /* request */
 #define UL_CTL_MAX_REPLY (256u << 20) /* reply */
+/* A paged reply's document stops at the first item past this. */
+#define UL_CTL_PAGE_BYTES (16u << 20)
 #define UL_CTL_F_NESTED 0x0001
 #define UL_CTL_NID_SIZE 20
 /* Nesting deeper than this is refused (version 1 needs 4). */
@@ -244,6 +255,7 @@ enum ul_ctl_attr_id {
 	UL_CTL_A_TIMEOUT_MS = 0x0007, /* u32 */
 	UL_CTL_A_NET_NAME = 0x0008,   /* str: "tcp1", parsed by the server */
 	UL_CTL_A_STATUS = 0x0009,     /* u32: LNet NI status (UP/DOWN) */
+	UL_CTL_A_CURSOR = 0x000a,     /* u32: a paged table's next item */
 
 	/* 0x01xx: ping (and later discover) */
 	UL_CTL_A_PING_PRIMARY = 0x0100,	 /* nid */
@@ -464,6 +476,8 @@ struct ul_ctl_peer_show_req {
 	bool has_nid;
 	struct ulnet_nid nid;
 	uint32_t verbose;
+	bool has_cursor; /* paged: the page from item cursor on */
+	uint32_t cursor;
 };
 
 /* Most targets one perf request names (runtime/perf.h's limit). */
@@ -698,6 +712,9 @@ struct ul_ctl_reply {
 	 */
 	uint32_t batch_done;
 	bool has_batch_done;
+	/* A paged reply (PEER_SHOW): where the next page starts, if any. */
+	uint32_t cursor;
+	bool has_cursor;
 	union {
 		struct {
 			struct ulnet_nid primary; /* the peer record's */

@@ -107,8 +107,6 @@ int ul_ctl_doc_reply(const struct ul_ctl_msg *d, uint16_t op,
 	return ul_ctl_msg_finish(m);
 }
 
-/* ---- Decoding -------------------------------------------------------- */
-
 /* ---- Walking --------------------------------------------------------- */
 
 struct doc_walk {

@@ -213,6 +213,10 @@ static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 	case UL_CTL_A_VERSION:
 		r->version = ul_ctl_attr_u32(a);
 		return 0;
+	case UL_CTL_A_CURSOR:
+		r->cursor = ul_ctl_attr_u32(a);
+		r->has_cursor = true;
+		return 0;
 	case UL_CTL_A_BATCH_DONE:
 		r->batch_done = ul_ctl_attr_u32(a);
 		r->has_batch_done = true;

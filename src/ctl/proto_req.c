@@ -35,6 +35,9 @@ int ul_ctl_req_encode(const struct ul_ctl_req *req, struct ul_ctl_msg *m)
 		if (req->peer_show.has_nid)
 			ul_ctl_put_nid(m, UL_CTL_A_NID, &req->peer_show.nid);
 		ul_ctl_put_u32(m, UL_CTL_A_VERBOSE, req->peer_show.verbose);
+		if (req->peer_show.has_cursor)
+			ul_ctl_put_u32(m, UL_CTL_A_CURSOR,
+				       req->peer_show.cursor);
 		break;
 	case UL_CTL_OP_PERF_PUT:
 		ul_ctl_put_nid(m, UL_CTL_A_NID, &req->perf.targets[0]);
@@ -113,6 +116,10 @@ static int peer_show_req_attr(struct ul_ctl_req *r, const struct ul_ctl_attr *a)
 		break;
 	case UL_CTL_A_VERBOSE:
 		r->peer_show.verbose = ul_ctl_attr_u32(a);
+		break;
+	case UL_CTL_A_CURSOR:
+		r->peer_show.cursor = ul_ctl_attr_u32(a);
+		r->peer_show.has_cursor = true;
 		break;
 	default:
 		break;

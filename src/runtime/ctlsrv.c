@@ -213,12 +213,24 @@ void ul_ctlsrv_client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
 void ul_ctlsrv_client_send_doc(struct ctl_client *c, uint16_t op,
 			       const struct ul_ctl_msg *doc)
 {
+	ul_ctlsrv_client_send_page(c, op, doc, NULL);
+}
+
+/* The same, with where the next page starts (cursor NULL: last page). */
+void ul_ctlsrv_client_send_page(struct ctl_client *c, uint16_t op,
+				const struct ul_ctl_msg *doc,
+				const uint32_t *cursor)
+{
 	struct ul_ctl_reply err_reply;
 	int rc;
 
 	ul_ctl_msg_fini(&c->out);
 	c->out_off = 0;
 	rc = ul_ctl_doc_reply(doc, op, &c->out);
+	if (!rc && cursor) {
+		ul_ctl_put_u32(&c->out, UL_CTL_A_CURSOR, *cursor);
+		rc = ul_ctl_msg_finish(&c->out);
+	}
 	if (rc) {
 		ul_ctl_msg_fini(&c->out);
 		ul_ctl_reply_error(&err_reply, op, rc,
@@ -463,7 +475,9 @@ static void client_dispatch(struct ctl_client *c)
 			     : ul_ctlsrv_peer_show(c->srv, &req.peer_show, &doc,
 						   &r);
 		if (rc == 0) {
-			ul_ctlsrv_client_send_doc(c, req.op, &doc);
+			ul_ctlsrv_client_send_page(c, req.op, &doc,
+						   r.has_cursor ? &r.cursor
+								: NULL);
 			ul_ctl_msg_fini(&doc);
 			return;
 		}

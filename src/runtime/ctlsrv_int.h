@@ -143,11 +143,17 @@ void ul_ctlsrv_client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
 			   bool then_close);
 void ul_ctlsrv_client_send_doc(struct ctl_client *c, uint16_t op,
 			       const struct ul_ctl_msg *doc);
+/* A page of a paged table: cursor, where the next starts, or NULL. */
+void ul_ctlsrv_client_send_page(struct ctl_client *c, uint16_t op,
+				const struct ul_ctl_msg *doc,
+				const uint32_t *cursor);
 
 /*
  * ctlsrv_show.c: the reply documents of NET_SHOW and PEER_SHOW. 0 with
  * the document in d (initialised here; the caller sends and frees it),
  * 1 with an error reply in r instead (no such net or peer), or -ENOMEM.
+ * A paged PEER_SHOW (req->has_cursor) that stopped before the end of the
+ * table sets r->has_cursor and r->cursor, where the next page starts.
  */
 int ul_ctlsrv_net_show(struct ul_ctlsrv *srv,
 		       const struct ul_ctl_net_show_req *req,

@@ -475,10 +475,19 @@ int ul_ctlsrv_peer_show(struct ul_ctlsrv *srv,
 			return rc;
 	}
 	ul_ctl_doc_init(d);
-	if (n) {
+	i = req->has_cursor && !only ? req->cursor : 0;
+	if (i < n) {
 		ul_ctl_doc_seq(d, "peer");
-		for (i = 0; i < n; i++)
+		for (; i < n; i++) {
 			doc_peer(d, peers[i], core, req->verbose);
+			/* a page ends past its size; the next starts here */
+			if (req->has_cursor && i + 1 < n &&
+			    d->len >= UL_CTL_PAGE_BYTES) {
+				r->has_cursor = true;
+				r->cursor = (uint32_t)(i + 1);
+				break;
+			}
+		}
 		ul_ctl_doc_end(d);
 	}
 	if (!only)

@@ -96,6 +96,14 @@ static void req_show_roundtrip(void **state)
 	assert_true(out.peer_show.has_nid);
 	assert_true(ulnet_nid_same(&out.peer_show.nid, &in.peer_show.nid));
 	assert_int_equal(out.peer_show.verbose, 3);
+	assert_false(out.peer_show.has_cursor);
+	/* a page of the table: from peer 7 on */
+	in.peer_show.has_nid = false;
+	in.peer_show.has_cursor = true;
+	in.peer_show.cursor = 7;
+	out = req_roundtrip(&in);
+	assert_true(out.peer_show.has_cursor);
+	assert_int_equal(out.peer_show.cursor, 7);
 }
 
 static void req_perf_roundtrip(void **state)

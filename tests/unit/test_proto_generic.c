@@ -539,6 +539,123 @@ static void doc_roundtrip_and_engines(void **state)
 	ul_ctl_msg_fini(&m);
 }
 
+/* A reply of a "peer" list holding peers [from, to), raw (RAW_DOC). */
+static void peer_page(struct ul_ctl_reply *rep, int from, int to)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_msg d, m;
+	char nid[32];
+	int i;
+
+	ul_ctl_doc_init(&d);
+	if (from < to) {
+		ul_ctl_doc_seq(&d, "peer");
+		for (i = from; i < to; i++) {
+			snprintf(nid, sizeof(nid), "10.0.0.%d@tcp", i);
+			ul_ctl_doc_map(&d, NULL);
+			ul_ctl_doc_str(&d, "primary nid", nid);
+			ul_ctl_doc_bool(&d, "Multi-Rail", true);
+			ul_ctl_doc_seq(&d, "peer ni");
+			ul_ctl_doc_map(&d, NULL);
+			ul_ctl_doc_str(&d, "nid", nid);
+			ul_ctl_doc_end(&d);
+			ul_ctl_doc_end(&d);
+			ul_ctl_doc_end(&d);
+		}
+		ul_ctl_doc_end(&d);
+	}
+	assert_int_equal(ul_ctl_doc_reply(&d, UL_CTL_OP_PEER_SHOW, &m), 0);
+	ul_ctl_msg_fini(&d);
+	assert_int_equal(
+		ul_ctl_reply_decode_flags(m.buf, m.len, UL_CTL_OP_PEER_SHOW,
+					  UL_CTL_REPLY_RAW_DOC, rep, &err),
+		0);
+	ul_ctl_msg_fini(&m);
+}
+
+/*
+ * A paged peer show (proto.h, CURSOR): pages of 2, 0 and 3 peers print
+ * exactly the one list a single reply of the 5 prints, in both libyaml
+ * engines; no page with an item prints nothing; a page of another shape
+ * is -EPROTO.
+ */
+static void pages_print_as_one_list(void **state)
+{
+	static const int cut[] = { 0, 2, 2, 5 };
+	enum ul_doc_engine e;
+	struct ul_ctl_reply whole, page;
+	struct ul_doc_pages pages;
+	char *want, *got;
+	size_t wlen = 0, glen = 0, i;
+	FILE *f;
+
+	(void)state;
+	for (e = UL_DOC_A; e <= UL_DOC_B; e++) {
+		peer_page(&whole, 0, 5);
+		f = open_memstream(&want, &wlen);
+		assert_non_null(f);
+		assert_int_equal(ul_doc_print_raw(f, whole.doc_raw,
+						  whole.doc_raw_len, e),
+				 0);
+		fclose(f);
+		ul_ctl_reply_fini(&whole);
+		f = open_memstream(&got, &glen);
+		assert_non_null(f);
+		ul_doc_pages_init(&pages, f, e);
+		for (i = 0; i + 1 < sizeof(cut) / sizeof(cut[0]); i++) {
+			peer_page(&page, cut[i], cut[i + 1]);
+			assert_int_equal(ul_doc_pages_print(&pages,
+							    page.doc_raw,
+							    page.doc_raw_len),
+					 0);
+			ul_ctl_reply_fini(&page);
+		}
+		assert_int_equal(ul_doc_pages_close(&pages), 0);
+		fclose(f);
+		assert_non_null(strstr(want, "10.0.0.4@tcp"));
+		assert_string_equal(got, want);
+		free(want);
+		free(got);
+	}
+	/* only empty pages: nothing */
+	f = open_memstream(&got, &glen);
+	assert_non_null(f);
+	ul_doc_pages_init(&pages, f, UL_DOC_A);
+	peer_page(&page, 3, 3);
+	assert_int_equal(
+		ul_doc_pages_print(&pages, page.doc_raw, page.doc_raw_len), 0);
+	ul_ctl_reply_fini(&page);
+	assert_int_equal(ul_doc_pages_close(&pages), 0);
+	fclose(f);
+	assert_string_equal(got, "");
+	free(got);
+	/* a page of two keys is no page */
+	{
+		struct ul_err err = { 0 };
+		struct ul_ctl_msg d, m;
+
+		build_doc(&d);
+		assert_int_equal(ul_ctl_doc_reply(&d, UL_CTL_OP_PEER_SHOW, &m),
+				 0);
+		ul_ctl_msg_fini(&d);
+		assert_int_equal(ul_ctl_reply_decode_flags(
+					 m.buf, m.len, UL_CTL_OP_PEER_SHOW,
+					 UL_CTL_REPLY_RAW_DOC, &page, &err),
+				 0);
+		ul_ctl_msg_fini(&m);
+		f = open_memstream(&got, &glen);
+		assert_non_null(f);
+		ul_doc_pages_init(&pages, f, UL_DOC_A);
+		assert_int_equal(ul_doc_pages_print(&pages, page.doc_raw,
+						    page.doc_raw_len),
+				 -EPROTO);
+		assert_int_equal(ul_doc_pages_close(&pages), 0);
+		fclose(f);
+		free(got);
+		ul_ctl_reply_fini(&page);
+	}
+}
+
 /* An empty document prints nothing in every engine. */
 static void empty_doc_prints_nothing(void **state)
 {
@@ -622,6 +739,7 @@ int main(void)
 		cmocka_unit_test(malformed_batches),
 		cmocka_unit_test(doc_roundtrip_and_engines),
 		cmocka_unit_test(empty_doc_prints_nothing),
+		cmocka_unit_test(pages_print_as_one_list),
 		cmocka_unit_test(malformed_documents),
 	};
 

@@ -25,6 +25,51 @@
 #include "cmd.h"
 #include "ctl.h"
 
+/*
+ * The whole table, page by page (proto.h, CURSOR), each page printed as
+ * it is walked: 100,000 peers at any verbose level, in memory one page
+ * at a time. A failure after the first page ends the list where it got
+ * to, with the error after it, as lnetctl's dump does.
+ */
+static int peer_show_pages(const struct ul_ctl_peer_show_req *show)
+{
+	struct ul_ctl_req req = { 0 };
+	struct ul_err err = { 0 };
+	struct ul_ctl_reply reply;
+	struct ul_doc_pages pages;
+	int rc = 0, out_rc = 0;
+
+	req.op = UL_CTL_OP_PEER_SHOW;
+	req.peer_show = *show;
+	req.peer_show.has_cursor = true;
+	ul_doc_pages_init(&pages, stdout, UL_DOC_A);
+	for (;;) {
+		rc = ulnetctl_ctl_call_raw(&req, ULNETCTL_CTL_TIMEOUT_MS,
+					   &reply, &err);
+		if (rc)
+			break;
+		if (reply.rc) {
+			rc = ul_err_set(&err, reply.rc, "%s", reply.err_msg);
+			ul_ctl_reply_fini(&reply);
+			break;
+		}
+		out_rc = ul_doc_pages_print(&pages, reply.doc_raw,
+					    reply.doc_raw_len);
+		if (out_rc || !reply.has_cursor ||
+		    reply.cursor <= req.peer_show.cursor) {
+			ul_ctl_reply_fini(&reply);
+			break;
+		}
+		req.peer_show.cursor = reply.cursor;
+		ul_ctl_reply_fini(&reply);
+	}
+	if (ul_doc_pages_close(&pages) && !out_rc)
+		out_rc = -EIO;
+	if (rc)
+		return ulnetctl_show_failed("peer", rc, err.msg);
+	return out_rc ? -EIO : 0;
+}
+
 static int peer_show(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -64,14 +109,14 @@ static int peer_show(int argc, char **argv)
 			return 0;
 		}
 	}
-	/* 100,000 peers: printed as the reply is walked, no tree */
-	rc = ulnetctl_ctl_call_raw(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
+	if (!req.peer_show.has_nid)
+		return peer_show_pages(&req.peer_show);
+	rc = ulnetctl_ctl_call(&req, ULNETCTL_CTL_TIMEOUT_MS, &reply, &err);
 	if (rc)
 		return ulnetctl_show_failed("peer", rc, err.msg);
 	if (reply.rc)
 		rc = ulnetctl_show_failed("peer", reply.rc, reply.err_msg);
-	else if (ul_doc_print_raw(stdout, reply.doc_raw, reply.doc_raw_len,
-				  UL_DOC_A))
+	else if (ul_doc_print(stdout, reply.doc, UL_DOC_A))
 		rc = -EIO;
 	ul_ctl_reply_fini(&reply);
 	return rc;
