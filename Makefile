@@ -8,8 +8,8 @@ JOBS         ?= $(shell nproc 2>/dev/null || echo 2)
 CMAKE_GEN    := -G Ninja -DULNET_WERROR=ON
 CTEST_ARGS   ?= --output-on-failure -j $(JOBS)
 
-.PHONY: all bootstrap build asan check test test-asan fuzz fuzz-build demo bench \
-	bench-build \
+.PHONY: all bootstrap build asan tsan check test test-asan test-tsan fuzz \
+	fuzz-build demo bench bench-build \
 	format format-check tidy spell clean
 
 all: build
@@ -23,6 +23,13 @@ $(BUILD)/plain/build.ninja:
 $(BUILD)/asan/build.ninja:
 	cmake -S . -B $(BUILD)/asan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
 		-DULNET_ASAN=ON -DULNET_UBSAN=ON
+
+# ThreadSanitizer over the tests labelled "threads" (tests/CMakeLists.txt):
+# the ones where several threads run, the loop thread of an instance or of
+# ulnetd beside its callers.
+$(BUILD)/tsan/build.ninja:
+	cmake -S . -B $(BUILD)/tsan $(CMAKE_GEN) -DCMAKE_BUILD_TYPE=Debug \
+		-DULNET_TSAN=ON
 
 # The optimised tree, with the tests: make check builds it, so a warning
 # that only -O2/-O3 finds (format-overflow, stringop-truncation) fails CI.
@@ -39,6 +46,9 @@ build: $(BUILD)/plain/build.ninja
 asan: $(BUILD)/asan/build.ninja
 	cmake --build $(BUILD)/asan
 
+tsan: $(BUILD)/tsan/build.ninja
+	cmake --build $(BUILD)/tsan
+
 test: build
 	ctest --test-dir $(BUILD)/plain $(CTEST_ARGS)
 
@@ -46,6 +56,10 @@ test-asan: asan
 	ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	ctest --test-dir $(BUILD)/asan $(CTEST_ARGS)
+
+test-tsan: tsan
+	TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1 \
+	ctest --test-dir $(BUILD)/tsan -L threads $(CTEST_ARGS)
 
 fuzz-build: $(BUILD)/fuzz/build.ninja
 	cmake --build $(BUILD)/fuzz
@@ -55,7 +69,8 @@ fuzz: fuzz-build
 	@bash scripts/run-fuzz.sh $(BUILD)/fuzz $(FUZZ_SECONDS)
 
 # make check: bootstrap, the formatting referee and codespell, the tests
-# plain and under ASan+UBSan, clang-tidy (warnings are errors), the
+# plain and under ASan+UBSan, the threaded ones under TSan, clang-tidy
+# (warnings are errors), the
 # optimised (Release) build, then a short fuzz run of every target when
 # clang is present.
 check: bootstrap
@@ -63,6 +78,7 @@ check: bootstrap
 	$(MAKE) spell
 	$(MAKE) test
 	$(MAKE) test-asan
+	$(MAKE) test-tsan
 	$(MAKE) tidy
 	$(MAKE) bench-build
 	@if command -v clang >/dev/null 2>&1; then \
@@ -72,8 +88,9 @@ check: bootstrap
 	fi
 	@n=$$(ctest --test-dir $(BUILD)/plain -N | sed -n 's/^Total Tests: //p'); \
 	a=$$(ctest --test-dir $(BUILD)/asan -N | sed -n 's/^Total Tests: //p'); \
-	echo "check: $$n tests plain and $$a under ASan+UBSan"; \
-	echo "check: $$((n + a)) passed, 0 failed"
+	t=$$(ctest --test-dir $(BUILD)/tsan -N -L threads | sed -n 's/^Total Tests: //p'); \
+	echo "check: $$n tests plain, $$a under ASan+UBSan, $$t under TSan"; \
+	echo "check: $$((n + a + t)) passed, 0 failed"
 
 # The optimised tree: -O3 finds warnings a debug build does not.
 bench-build: $(BUILD)/bench/build.ninja
