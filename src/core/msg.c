@@ -14,29 +14,13 @@
 #include "core/discovery_send.h"
 #include "core/health.h"
 #include "core/msg.h"
+#include "util/poison.h"
 
 #define NSEC_PER_SEC UINT64_C(1000000000)
 
-/*
- * Pooled messages are poisoned under AddressSanitizer, so that a use
- * after ul_msg_free() is still reported as one.
- */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define UL_MSG_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__)
-#define UL_MSG_ASAN 1
-#endif
-#ifdef UL_MSG_ASAN
-#include <sanitizer/asan_interface.h>
-#define MSG_POISON(m) ASAN_POISON_MEMORY_REGION((m), sizeof(struct ul_msg))
-#define MSG_UNPOISON(m) ASAN_UNPOISON_MEMORY_REGION((m), sizeof(struct ul_msg))
-#else
-#define MSG_POISON(m) ((void)(m))
-#define MSG_UNPOISON(m) ((void)(m))
-#endif
+/* Pooled messages are poisoned under ASan (util/poison.h). */
+#define MSG_POISON(m) UL_POISON((m), sizeof(struct ul_msg))
+#define MSG_UNPOISON(m) UL_UNPOISON((m), sizeof(struct ul_msg))
 
 /* The pool's link lives in the first bytes of a free message. */
 static struct ul_msg **pool_next(struct ul_msg *m)

@@ -157,7 +157,7 @@ void sock_deliver(struct ul_socklnd *s)
 		ul_list_del(&st->link);
 		if (st->tx)
 			lni->up->tx_done(lni, st->tx, st->status, st->hstatus);
-		free(st);
+		sock_tx_free(st);
 	}
 	ul_list_take(&s->news, &todo);
 	ul_list_for_each_entry_safe(nw, ntmp, &todo, link) {
@@ -248,6 +248,7 @@ void ul_socklnd_destroy(struct ul_socklnd *s)
 	free_zombies(s);
 	sock_deliver(s);
 	drop_news(s, NULL);
+	sock_tx_pool_drain(s);
 	free(s);
 }
 
@@ -757,12 +758,12 @@ static int sock_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 	if (!st)
 		return -ENOMEM;
 	if (st->hdr_len == 0) {
-		free(st);
+		sock_tx_free(st);
 		return -EINVAL;
 	}
 	peer = sock_peer_find_or_add(ni, to, tx->target_pid);
 	if (!peer) {
-		free(st);
+		sock_tx_free(st);
 		return -ENOMEM;
 	}
 	/*

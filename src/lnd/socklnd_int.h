@@ -111,7 +111,13 @@ struct ul_socklnd {
 	bool is_privileged; /* src ports 1023..512 */
 	/* The kernel refused our routing tables (socklnd_mrroute.c). */
 	bool is_mr_denied;
+	/* Freed tx descriptors kept for reuse (sock_tx_free()). */
+	struct sock_tx *tx_pool;
+	unsigned int tx_pool_len;
 };
+
+/* Freed tx descriptors one socklnd keeps for the next messages. */
+#define SOCK_TX_POOL_MAX 256
 
 /*
  * One NI: its listeners, peers and passive handshakes. A passive
@@ -373,6 +379,10 @@ const char *sock_ctype_name(uint32_t ctype);
 /* socklnd_tx.c */
 struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx);
 struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie);
+/* Give a tx descriptor back (to its socklnd's pool, or free it). */
+void sock_tx_free(struct sock_tx *st);
+/* Free the pooled descriptors (at destroy). */
+void sock_tx_pool_drain(struct ul_socklnd *s);
 struct sock_conn *sock_conn_choose(struct sock_peer *peer,
 				   const struct sock_tx *st);
 void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st);

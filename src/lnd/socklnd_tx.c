@@ -37,6 +37,7 @@
 #include <sys/socket.h>
 
 #include "lnd/socklnd_int.h"
+#include "util/poison.h"
 
 /*
  * Where a PUT or GET asked for its answer (an ACK's or REPLY's dst_wmd),
@@ -87,16 +88,66 @@ void sock_peer_answered(struct sock_peer *peer,
 				ul_list_del(&conn->ack_link);
 			/* now, so that its SEND comes before the answer */
 			lni->up->tx_done(lni, st->tx, 0, UL_HSTATUS_OK);
-			free(st);
+			sock_tx_free(st);
 			return;
 		}
 	}
 }
 
+/*
+ * Descriptors come from the socklnd's pool, as the node's messages do
+ * from its own (one thread owns both): a free list whose link lives in
+ * the first bytes of a free descriptor, poisoned under ASan.
+ */
+static struct sock_tx **pool_next(struct sock_tx *st)
+{
+	return (struct sock_tx **)(void *)st;
+}
+
+static struct sock_tx *tx_get(struct sock_ni *ni)
+{
+	struct ul_socklnd *s = ni->s;
+	struct sock_tx *st = s->tx_pool;
+
+	if (!st)
+		return calloc(1, sizeof(*st));
+	UL_UNPOISON(st, sizeof(*st));
+	s->tx_pool = *pool_next(st);
+	s->tx_pool_len--;
+	memset(st, 0, sizeof(*st));
+	return st;
+}
+
+void sock_tx_free(struct sock_tx *st)
+{
+	struct ul_socklnd *s = st->ni->s;
+
+	if (s->tx_pool_len >= SOCK_TX_POOL_MAX) {
+		free(st);
+		return;
+	}
+	*pool_next(st) = s->tx_pool;
+	s->tx_pool = st;
+	s->tx_pool_len++;
+	UL_POISON(st, sizeof(*st));
+}
+
+void sock_tx_pool_drain(struct ul_socklnd *s)
+{
+	while (s->tx_pool) {
+		struct sock_tx *st = s->tx_pool;
+
+		UL_UNPOISON(st, sizeof(*st));
+		s->tx_pool = *pool_next(st);
+		free(st);
+	}
+	s->tx_pool_len = 0;
+}
+
 struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx)
 {
 	struct ul_wire_ksock_hdr ksh = { .type = UL_WIRE_KSOCK_LNET };
-	struct sock_tx *st = calloc(1, sizeof(*st));
+	struct sock_tx *st = tx_get(ni);
 	uint64_t iov_nob = 0;
 	int klen, hlen;
 
@@ -126,7 +177,7 @@ struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx)
 struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie)
 {
 	struct ul_wire_ksock_hdr ksh = { .type = UL_WIRE_KSOCK_NOOP };
-	struct sock_tx *st = calloc(1, sizeof(*st));
+	struct sock_tx *st = tx_get(ni);
 	int klen;
 
 	if (!st)
@@ -137,7 +188,7 @@ struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie)
 	klen = ul_wire_ksock_hdr_encode(&ksh, UL_WIRE_PROTO_V3, false, st->hdr,
 					sizeof(st->hdr), NULL);
 	if (klen < 0) {
-		free(st);
+		sock_tx_free(st);
 		return NULL;
 	}
 	st->hdr_len = (uint32_t)klen;
