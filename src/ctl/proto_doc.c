@@ -289,7 +289,8 @@ static int tree_start(void *ctx, bool is_map, size_t count)
 	if (!n)
 		return -ENOMEM;
 	if (count) {
-		n->kids = ul_yarena_alloc(t->arena, count * sizeof(*n->kids));
+		n->kids = ul_yarena_alloc(t->arena,
+					  count * sizeof(struct ul_ynode *));
 		if (!n->kids)
 			return -ENOMEM;
 		n->cap = count;

@@ -106,7 +106,7 @@ static int print_routes(struct ul_ctl_reply *r, size_t n)
 	if (!total)
 		return 0; /* no gateway had a route: nothing, as LNet */
 	seq.type = UL_YNODE_SEQ;
-	seq.kids = malloc(total * sizeof(*seq.kids));
+	seq.kids = malloc(total * sizeof(struct ul_ynode *));
 	if (!seq.kids)
 		return ulnetctl_d1("show", "route", -ENOMEM, "out of memory");
 	for (i = 0; i < n; i++)
