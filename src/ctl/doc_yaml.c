@@ -157,6 +157,25 @@ static void raw_end(void *ctx)
 		ul_yemit_seq_end(&r->y);
 }
 
+/*
+ * The root mapping of a raw document in *a: 1, or 0 when there is none
+ * or it is empty (nothing to print), or -EPROTO.
+ */
+static int raw_root(const uint8_t *raw, size_t len, struct ul_ctl_attr *a)
+{
+	struct ul_err err = { 0 };
+	struct ul_ctl_iter it;
+	int rc;
+
+	if (!raw)
+		return 0;
+	ul_ctl_iter_init(&it, raw, len);
+	rc = ul_ctl_iter_next(&it, a, &err);
+	if (rc <= 0 || a->type != UL_CTL_A_Y_MAP)
+		return rc < 0 ? rc : -EPROTO;
+	return a->len ? 1 : 0;
+}
+
 int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 		     enum ul_doc_engine e)
 {
@@ -165,18 +184,11 @@ int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 	struct ul_ctl_doc_visit v = { raw_scalar, raw_start, raw_end, false,
 				      &r };
 	struct ul_ynode *doc;
-	struct ul_ctl_iter it;
 	struct ul_ctl_attr a;
-	int rc;
+	int rc = raw_root(raw, len, &a);
 
-	if (!raw)
-		return 0;
-	ul_ctl_iter_init(&it, raw, len);
-	rc = ul_ctl_iter_next(&it, &a, &err);
-	if (rc <= 0 || a.type != UL_CTL_A_Y_MAP)
-		return rc < 0 ? rc : -EPROTO;
-	if (a.len == 0)
-		return 0; /* an empty table prints nothing */
+	if (rc <= 0)
+		return rc; /* an empty table prints nothing */
 	if (e == UL_DOC_C) {
 		/* cYAML looks ahead at its items: the tree */
 		rc = ul_ctl_doc_decode(&a, &doc, &err);
@@ -212,16 +224,10 @@ int ul_doc_pages_print(struct ul_doc_pages *p, const uint8_t *raw, size_t len)
 	struct ul_ctl_attr a, key, seq, item;
 	struct ul_ctl_iter it, items;
 	struct ul_err err = { 0 };
-	int rc;
+	int rc = raw_root(raw, len, &a);
 
-	if (!raw)
-		return 0;
-	ul_ctl_iter_init(&it, raw, len);
-	rc = ul_ctl_iter_next(&it, &a, &err);
-	if (rc <= 0 || a.type != UL_CTL_A_Y_MAP)
-		return rc < 0 ? rc : -EPROTO;
-	if (a.len == 0)
-		return 0; /* nothing from here on */
+	if (rc <= 0)
+		return rc; /* nothing from here on */
 	ul_ctl_iter_nested(&it, &a);
 	if (ul_ctl_iter_next(&it, &key, &err) <= 0 ||
 	    key.type != UL_CTL_A_Y_KEY ||

@@ -32,7 +32,8 @@ int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e);
 /*
  * The same for a document kept raw (proto.h, UL_CTL_REPLY_RAW_DOC: len
  * bytes, its Y_MAP attribute), printed as it is walked, without a tree:
- * what a reply of 100,000 peers is printed with. 0, -EIO, -ENOMEM.
+ * what a reply of 100,000 peers is printed with. 0, -EIO, -ENOMEM or
+ * -EPROTO.
  */
 int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 		     enum ul_doc_engine e);

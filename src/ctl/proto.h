@@ -75,7 +75,8 @@
  *	                   CURSOR? (PEER_SHOW)
  *	          (PEER_SHOW with CURSOR is paged, as LNet's netlink dump
  *	          is: the reply holds the peers from that index of the
- *	          peer table on, up to UL_CTL_PAGE_BYTES of document, and
+ *	          peer table on, up to the first that takes the document
+ *	          past UL_CTL_PAGE_BYTES, and
  *	          CURSOR, where the next page starts, when more remain; the
  *	          pages' "peer" sequences make the list. A peer added or
  *	          removed between two pages may be listed twice or missed,
@@ -107,14 +108,18 @@
  *	                   selftest` samples to draw rates over time
  *
  *	BATCH     request  BATCH_OP, BATCH_ITEM* {ARG_*}
- *	          reply    RC, ERR_MSG on failure, BATCH_DONE (always)
+ *	          reply    RC, ERR_MSG on failure, BATCH_DONE (whenever
+ *	                   the batch was decoded)
  *	          (ulnet's own: up to UL_CTL_BATCH_MAX requests of one
  *	          generic op that configures (ul_ctl_op_is_batchable()),
  *	          each item the ARG_* attributes of one, applied in order
  *	          until one is refused; BATCH_DONE counts the items applied
  *	          before it, RC and ERR_MSG are that item's. The whole
  *	          batch is decoded before anything is applied, so a
- *	          malformed item applies none. What `ulnetctl import` sends
+ *	          malformed item applies none: the request is refused as
+ *	          any malformed one is (op 0, no BATCH_DONE, closed). An op
+ *	          the daemon does not batch is -EOPNOTSUPP without
+ *	          BATCH_DONE, the connection kept. What `ulnetctl import` sends
  *	          instead of one round trip per peer; a daemon that does
  *	          not know the op answers -EOPNOTSUPP without BATCH_DONE and
  *	          the importer goes on one request at a time.)
@@ -611,9 +616,10 @@ bool ul_ctl_op_is_generic(uint16_t op);
 #define UL_CTL_BATCH_MAX 1024
 /*
  * Room a sender leaves in the request for the next item: more than the
- * largest struct ul_ctl_args encodes to (1024 NIDs, 32 interfaces).
+ * largest struct ul_ctl_args encodes to (1024 NIDs and 32 interfaces,
+ * about 34 KiB, and a UDSP block of at most 128 KiB, wire/udsp_block.h).
  */
-#define UL_CTL_BATCH_ITEM_ROOM (64u << 10)
+#define UL_CTL_BATCH_ITEM_ROOM (256u << 10)
 
 struct ul_ctl_batch_req {
 	uint16_t op;	      /* a batchable generic op */

@@ -182,7 +182,6 @@ static int dec_perf_fail(const struct ul_ctl_attr *parent,
 	return rc;
 }
 
-/* One top-level attribute of a reply's data. */
 /* The document kept as it came, once checked (UL_CTL_REPLY_RAW_DOC). */
 static int keep_raw_doc(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			struct ul_err *err)
@@ -201,6 +200,7 @@ static int keep_raw_doc(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 	return 0;
 }
 
+/* One top-level attribute of a reply's data. */
 static int dec_reply_attr(const struct ul_ctl_attr *a, struct ul_ctl_reply *r,
 			  unsigned int flags, struct ul_err *err)
 {

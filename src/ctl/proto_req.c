@@ -206,9 +206,10 @@ static int batch_decode(const uint8_t *payload, size_t len,
 	if (rc == 0 || a.type != UL_CTL_A_BATCH_OP)
 		return ul_err_set(err, -EPROTO,
 				  "control request: batch without its op");
+	/* one this side does not batch: the client goes on without */
 	if (ul_ctl_attr_u32(&a) > UINT16_MAX ||
 	    !ul_ctl_op_is_batchable((uint16_t)ul_ctl_attr_u32(&a)))
-		return ul_err_set(err, -EPROTO,
+		return ul_err_set(err, -EOPNOTSUPP,
 				  "control request: op %u cannot be batched",
 				  ul_ctl_attr_u32(&a));
 	b->op = (uint16_t)ul_ctl_attr_u32(&a);

@@ -35,7 +35,8 @@ struct ul_ynode {
 	size_t nr, cap;
 	/*
 	 * A tree built in an arena (below): its root holds the arena and
-	 * frees it whole; the other nodes are freed with it, never alone.
+	 * frees it whole; the other nodes, their strings and item arrays
+	 * are freed with it, never alone.
 	 */
 	struct ul_yarena *arena;
 	bool is_in_arena;
@@ -77,7 +78,10 @@ struct ul_yarena *ul_yarena_new(void);
 void *ul_yarena_alloc(struct ul_yarena *a, size_t n);
 void ul_yarena_free(struct ul_yarena *a);
 
-/* Free a node and everything under it; NULL is fine. */
+/*
+ * Free a node and everything under it; NULL is fine. For a tree built in
+ * an arena, only its root frees (all of it); a node under it is no-op.
+ */
 void ul_ytree_free(struct ul_ynode *n);
 /* "a mapping", "a sequence" or "a scalar", for messages. */
 const char *ul_ytree_type_name(const struct ul_ynode *n);

@@ -157,7 +157,7 @@ void sock_deliver(struct ul_socklnd *s)
 		ul_list_del(&st->link);
 		if (st->tx)
 			lni->up->tx_done(lni, st->tx, st->status, st->hstatus);
-		sock_tx_free(st);
+		sock_tx_free(s, st);
 	}
 	ul_list_take(&s->news, &todo);
 	ul_list_for_each_entry_safe(nw, ntmp, &todo, link) {
@@ -758,12 +758,12 @@ static int sock_send(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx)
 	if (!st)
 		return -ENOMEM;
 	if (st->hdr_len == 0) {
-		sock_tx_free(st);
+		sock_tx_free(ni->s, st);
 		return -EINVAL;
 	}
 	peer = sock_peer_find_or_add(ni, to, tx->target_pid);
 	if (!peer) {
-		sock_tx_free(st);
+		sock_tx_free(ni->s, st);
 		return -ENOMEM;
 	}
 	/*

@@ -379,8 +379,12 @@ const char *sock_ctype_name(uint32_t ctype);
 /* socklnd_tx.c */
 struct sock_tx *sock_tx_alloc_lnet(struct sock_ni *ni, struct ul_lnd_tx *tx);
 struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie);
-/* Give a tx descriptor back (to its socklnd's pool, or free it). */
-void sock_tx_free(struct sock_tx *st);
+/*
+ * Give a tx descriptor back to socklnd s's pool (or free it). s is
+ * passed, not read from st->ni: a tx_done upcall before may have ended
+ * that NI.
+ */
+void sock_tx_free(struct ul_socklnd *s, struct sock_tx *st);
 /* Free the pooled descriptors (at destroy). */
 void sock_tx_pool_drain(struct ul_socklnd *s);
 struct sock_conn *sock_conn_choose(struct sock_peer *peer,

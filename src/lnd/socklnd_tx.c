@@ -71,6 +71,7 @@ void sock_peer_answered(struct sock_peer *peer,
 			const struct ul_wire_handle *wmd)
 {
 	struct ul_lnd_ni *lni = peer->ni->lni;
+	struct ul_socklnd *s = peer->ni->s;
 	struct sock_conn *conn;
 	struct sock_tx *st;
 
@@ -88,7 +89,7 @@ void sock_peer_answered(struct sock_peer *peer,
 				ul_list_del(&conn->ack_link);
 			/* now, so that its SEND comes before the answer */
 			lni->up->tx_done(lni, st->tx, 0, UL_HSTATUS_OK);
-			sock_tx_free(st);
+			sock_tx_free(s, st);
 			return;
 		}
 	}
@@ -118,10 +119,8 @@ static struct sock_tx *tx_get(struct sock_ni *ni)
 	return st;
 }
 
-void sock_tx_free(struct sock_tx *st)
+void sock_tx_free(struct ul_socklnd *s, struct sock_tx *st)
 {
-	struct ul_socklnd *s = st->ni->s;
-
 	if (s->tx_pool_len >= SOCK_TX_POOL_MAX) {
 		free(st);
 		return;
@@ -188,7 +187,7 @@ struct sock_tx *sock_tx_alloc_noop(struct sock_ni *ni, uint64_t cookie)
 	klen = ul_wire_ksock_hdr_encode(&ksh, UL_WIRE_PROTO_V3, false, st->hdr,
 					sizeof(st->hdr), NULL);
 	if (klen < 0) {
-		sock_tx_free(st);
+		sock_tx_free(ni->s, st);
 		return NULL;
 	}
 	st->hdr_len = (uint32_t)klen;

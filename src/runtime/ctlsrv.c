@@ -200,6 +200,7 @@ void ul_ctlsrv_client_send(struct ctl_client *c, const struct ul_ctl_reply *r,
 		ul_ctl_reply_error(&err_reply, r->op, rc,
 				   rc == -EMSGSIZE ? "reply too large"
 						   : "cannot build reply");
+		err_reply.batch_done = r->batch_done; /* applied all the same */
 		if (ul_ctl_reply_encode(&err_reply, &c->out)) {
 			client_close(c);
 			return;

@@ -446,36 +446,55 @@ static const struct row rows[] = {
 	  "the 128 NIDs allowed by this operation\"\n" },
 };
 
-static void every_row_imports_as_lnetctl(void **state)
+/* The engine's options against the recorder r (no batches). */
+static void recorder_opts(struct ul_conf_import_opts *o, struct rec *r)
 {
-	struct ul_conf_import_opts o = { 0 };
+	memset(o, 0, sizeof(*o));
+	o->addrs = host;
+	o->nr_addrs = sizeof(host) / sizeof(host[0]);
+	o->ops.call = call;
+	o->ops.report = report;
+	o->ops.note = note;
+	o->ops.ctx = r;
+}
+
+/*
+ * Import yaml (row i) into the recorder; fails the test unless it gives
+ * status and exactly the log want.
+ */
+static void import_row(size_t i, const char *yaml, enum ul_conf_dialect d,
+		       const struct ul_conf_import_opts *o, const struct rec *r,
+		       int status, const char *want)
+{
 	struct ul_err err = { 0 };
 	struct ul_conf c;
-	struct rec r;
-	size_t i;
 	int rc;
 
+	ul_conf_init(&c);
+	rc = ul_conf_read(yaml, strlen(yaml), d, &c, &err);
+	if (rc)
+		fail_msg("row %zu: read: %s", i, err.msg);
+	rc = ul_conf_import(&c, o);
+	if (rc != status || strcmp(r->log, want) != 0)
+		fail_msg("row %zu: status %d (want %d)\n%s", i, rc, status,
+			 r->log);
+	ul_conf_fini(&c);
+}
+
+static void every_row_imports_as_lnetctl(void **state)
+{
+	struct ul_conf_import_opts o;
+	struct rec r;
+	size_t i;
+
 	(void)state;
-	o.addrs = host;
-	o.nr_addrs = sizeof(host) / sizeof(host[0]);
-	o.ops.call = call;
-	o.ops.report = report;
-	o.ops.note = note;
-	o.ops.ctx = &r;
+	recorder_opts(&o, &r);
 	for (i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
 		memset(&r, 0, sizeof(r));
 		r.refuse = rows[i].refuse;
 		o.is_del = rows[i].is_del;
-		ul_conf_init(&c);
-		rc = ul_conf_read(rows[i].yaml, strlen(rows[i].yaml),
-				  rows[i].dialect, &c, &err);
-		if (rc)
-			fail_msg("row %zu: read: %s", i, err.msg);
-		rc = ul_conf_import(&c, &o);
-		if (rc != rows[i].status || strcmp(r.log, rows[i].log) != 0)
-			fail_msg("row %zu: status %d (want %d)\n%s", i, rc,
-				 rows[i].status, r.log);
-		ul_conf_fini(&c);
+		import_row(i, rows[i].yaml, rows[i].dialect, &o, &r,
+			   rows[i].status, rows[i].log);
 	}
 }
 
@@ -533,22 +552,14 @@ static const struct batch_row batch_rows[] = {
 
 static void peers_go_in_batches(void **state)
 {
-	struct ul_conf_import_opts o = { 0 };
-	struct ul_err err = { 0 };
-	struct ul_conf c;
+	struct ul_conf_import_opts o;
 	struct rec r;
 	size_t i;
-	int rc;
 
 	(void)state;
-	o.addrs = host;
-	o.nr_addrs = sizeof(host) / sizeof(host[0]);
-	o.ops.call = call;
+	recorder_opts(&o, &r);
 	o.ops.batch_add = batch_add;
 	o.ops.batch_send = batch_send;
-	o.ops.report = report;
-	o.ops.note = note;
-	o.ops.ctx = &r;
 	for (i = 0; i < sizeof(batch_rows) / sizeof(batch_rows[0]); i++) {
 		const struct batch_row *b = &batch_rows[i];
 
@@ -556,17 +567,9 @@ static void peers_go_in_batches(void **state)
 		r.refuse = b->refuse;
 		r.batch_cap = b->cap;
 		r.is_unbatched = b->is_unbatched;
-		ul_conf_init(&c);
-		rc = ul_conf_read(FIVE_PEERS, strlen(FIVE_PEERS), b->dialect,
-				  &c, &err);
-		if (rc)
-			fail_msg("row %zu: read: %s", i, err.msg);
-		rc = ul_conf_import(&c, &o);
-		if (rc != b->status || strcmp(r.log, b->log) != 0)
-			fail_msg("row %zu: status %d (want %d)\n%s", i, rc,
-				 b->status, r.log);
+		import_row(i, FIVE_PEERS, b->dialect, &o, &r, b->status,
+			   b->log);
 		assert_int_equal(r.nq, 0); /* nothing left queued */
-		ul_conf_fini(&c);
 	}
 }
 

@@ -291,8 +291,8 @@ again:
 			   derr.msg);
 out:
 	free(frame);
-	/* a connection that failed is not used again */
-	if (fd != kept_fd)
+	/* a connection that failed is not used again (keep off: own fd) */
+	if (!is_keep || fd != kept_fd)
 		close(fd);
 	else if (rc)
 		kept_drop();

@@ -38,7 +38,8 @@ int ulnetctl_ctl_call(const struct ul_ctl_req *req, uint32_t timeout_ms,
 		      struct ul_ctl_reply *reply, struct ul_err *err);
 /*
  * The same, the reply's document kept raw (reply->doc_raw, for
- * ul_doc_print_raw()): a large table printed without building its tree.
+ * ul_doc_print_raw() or ul_doc_pages_print()): a large table printed
+ * without building its tree.
  */
 int ulnetctl_ctl_call_raw(const struct ul_ctl_req *req, uint32_t timeout_ms,
 			  struct ul_ctl_reply *reply, struct ul_err *err);

@@ -102,7 +102,12 @@ static int batch_send(void *ctx, size_t *done, struct ul_err *err,
 	}
 	rc = reply.rc;
 	if (rc == -EOPNOTSUPP && !reply.has_batch_done) {
-		*is_unsupported = true;
+		*is_unsupported = true; /* no batches, or not of this op */
+	} else if (rc < 0 && !reply.has_batch_done) {
+		/* refused whole (malformed): the daemon closes after it */
+		ul_err_set(err, rc, "ulnetd at %s refused a batch: %s",
+			   ulnetctl_ctl_path(), reply.err_msg);
+		*is_lost = true;
 	} else if (!reply.has_batch_done || reply.batch_done > n ||
 		   (rc ? reply.batch_done == n : reply.batch_done != n)) {
 		rc = ul_err_set(err, -EPROTO,

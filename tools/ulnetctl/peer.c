@@ -55,8 +55,14 @@ static int peer_show_pages(const struct ul_ctl_peer_show_req *show)
 		}
 		out_rc = ul_doc_pages_print(&pages, reply.doc_raw,
 					    reply.doc_raw_len);
-		if (out_rc || !reply.has_cursor ||
-		    reply.cursor <= req.peer_show.cursor) {
+		if (!out_rc && reply.has_cursor &&
+		    reply.cursor <= req.peer_show.cursor)
+			rc = ul_err_set(&err, -EPROTO,
+					"bad reply from ulnetd at %s: page "
+					"cursor %u after %u",
+					ulnetctl_ctl_path(), reply.cursor,
+					req.peer_show.cursor);
+		if (rc || out_rc || !reply.has_cursor) {
 			ul_ctl_reply_fini(&reply);
 			break;
 		}
