@@ -2,9 +2,10 @@
  * The control socket server (src/runtime/ctlsrv.h) on a real loop and a
  * real node, with raw clients on its Unix socket: net show and peer show
  * of a node whose NIs and peers were added to its core (no LND started:
- * showing needs no traffic), a ping of 0@lo through lolnd, and clients
- * that send garbage, half frames, oversized lengths or another version:
- * each gets a refusal or is closed while a good client is still served.
+ * showing needs no traffic), a batch of peer adds up to a refusal, a
+ * ping of 0@lo through lolnd, and clients that send garbage, half
+ * frames, oversized lengths or another version: each gets a refusal or
+ * is closed while a good client is still served.
  * The test drives the loop itself; the client sockets are non-blocking.
  * Timeouts only bound the wait (a failure, never a pass, comes from them).
  */
@@ -224,6 +225,115 @@ static void one_connection_many_requests(void **state)
 		ul_ctl_reply_fini(&r);
 	}
 	close(fd);
+}
+
+/* Peer add of primary (and nids, NULL-ended) as one item of items. */
+static void add_peer_item(struct ul_ctl_msg *items, const char *primary,
+			  const char *const *nids)
+{
+	struct ul_ctl_args *a = calloc(1, sizeof(*a));
+
+	assert_non_null(a);
+	a->has = UL_CTL_ARG_NID;
+	a->nid = ht_nid(primary);
+	for (; nids && *nids; nids++)
+		a->nids[a->nnids++] = ht_nid(*nids);
+	if (a->nnids)
+		a->has |= UL_CTL_ARG_NIDS;
+	ul_ctl_batch_add(items, a);
+	free(a);
+}
+
+static bool has_peer(struct fx *f, const char *nid)
+{
+	struct ul_ctl_reply r;
+	struct ul_ctl_req req;
+	bool found;
+
+	memset(&req, 0, sizeof(req));
+	req.op = UL_CTL_OP_PEER_SHOW;
+	req.peer_show.has_nid = true;
+	req.peer_show.nid = ht_nid(nid);
+	ask(f, &req, &r);
+	found = r.rc == 0;
+	ul_ctl_reply_fini(&r);
+	return found;
+}
+
+/*
+ * A batch (proto.h): its items applied in order up to the first one the
+ * node refuses, whose error comes back with the count applied before it;
+ * a malformed item refuses the whole batch before any is applied; an op
+ * the server does not batch is -EOPNOTSUPP with the connection kept.
+ */
+static void batch_applies_in_order_up_to_a_refusal(void **state)
+{
+	static const char *const taken[] = { "10.1.0.2@tcp", "192.168.2.20@tcp",
+					     NULL };
+	struct ul_ctl_req *req = calloc(1, sizeof(*req));
+	struct fx *f = *state;
+	struct ul_ctl_msg items, m;
+	struct ul_ctl_reply r;
+	int fd;
+
+	assert_non_null(req);
+	req->op = UL_CTL_OP_BATCH;
+	req->batch.op = UL_CTL_OP_PEER_ADD;
+	/* the second names another peer's NI: refused, the third not tried */
+	ul_ctl_batch_init(&items);
+	add_peer_item(&items, "10.1.0.1@tcp", NULL);
+	add_peer_item(&items, "10.1.0.2@tcp", taken);
+	add_peer_item(&items, "10.1.0.3@tcp", NULL);
+	ul_ctl_batch_items(&items, 3, &req->batch);
+	ask(f, req, &r);
+	ul_ctl_msg_fini(&items);
+	assert_int_equal(r.rc, -EEXIST);
+	assert_true(r.has_batch_done);
+	assert_int_equal(r.batch_done, 1);
+	ul_ctl_reply_fini(&r);
+	assert_true(has_peer(f, "10.1.0.1@tcp"));
+	assert_false(has_peer(f, "10.1.0.2@tcp"));
+	assert_false(has_peer(f, "10.1.0.3@tcp"));
+
+	/* a good item, then one that announces a NID it lacks: none */
+	ul_ctl_msg_init(&m, UL_CTL_OP_BATCH);
+	ul_ctl_put_u32(&m, UL_CTL_A_BATCH_OP, UL_CTL_OP_PEER_ADD);
+	add_peer_item(&m, "10.1.0.4@tcp", NULL);
+	ul_ctl_nest_start(&m, UL_CTL_A_BATCH_ITEM);
+	ul_ctl_put_u64(&m, UL_CTL_A_ARG_HAS, UL_CTL_ARG_NID);
+	ul_ctl_nest_end(&m);
+	assert_int_equal(ul_ctl_msg_finish(&m), 0);
+	fd = client_connect(f);
+	client_send(fd, m.buf, m.len);
+	ul_ctl_msg_fini(&m);
+	client_reply(f, fd, UL_CTL_OP_BATCH, &r);
+	assert_int_equal(r.rc, -EPROTO);
+	assert_false(r.has_batch_done);
+	ul_ctl_reply_fini(&r);
+	client_expect_eof(f, fd);
+	close(fd);
+	assert_false(has_peer(f, "10.1.0.4@tcp"));
+
+	/* a show is no batch: -EOPNOTSUPP, and the connection serves on */
+	req->batch.op = UL_CTL_OP_PEER_LIST;
+	ul_ctl_batch_init(&items);
+	add_peer_item(&items, "10.1.0.5@tcp", NULL);
+	ul_ctl_batch_items(&items, 1, &req->batch);
+	fd = client_connect(f);
+	client_send_req(fd, req);
+	ul_ctl_msg_fini(&items);
+	client_reply(f, fd, UL_CTL_OP_BATCH, &r);
+	assert_int_equal(r.rc, -EOPNOTSUPP);
+	assert_false(r.has_batch_done);
+	ul_ctl_reply_fini(&r);
+	memset(req, 0, sizeof(*req));
+	req->op = UL_CTL_OP_PEER_SHOW;
+	client_send_req(fd, req);
+	client_reply(f, fd, UL_CTL_OP_PEER_SHOW, &r);
+	assert_int_equal(r.rc, 0);
+	ul_ctl_reply_fini(&r);
+	close(fd);
+	free(req);
 }
 
 struct bad_client_row {
@@ -514,6 +624,9 @@ int main(void)
 						setup_show, teardown),
 		cmocka_unit_test_setup_teardown(peer_show_lists_peers,
 						setup_show, teardown),
+		cmocka_unit_test_setup_teardown(
+			batch_applies_in_order_up_to_a_refusal, setup_show,
+			teardown),
 		cmocka_unit_test_setup_teardown(one_connection_many_requests,
 						setup_show, teardown),
 		cmocka_unit_test_setup_teardown(bad_clients_refused_good_served,
