@@ -90,7 +90,6 @@ int ul_imp_send(struct imp *im, size_t *done, struct ul_err *err)
 		lost(im, rc, err);
 	else if (rc && is_unsupported) {
 		im->is_unbatched = true;
-		*done = 0;
 		return -EOPNOTSUPP;
 	}
 	return rc;

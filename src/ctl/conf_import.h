@@ -65,8 +65,8 @@ struct ul_conf_import_ops {
 	 * batch_send sends what is queued and empties the batch: 0 when
 	 * all were applied, else the failure of the first one that was not
 	 * (err as call's) and *done the count applied before it, or lost
-	 * as call. *is_unsupported: the daemon knows no batches (nothing
-	 * was applied); the engine goes on with call.
+	 * as call. *is_unsupported: the daemon does not take batches (of
+	 * this op; nothing was applied); the engine goes on with call.
 	 */
 	int (*batch_add)(void *ctx, uint16_t op, const struct ul_ctl_args *a);
 	int (*batch_send)(void *ctx, size_t *done, struct ul_err *err,

@@ -22,7 +22,7 @@ struct imp {
 	 */
 	bool is_lost;
 	int lost_rc;
-	bool is_unbatched; /* the daemon answered a batch "unknown op" */
+	bool is_unbatched; /* the daemon does not take our batches */
 };
 
 /* "add" or "del": the operation of the import's D1 documents. */

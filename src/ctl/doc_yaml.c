@@ -38,6 +38,12 @@ void ul_doc_emit(struct ul_yemit *y, const struct ul_ynode *n)
 	}
 }
 
+/* libyaml's indent of engines A and B. */
+static int engine_indent(enum ul_doc_engine e)
+{
+	return e == UL_DOC_A ? 6 : 2;
+}
+
 static int print_libyaml(FILE *out, const struct ul_ynode *doc, int indent)
 {
 	struct ul_yemit y;
@@ -102,9 +108,8 @@ int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e)
 		return 0;
 	switch (e) {
 	case UL_DOC_A:
-		return print_libyaml(out, doc, 6);
 	case UL_DOC_B:
-		return print_libyaml(out, doc, 2);
+		return print_libyaml(out, doc, engine_indent(e));
 	case UL_DOC_C:
 	default:
 		c_map(out, doc, 0, NULL);
@@ -114,47 +119,38 @@ int ul_doc_print(FILE *out, const struct ul_ynode *doc, enum ul_doc_engine e)
 
 /* ---- Raw documents ---------------------------------------------------- */
 
-struct raw_emit {
-	struct ul_yemit y;
-	unsigned int depth;
-	bool is_map[UL_CTL_NEST_MAX + 1]; /* of the open collections */
-};
-
+/* The walk's visitor (proto_doc.h) for a libyaml stream. */
 static int raw_scalar(void *ctx, const char *s, bool is_quoted)
 {
-	struct raw_emit *r = ctx;
+	struct ul_yemit *y = ctx;
 
 	if (is_quoted)
-		ul_yemit_quoted(&r->y, s, false,
-				YAML_DOUBLE_QUOTED_SCALAR_STYLE);
+		ul_yemit_quoted(y, s, false, YAML_DOUBLE_QUOTED_SCALAR_STYLE);
 	else
-		ul_yemit_str(&r->y, s);
+		ul_yemit_str(y, s);
 	return 0;
 }
 
 static int raw_start(void *ctx, bool is_map, size_t count)
 {
-	struct raw_emit *r = ctx;
+	struct ul_yemit *y = ctx;
 
 	(void)count;
-	if (r->depth == UL_CTL_NEST_MAX + 1)
-		return -EPROTO; /* the frame's check allows no deeper */
-	r->is_map[r->depth++] = is_map;
 	if (is_map)
-		ul_yemit_map_start(&r->y);
+		ul_yemit_map_start(y);
 	else
-		ul_yemit_seq_start(&r->y);
+		ul_yemit_seq_start(y);
 	return 0;
 }
 
-static void raw_end(void *ctx)
+static void raw_end(void *ctx, bool is_map)
 {
-	struct raw_emit *r = ctx;
+	struct ul_yemit *y = ctx;
 
-	if (r->is_map[--r->depth])
-		ul_yemit_map_end(&r->y);
+	if (is_map)
+		ul_yemit_map_end(y);
 	else
-		ul_yemit_seq_end(&r->y);
+		ul_yemit_seq_end(y);
 }
 
 /*
@@ -180,9 +176,9 @@ int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 		     enum ul_doc_engine e)
 {
 	struct ul_err err = { 0 };
-	struct raw_emit r = { 0 };
+	struct ul_yemit y;
 	struct ul_ctl_doc_visit v = { raw_scalar, raw_start, raw_end, false,
-				      &r };
+				      &y };
 	struct ul_ynode *doc;
 	struct ul_ctl_attr a;
 	int rc = raw_root(raw, len, &a);
@@ -198,15 +194,15 @@ int ul_doc_print_raw(FILE *out, const uint8_t *raw, size_t len,
 		ul_ytree_free(doc);
 		return rc;
 	}
-	rc = ul_yemit_open(&r.y, out, e == UL_DOC_A ? 6 : 2, false);
+	rc = ul_yemit_open(&y, out, engine_indent(e), false);
 	if (rc)
 		return rc;
 	rc = ul_ctl_doc_walk(&a, &v, &err);
 	if (rc) {
-		ul_yemit_abort(&r.y);
+		ul_yemit_abort(&y);
 		return rc;
 	}
-	return ul_yemit_close(&r.y);
+	return ul_yemit_close(&y);
 }
 
 void ul_doc_pages_init(struct ul_doc_pages *p, FILE *out, enum ul_doc_engine e)
@@ -218,7 +214,7 @@ void ul_doc_pages_init(struct ul_doc_pages *p, FILE *out, enum ul_doc_engine e)
 
 int ul_doc_pages_print(struct ul_doc_pages *p, const uint8_t *raw, size_t len)
 {
-	struct raw_emit *r = p->emit;
+	struct ul_yemit *y = p->emit;
 	struct ul_ctl_doc_visit v = { raw_scalar, raw_start, raw_end, false,
 				      NULL };
 	struct ul_ctl_attr a, key, seq, item;
@@ -237,22 +233,21 @@ int ul_doc_pages_print(struct ul_doc_pages *p, const uint8_t *raw, size_t len)
 	if (p->engine == UL_DOC_C)
 		return -EINVAL;
 	if (!p->is_open) {
-		r = calloc(1, sizeof(*r));
-		if (!r)
+		y = calloc(1, sizeof(*y));
+		if (!y)
 			return -ENOMEM;
-		rc = ul_yemit_open(&r->y, p->out, p->engine == UL_DOC_A ? 6 : 2,
-				   false);
+		rc = ul_yemit_open(y, p->out, engine_indent(p->engine), false);
 		if (rc) {
-			free(r);
+			free(y);
 			return rc;
 		}
-		p->emit = r;
+		p->emit = y;
 		p->is_open = true;
-		ul_yemit_map_start(&r->y);
-		ul_yemit_str(&r->y, ul_ctl_attr_str(&key));
-		ul_yemit_seq_start(&r->y);
+		ul_yemit_map_start(y);
+		ul_yemit_str(y, ul_ctl_attr_str(&key));
+		ul_yemit_seq_start(y);
 	}
-	v.ctx = r;
+	v.ctx = y;
 	ul_ctl_iter_nested(&items, &seq);
 	while ((rc = ul_ctl_iter_next(&items, &item, &err)) > 0)
 		if ((rc = ul_ctl_doc_walk(&item, &v, &err)))
@@ -262,15 +257,15 @@ int ul_doc_pages_print(struct ul_doc_pages *p, const uint8_t *raw, size_t len)
 
 int ul_doc_pages_close(struct ul_doc_pages *p)
 {
-	struct raw_emit *r = p->emit;
+	struct ul_yemit *y = p->emit;
 	int rc;
 
 	if (!p->is_open)
 		return 0;
-	ul_yemit_seq_end(&r->y);
-	ul_yemit_map_end(&r->y);
-	rc = ul_yemit_close(&r->y);
-	free(r);
+	ul_yemit_seq_end(y);
+	ul_yemit_map_end(y);
+	rc = ul_yemit_close(y);
+	free(y);
 	p->emit = NULL;
 	p->is_open = false;
 	return rc;

@@ -76,9 +76,9 @@
  *	          (PEER_SHOW with CURSOR is paged, as LNet's netlink dump
  *	          is: the reply holds the peers from that index of the
  *	          peer table on, up to the first that takes the document
- *	          past UL_CTL_PAGE_BYTES, and
- *	          CURSOR, where the next page starts, when more remain; the
- *	          pages' "peer" sequences make the list. A peer added or
+ *	          past UL_CTL_PAGE_BYTES, and CURSOR, where the next page
+ *	          starts, when more remain; the pages' "peer" sequences
+ *	          make the list. A peer added or
  *	          removed between two pages may be listed twice or missed,
  *	          as with a dump. Without CURSOR the whole table is one
  *	          reply, refused -EMSGSIZE past UL_CTL_MAX_REPLY.)
@@ -117,12 +117,12 @@
  *	          before it, RC and ERR_MSG are that item's. The whole
  *	          batch is decoded before anything is applied, so a
  *	          malformed item applies none: the request is refused as
- *	          any malformed one is (op 0, no BATCH_DONE, closed). An op
- *	          the daemon does not batch is -EOPNOTSUPP without
- *	          BATCH_DONE, the connection kept. What `ulnetctl import` sends
- *	          instead of one round trip per peer; a daemon that does
- *	          not know the op answers -EOPNOTSUPP without BATCH_DONE and
- *	          the importer goes on one request at a time.)
+ *	          any malformed one is (op 0, no BATCH_DONE, closed). What
+ *	          `ulnetctl import` sends instead of one round trip per
+ *	          peer. A daemon that does not know BATCH, or does not
+ *	          batch that op, answers -EOPNOTSUPP without BATCH_DONE,
+ *	          the connection kept, and the importer goes on one
+ *	          request at a time.)
  *
  *	PARAM_GET generic request, NAME? (none: every parameter)
  *	PARAM_SET generic request, NAME, VALUE

@@ -180,7 +180,7 @@ static int walk_coll(struct doc_walk *w, const struct ul_ctl_attr *a)
 		return ul_err_set(w->err, -EPROTO,
 				  "control reply: document key without value");
 	if (w->v)
-		w->v->end(w->v->ctx);
+		w->v->end(w->v->ctx, is_map);
 	return 0;
 }
 
@@ -299,10 +299,11 @@ static int tree_start(void *ctx, bool is_map, size_t count)
 	return 0;
 }
 
-static void tree_end(void *ctx)
+static void tree_end(void *ctx, bool is_map)
 {
 	struct doc_tree *t = ctx;
 
+	(void)is_map;
 	t->depth--;
 }
 

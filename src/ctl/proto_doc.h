@@ -51,16 +51,16 @@ int ul_ctl_doc_reply(const struct ul_ctl_msg *d, uint16_t op,
  * checked as the decoder checks it: start() opens a collection of count
  * items (a mapping counts keys and values; counted, at the cost of a
  * second pass over the items, only for an is_counted visitor, else 0),
- * scalar() gives a key or a
- * value as the text the tree would hold, end() closes the innermost
- * collection. A callback's -errno (-ENOMEM) stops the walk with it.
- * v NULL only checks. 0, -EPROTO (err says why) or -ENOMEM. What
- * ulnetctl prints a large reply with, without building its tree.
+ * scalar() gives a key or a value as the text the tree would hold,
+ * end() closes the innermost collection. A callback's -errno (-ENOMEM)
+ * stops the walk with it. v NULL only checks. 0, -EPROTO (err says why)
+ * or -ENOMEM. What ulnetctl prints a large reply with, without building
+ * its tree.
  */
 struct ul_ctl_doc_visit {
 	int (*scalar)(void *ctx, const char *s, bool is_quoted);
 	int (*start)(void *ctx, bool is_map, size_t count);
-	void (*end)(void *ctx);
+	void (*end)(void *ctx, bool is_map);
 	bool is_counted;
 	void *ctx;
 };
