@@ -47,7 +47,10 @@
 #   BUILD: a build tree with bench/tcp_stream, tools/ulnetd/ulnetd and
 #   tools/ulnetctl/ulnetctl (default build/bench, as `make bench` makes).
 #   Environment: SECONDS_ULNET (default 10), SECONDS_TCP (default 4),
-#   INFLIGHT (default 16), RATE (default 1gbit), RAILS (default "1 2 4").
+#   INFLIGHT (default 16), RATE (default 1gbit), RAILS (default "1 2 4"),
+#   ULNETD_ARGS (more ulnetd options for every ulnet run); unshaped, 2
+#   and 4 rails: NSCHEDS (default 2) and INFLIGHT_DEEP (default 64) for
+#   the two extra ulnet runs.
 #   Needs iproute2 (ip, tc, nstat) and a kernel with MPTCP, iptables for
 #   the black hole; about 3 minutes for both passes on 2 CPUs, and 2 more
 #   for the failover section.
@@ -90,6 +93,10 @@ done
 sec_ulnet=${SECONDS_ULNET:-10}
 sec_tcp=${SECONDS_TCP:-4}
 inflight=${INFLIGHT:-16}
+# Unshaped passes of 2 and 4 rails run ulnet twice more: with NSCHEDS
+# scheduler threads, and with INFLIGHT_DEEP PUTs in flight.
+nscheds=${NSCHEDS:-2}
+inflight_deep=${INFLIGHT_DEEP:-64}
 rate=${RATE:-1gbit}
 
 tag=$$
@@ -225,7 +232,10 @@ mptcp_once() {
 	awk '/gbit_s/ { print $6 }' "$out"
 }
 
-# ulnet_daemons N: ulnetd on both sides, N NIs each, Multi-Rail peers.
+# ulnet_daemons N: ulnetd on both sides, N NIs each, Multi-Rail peers,
+# with the options in ULNETD_ARGS and ul_extra (words).
+ul_extra=
+# shellcheck disable=SC2086 # ULNETD_ARGS and ul_extra are word lists
 ulnet_daemons() {
 	local n=$1 side me peer k
 	for side in A B; do
@@ -252,21 +262,27 @@ ulnet_daemons() {
 	done
 	ip netns exec "$nsb" "$daemon" --config "$tmp/B.yaml" \
 		--ctl "$tmp/B.ctl" --foreground --port "$port" --accept all \
-		--src-port any 2>"$tmp/B.log" &
+		--src-port any ${ULNETD_ARGS:-} $ul_extra 2>"$tmp/B.log" &
 	pids+=($!)
 	ip netns exec "$nsa" "$daemon" --config "$tmp/A.yaml" \
 		--ctl "$tmp/A.ctl" --foreground --port "$port" --accept all \
-		--src-port any 2>"$tmp/A.log" &
+		--src-port any ${ULNETD_ARGS:-} $ul_extra 2>"$tmp/A.log" &
 	pids+=($!)
 	wait_sock "$tmp/A.ctl"
 	wait_sock "$tmp/B.ctl"
 }
 
-# ulnet_once N: ulnetd on both sides, N NIs each; prints Gbit/s.
+# ulnet_once N [INFLIGHT [ULNETD OPTION...]]: ulnetd on both sides, N
+# NIs each; prints Gbit/s.
 ulnet_once() {
-	ulnet_daemons "$1"
+	local n=$1 inf=${2:-$inflight}
+	shift
+	[ $# -gt 0 ] && shift
+	ul_extra="$*"
+	ulnet_daemons "$n"
+	ul_extra=
 	"$ctl" --ctl "$tmp/A.ctl" perf put 198.18.0.2@tcp --size 1048576 \
-		--seconds "$sec_ulnet" --inflight "$inflight" >"$tmp/perf.yaml" ||
+		--seconds "$sec_ulnet" --inflight "$inf" >"$tmp/perf.yaml" ||
 		die "ulnetctl perf put failed"
 	stop_pids
 	awk '/^    rails:/ { r = 1 } r && /nid:/ { nid = $NF }
@@ -632,6 +648,7 @@ else
 	echo "bench_rails: $(nproc) CPUs, $(uname -sr); no goodput passes"
 fi
 results=()
+cpu_results=()
 for pass in $passes; do
 	for n in ${RAILS:-1 2 4}; do
 		echo "== $pass, $n rail(s)"
@@ -653,6 +670,15 @@ for pass in $passes; do
 		ul=$(ulnet_once "$n")
 		echo "    ulnet: $ul Gbit/s"
 		results+=("$pass $n $sum $all $mp $ul")
+		# CPU bound: what scheduler threads and a deeper window give.
+		if [ "$pass" = unshaped ] && ((n > 1)); then
+			us=$(ulnet_once "$n" "$inflight" --param \
+				"ksocklnd.nscheds=$nscheds")
+			echo "    ulnet, ksocklnd.nscheds=$nscheds: $us Gbit/s"
+			uw=$(ulnet_once "$n" "$inflight_deep")
+			echo "    ulnet, $inflight_deep in flight: $uw Gbit/s"
+			cpu_results+=("$n $all $ul $us $uw")
+		fi
 		teardown
 	done
 done
@@ -668,6 +694,21 @@ if [ ${#results[@]} -gt 0 ]; then
 		printf '%-9s %5s %9.3f %9.3f %7.3f %7.3f %10s %10s %12s\n' \
 			"$pass" "$n" "$sum" "$all" "$mp" "$ul" "$(ratio "$ul" "$sum")" \
 			"$(ratio "$ul" "$all")" "$(ratio "$ul" "$mp")"
+	done
+fi
+if [ ${#cpu_results[@]} -gt 0 ]; then
+	echo
+	echo "Unshaped (CPU bound), Gbit/s: ulnet as above ($inflight in flight), with"
+	echo "ksocklnd.nscheds=$nscheds scheduler threads, and with $inflight_deep PUTs in flight;"
+	echo "goal: ulnet >= tcp(all)"
+	printf '%5s %9s %7s %9s %9s %10s %12s %12s
+' rails "tcp(all)" ulnet 		"+threads" "+window" "ulnet/all" "threads/all" "window/all"
+	for r in "${cpu_results[@]}"; do
+		read -r n all ul us uw <<<"$r"
+		printf '%5s %9.3f %7.3f %9.3f %9.3f %10s %12s %12s
+' "$n" \
+			"$all" "$ul" "$us" "$uw" "$(ratio "$ul" "$all")" \
+			"$(ratio "$us" "$all")" "$(ratio "$uw" "$all")"
 	done
 fi
 if $do_failover; then

@@ -175,6 +175,7 @@ static void free_zombies(struct ul_socklnd *s)
 
 	ul_list_for_each_entry_safe(conn, tmp, &s->zombies, link) {
 		ul_list_del(&conn->link);
+		free(conn->job);
 		free(conn);
 	}
 }
@@ -245,6 +246,7 @@ void ul_socklnd_destroy(struct ul_socklnd *s)
 		return;
 	ul_loop_hook_del(s->loop, on_before_sleep, s);
 	ul_timer_cancel(ul_loop_timers(s->loop), &s->ack_timer);
+	sock_sched_stop(s);
 	free_zombies(s);
 	sock_deliver(s);
 	drop_news(s, NULL);
@@ -505,7 +507,13 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 					      UL_HSTATUS_NETWORK_TIMEOUT);
 			break;
 		}
-		/* Queued, not started, past the deadline. */
+		/*
+		 * Queued, not started, past the deadline; not while a
+		 * scheduler thread writes the head of the queue (the next
+		 * tick looks).
+		 */
+		if (conn->is_job_out)
+			continue;
 		ul_list_for_each_entry_safe(st, ttmp, &conn->txq, link)
 			if (st->written == 0 && st->tx && st->tx->deadline_ns &&
 			    st->tx->deadline_ns <= now_ns) {
@@ -676,6 +684,12 @@ static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 			s->opts.conns_per_peer
 				? (int)s->opts.conns_per_peer
 				: (int)if_conns_per_peer(lni->ni->ifname);
+	rc = sock_sched_start(s);
+	if (rc < 0)
+		ul_log(s->opts.log, UL_D_WARNING,
+		       "socklnd: no scheduler threads (%s): every write on the "
+		       "loop thread",
+		       strerror(-rc));
 	ul_list_init(&ni->peers);
 	ul_list_init(&ni->passive);
 	ul_timer_init(&ni->tick, on_ni_tick);
@@ -852,6 +866,7 @@ int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
 			socklen_t len = sizeof(out[n].tos);
 
 			out[n] = conn->stats;
+			out[n].tx_bytes += sock_sched_live(conn);
 			if (getsockopt(conn->fd, IPPROTO_IP, IP_TOS,
 				       &out[n].tos, &len) < 0)
 				out[n].tos = -1;

@@ -12,10 +12,11 @@
  * our V3 hello with ctype NONE, which is how the kernel answers a version
  * it does not speak (wire.md §4.6).
  *
- * Everything runs on the loop thread; nothing here locks. Upcalls never
- * happen from inside ops->send(); tx_done is delivered at the end of the
- * I/O callback, timer or before-sleep hook that decided it. Do not call
- * ops->shutdown() from inside an upcall.
+ * Everything runs on the loop thread but the large writes that
+ * opts.nscheds scheduler threads may do (socklnd_sched.c). Every upcall
+ * comes from the loop thread, never from inside ops->send(); tx_done is
+ * delivered at the end of the I/O callback, timer or before-sleep hook
+ * that decided it. Do not call ops->shutdown() from inside an upcall.
  */
 #ifndef UL_LND_SOCKLND_H
 #define UL_LND_SOCKLND_H
@@ -74,6 +75,14 @@ struct ul_socklnd_opts {
 	 * connection holds SOCK_ACK_POLL_HELD of them; 5.
 	 */
 	unsigned int ack_poll_idle_ms;
+	/*
+	 * Scheduler threads that write for the connections (ksocklnd's
+	 * nscheds, but in all rather than per CPT): a write of
+	 * SOCK_JOB_MIN_BYTES or more is handed to one of them, so two busy
+	 * connections write on two CPUs. 0 (the default): no thread, every
+	 * write on the loop thread. Read when the first NI starts.
+	 */
+	unsigned int nscheds;
 	unsigned int min_reconnect_ms; /* 1000 */
 	unsigned int max_reconnect_ms; /* 60000 */
 	int nodelay;		       /* TCP_NODELAY; 1 */
@@ -131,6 +140,7 @@ struct ul_socklnd_conn_info {
 	uint64_t tx_noops; /* NOOPs written */
 	uint64_t rx_noops; /* NOOPs received */
 	size_t txq_len;	   /* messages queued, not yet fully written */
+	uint64_t tx_jobs;  /* writes handed to a scheduler thread */
 	int tos;	   /* IP_TOS of the socket now */
 };
 

@@ -240,6 +240,8 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 		return;
 	conn->close_status = status;
 	ul_timer_cancel(ul_loop_timers(s->loop), &conn->hs_timer);
+	/* A scheduler thread's write is part of what was written. */
+	sock_conn_job_reclaim(conn);
 	/* What TCP acknowledged was delivered: it completes OK. */
 	if (was_up)
 		(void)sock_conn_tx_unacked(conn, sock_now(ni));

@@ -9,10 +9,13 @@
  * callback that may still be on the stack. Failed and completed txs go to
  * s->done and reach tx_done at the end of the event that decided them
  * (sock_deliver()), so no upcall ever runs in the middle of a list walk.
+ * All of it belongs to the loop thread; scheduler threads
+ * (socklnd_sched.c) only run the writes handed to them in a job.
  */
 #ifndef UL_LND_SOCKLND_INT_H
 #define UL_LND_SOCKLND_INT_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -66,9 +69,22 @@
 #define SOCK_NS_PER_MS 1000000ull
 #define SOCK_NS_PER_SEC 1000000000ull
 
+/*
+ * A write of at least this many bytes goes to a scheduler thread when
+ * there are any (opts.nscheds); smaller ones are written on the loop
+ * thread, where a hand-over would cost more than the write.
+ */
+#define SOCK_JOB_MIN_BYTES 65536u
+/*
+ * And at most this many: the bytes of a job are accounted (credits back,
+ * txs on tx_unacked) only when it comes back.
+ */
+#define SOCK_JOB_MAX_BYTES (4u << 20)
+
 struct sock_ni;
 struct sock_peer;
 struct sock_conn;
+struct sock_sched;
 
 /*
  * A listening socket on one address and port, shared by every NI on that
@@ -114,6 +130,8 @@ struct ul_socklnd {
 	/* Freed tx descriptors kept for reuse (sock_tx_free()). */
 	struct sock_tx *tx_pool;
 	unsigned int tx_pool_len;
+	/* Scheduler threads (socklnd_sched.c); NULL: every write here. */
+	struct sock_sched *sched;
 };
 
 /* Freed tx descriptors one socklnd keeps for the next messages. */
@@ -256,6 +274,14 @@ struct sock_conn {
 	uint32_t nunacked;	   /* txs on tx_unacked */
 	uint64_t tx_progress_ns;   /* last acknowledgement progress */
 	bool is_pollout;	   /* EPOLLOUT armed after EAGAIN */
+	/*
+	 * The write a scheduler thread does for this conn (allocated at
+	 * the first one), and whether it is out: then the head of txq is
+	 * being written elsewhere and nothing here writes to fd, removes a
+	 * queued tx or closes fd before sock_sched_wait().
+	 */
+	struct sock_job *job;
+	bool is_job_out;
 
 	/* Receive. */
 	enum sock_rx_state rx_state;
@@ -417,6 +443,34 @@ void sock_ack_poll(struct ul_socklnd *s, bool is_all);
 void sock_peer_answered(struct sock_peer *peer,
 			const struct ul_wire_handle *wmd);
 void sock_flush_all(struct ul_socklnd *s);
+
+/* socklnd_sched.c: writes on scheduler threads (loop thread's side) */
+/* Start opts.nscheds threads, once (0: none). 0 or -errno. */
+int sock_sched_start(struct ul_socklnd *s);
+/* Stop and join the threads; every job must have come back. */
+void sock_sched_stop(struct ul_socklnd *s);
+/*
+ * Hand conn's write of iov[0..cnt) to a thread. 0, or -ENOMEM (nothing
+ * handed over: write it here).
+ */
+int sock_sched_post(struct sock_conn *conn, const struct iovec *iov, int cnt);
+/*
+ * Wait until conn's job is back (a queued one is taken back unstarted)
+ * and return the bytes it wrote; conn->is_job_out is false after it.
+ */
+uint64_t sock_sched_wait(struct sock_conn *conn);
+/*
+ * Bytes conn's job has written so far (0: none out), for looks at TCP's
+ * progress while it runs: a job on a slow socket may run for long.
+ */
+uint64_t sock_sched_live(const struct sock_conn *conn);
+/* socklnd_tx.c: a job came back with n bytes written and err (0, -errno). */
+void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err);
+/*
+ * Before conn closes: wait for its job, if one is out, and account what
+ * it wrote (no flush after it).
+ */
+void sock_conn_job_reclaim(struct sock_conn *conn);
 
 /* socklnd_rx.c */
 void sock_conn_recv(struct sock_conn *conn);

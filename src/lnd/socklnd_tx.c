@@ -6,7 +6,9 @@
  * header, encoded once into the tx's own 96-byte buffer, then the payload
  * fragments straight from the application's memory (no copy). Queues are
  * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
- * and disarmed once the queue drains. Every LNet message, whatever its
+ * and disarmed once the queue drains. With scheduler threads, a write of
+ * SOCK_JOB_MIN_BYTES or more is handed to one of them instead
+ * (socklnd_sched.c), which waits for room itself. Every LNet message, whatever its
  * type and size, once written whole waits on conn->tx_unacked until TCP
  * has acknowledged its last byte (our cumulative bytes written minus
  * SIOCOUTQ) before it completes (tx_done OK); its credits go back through
@@ -312,7 +314,8 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
  */
 uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 {
-	uint64_t written = conn->stats.tx_bytes;
+	/* What a scheduler thread is writing counts as written. */
+	uint64_t written = conn->stats.tx_bytes + sock_sched_live(conn);
 	uint64_t unacked;
 	int outq = 0;
 
@@ -498,25 +501,126 @@ static void set_pollout(struct sock_conn *conn, bool is_on)
 		conn->is_pollout = is_on;
 }
 
+/* Cut iov[0..cnt) to at most max bytes; returns the new count. */
+static int iov_cap(struct iovec *iov, int cnt, uint64_t max)
+{
+	uint64_t nob = 0;
+
+	for (int i = 0; i < cnt; i++) {
+		if (nob + iov[i].iov_len >= max) {
+			iov[i].iov_len = max - nob;
+			return i + 1;
+		}
+		nob += iov[i].iov_len;
+	}
+	return cnt;
+}
+
+/*
+ * The next write of conn: as many queued txs as fit in iov, in order;
+ * returns the count of entries and, in *nob, their bytes.
+ */
+static int conn_iov_fill(const struct sock_conn *conn, struct iovec *iov,
+			 uint64_t *nob)
+{
+	const struct sock_tx *st;
+	int cnt = 0;
+
+	ul_list_for_each_entry(st, &conn->txq, link) {
+		bool is_whole;
+
+		if (cnt >= SOCK_IOV_MAX - 1)
+			break;
+		cnt = tx_iov_fill(st, iov, cnt, &is_whole);
+		if (!is_whole)
+			break;
+	}
+	*nob = 0;
+	for (int i = 0; i < cnt; i++)
+		*nob += iov[i].iov_len;
+	return cnt;
+}
+
+/*
+ * A write failed with err (not EAGAIN): the connection and its siblings
+ * close.
+ */
+static void conn_write_failed(struct sock_conn *conn, int err)
+{
+	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: %s conn to %s: write failed: %s",
+		     conn->ni->nidstr, sock_ctype_name(conn->ctype),
+		     conn->peer->nidstr, strerror(-err));
+	sock_conn_close_siblings(conn, write_error(err), write_hstatus(err));
+}
+
+void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err)
+{
+	struct ul_socklnd *s = conn->ni->s;
+
+	if (n) {
+		conn->stats.tx_bytes += n;
+		tx_advance(conn, n);
+	}
+	if (err == -EAGAIN) {
+		set_pollout(conn, true);
+		return;
+	}
+	if (err) {
+		conn_write_failed(conn, err);
+		return;
+	}
+	if (ul_list_empty(&conn->txq)) {
+		set_pollout(conn, false);
+		return;
+	}
+	/* More was queued meanwhile: the next flush hands it over. */
+	if (!conn->is_pollout && ul_list_empty(&conn->flush_link))
+		ul_list_add_tail(&s->flush, &conn->flush_link);
+	ul_loop_wake_self(s->loop);
+}
+
+void sock_conn_job_reclaim(struct sock_conn *conn)
+{
+	uint64_t n;
+
+	if (!conn->is_job_out)
+		return;
+	n = sock_sched_wait(conn);
+	if (n) {
+		conn->stats.tx_bytes += n;
+		tx_advance(conn, n);
+	}
+}
+
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 {
 	struct ul_socklnd *s = conn->ni->s;
 	struct iovec iov[SOCK_IOV_MAX];
 
+	/*
+	 * A scheduler thread is writing and waits for room itself: its
+	 * return flushes again.
+	 */
+	if (conn->is_job_out) {
+		ul_list_del(&conn->flush_link);
+		set_pollout(conn, false);
+		return;
+	}
 	while (!ul_list_empty(&conn->txq) && budget) {
 		struct msghdr msg;
-		struct sock_tx *st;
+		uint64_t nob;
 		ssize_t n;
-		int cnt = 0;
+		int cnt = conn_iov_fill(conn, iov, &nob);
 
-		ul_list_for_each_entry(st, &conn->txq, link) {
-			bool is_whole;
-
-			if (cnt >= SOCK_IOV_MAX - 1)
-				break;
-			cnt = tx_iov_fill(st, iov, cnt, &is_whole);
-			if (!is_whole)
-				break;
+		if (s->sched && nob >= SOCK_JOB_MIN_BYTES &&
+		    sock_sched_post(conn, iov,
+				    iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES)) ==
+			    0) {
+			conn->stats.tx_jobs++;
+			ul_list_del(&conn->flush_link);
+			set_pollout(conn, false);
+			return;
 		}
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
@@ -530,15 +634,7 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 			return;
 		}
 		if (n < 0) {
-			int err = -errno;
-
-			ul_log_limit(
-				s->opts.log, UL_D_NETERROR,
-				"socklnd %s: %s conn to %s: write failed: %s",
-				conn->ni->nidstr, sock_ctype_name(conn->ctype),
-				conn->peer->nidstr, strerror(-err));
-			sock_conn_close_siblings(conn, write_error(err),
-						 write_hstatus(err));
+			conn_write_failed(conn, -errno);
 			return;
 		}
 		conn->stats.tx_bytes += (uint64_t)n;

@@ -88,6 +88,7 @@ static const struct param_def defs[] = {
 	{ "ksocklnd.nagle", true, PK_SOCK_NAGLE, 0, 0, 1, 0, 1 },
 	SOCK("ksocklnd.skip_mr_route_setup", false, skip_mr_route_setup, 1, 0,
 	     1),
+	SOCK("ksocklnd.nscheds", false, nscheds, 1, 0, 64),
 	/* ulnet's own socklnd limits (socklnd.h) */
 	SOCK("ulnet.max_handshakes", true, max_handshakes, 1, 0, 1000000),
 	SOCK("ulnet.max_handshakes_per_addr", true, max_handshakes_per_addr, 1,

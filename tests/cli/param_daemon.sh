@@ -17,7 +17,8 @@ conf() { # n
 	printf '      - nid: 127.1.62.%s@tcp\n' "$1"
 }
 cli_daemon p1 "$(conf 1)" --param ksocklnd.sock_timeout=77 \
-	--param ulnet.max_handshakes=100 --param router_ping_timeout=40
+	--param ulnet.max_handshakes=100 --param router_ping_timeout=40 \
+	--param ksocklnd.nscheds=2
 
 # --- get: the whole table, then one, then a bare lnet name -----------------
 expect get_all 0 "*" "" -- $u param get
@@ -26,7 +27,8 @@ for kv in 'lnet.alive_router_check_interval: 60' \
 	'lnet.accept_timeout: 5' 'ksocklnd.sock_timeout: 77' \
 	'ksocklnd.min_reconnectms: 1000' 'ksocklnd.max_reconnectms: 60000' \
 	'ulnet.max_handshakes: 100' 'ulnet.max_handshakes_per_addr: 16' \
-	'ulnet.max_hello_peers: 65536' 'ulnet.busy_poll: 0'; do
+	'ulnet.max_hello_peers: 65536' 'ulnet.busy_poll: 0' \
+	'ksocklnd.nscheds: 2'; do
 	check "get_all ${kv%%:*}" "^    ${kv//./\\.}\$"
 done
 expect get_one 0 "param:
@@ -70,6 +72,9 @@ check routing_wait 'Message forwarding will be enabled in 3s' "$TMP/p1.log"
 # --- refusals ----------------------------------------------------------------
 expect set_read_only 234 "" "$(d1 param set -1 "lnet.lock_prim_nid is read-only once running (the kernel's mode 0444: a load-time option); give it to ulnetd with --param")" \
 	-- $u param set lnet.lock_prim_nid=0
+expect set_nscheds_read_only 234 "" "$(d1 param set -1 "ksocklnd.nscheds is read-only once running (the kernel's mode 0444: a load-time option); give it to ulnetd with --param")" \
+	-- $u param set ksocklnd.nscheds=1
+check nscheds_started 'socklnd: 2 scheduler thread\(s\)' "$TMP/p1.log"
 expect get_unknown 234 "" "$(d1 param get -2 'no such parameter: bogus (ulnetctl param get lists them)')" \
 	-- $u param get bogus
 expect set_unknown 234 "" "$(d1 param set -2 'no such parameter: ksocklnd.bogus (ulnetctl param get lists them)')" \

@@ -88,12 +88,14 @@ ul_octet=$(($$ % 200 + 20))
 ul_port=$((20000 + $$ % 20000))
 
 # Start ulnetd NAME (config $tmp/NAME.yaml, socket $tmp/NAME.ctl, log
-# $tmp/NAME.log) with the extra options given, optionally inside a
-# namespace (UL_NETNS=...), and wait until it says it is ready. The pid
-# lands in ${ul_pid[NAME]}.
+# $tmp/NAME.log) with the extra options given, then those of
+# UL_DAEMON_ARGS (words), optionally inside a namespace (UL_NETNS=...),
+# and wait until it says it is ready. The pid lands in ${ul_pid[NAME]}.
 ul_daemon_start() { # name, ulnetd options...
-	local name=$1 pid
+	local name=$1 pid extra
 	shift
+	read -r -a extra <<<"${UL_DAEMON_ARGS:-}"
+	set -- "$@" "${extra[@]}"
 	if [ -n "${UL_NETNS:-}" ]; then
 		ip netns exec "$UL_NETNS" "$ULNETD" --config "$tmp/$name.yaml" \
 			--ctl "$tmp/$name.ctl" --foreground "$@" \

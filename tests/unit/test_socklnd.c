@@ -279,6 +279,21 @@ static bool pred_rx_done(struct sw_world *w, void *arg)
 	return w->nis[want[0]].nrx_done >= want[1];
 }
 
+/* Writes NI ni's conns to peer k handed to scheduler threads. */
+static uint64_t jobs_to(struct sw_world *w, int ni, int peer_k)
+{
+	struct ul_socklnd_conn_info info[16];
+	struct ulnet_nid peer;
+	uint64_t jobs = 0;
+	int n;
+
+	sw_nid(w, peer_k, &peer);
+	n = ul_socklnd_conns(w->s, &w->nis[ni].ni.nid, &peer, info, 16);
+	for (int i = 0; i < n && i < 16; i++)
+		jobs += info[i].tx_jobs;
+	return jobs;
+}
+
 static void socklnd_put_small_and_large_byte_exact(void **state)
 {
 	struct sw_world *w = *state;
@@ -297,6 +312,48 @@ static void socklnd_put_small_and_large_byte_exact(void **state)
 		assert_int_equal(w->tx_status[i], 0);
 		assert_true(sw_rx_ok(w, 1, i, lens[i]));
 	}
+	/* Scheduler threads (UL_TEST_NSCHEDS) wrote the large ones. */
+	assert_int_equal(jobs_to(w, 0, 2) > 0, w->opts.nscheds > 0);
+}
+
+/*
+ * With scheduler threads, the large writes go to them while the small
+ * ones stay on the loop thread; every PUT still arrives byte-exact, and
+ * each class in the order it was sent.
+ */
+static void socklnd_sched_threads_write_large_puts(void **state)
+{
+	struct sw_world *w = *state;
+	int n = 24, rx_want[2] = { 1, n };
+	int last_small = -1, last_big = -1;
+
+	w->opts.nscheds = 2;
+	start2(w);
+	for (int i = 0; i < n; i++) {
+		uint32_t len = i % 4 == 0 ? MIB - (uint32_t)i
+					  : 100u + (uint32_t)i;
+
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, len),
+				 0);
+	}
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(sw_run_until(w, pred_rx_done, rx_want));
+	for (int r = 0; r < w->nis[1].nparse; r++) {
+		int idx = (int)w->nis[1].rx[r].hdr.msg.put.match_bits;
+		bool is_big = idx % 4 == 0;
+
+		assert_true(idx > (is_big ? last_big : last_small));
+		if (is_big)
+			last_big = idx;
+		else
+			last_small = idx;
+		assert_true(sw_rx_ok(w, 1, idx,
+				     is_big ? MIB - (uint32_t)idx
+					    : 100u + (uint32_t)idx));
+	}
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_status[i], 0);
+	assert_true(jobs_to(w, 0, 2) > 0);
 }
 
 /*
@@ -424,9 +481,8 @@ static bool pred_wrote_some(struct sw_world *w, void *arg)
  * txs are still queued, or written but not acknowledged, when the
  * sending NI shuts down.
  */
-static void socklnd_shutdown_completes_queued_txs(void **state)
+static void shutdown_completes_queued_txs(struct sw_world *w)
 {
-	struct sw_world *w = *state;
 	int n = 12, nfail = 0, lfd;
 	struct ulnet_nid peer;
 
@@ -439,6 +495,7 @@ static void socklnd_shutdown_completes_queued_txs(void **state)
 	(void)raw_peer_accept_control(w, lfd, 3);
 	/* Some progress, then the sending NI goes away. */
 	assert_true(sw_run_until(w, pred_wrote_some, &peer));
+	assert_int_equal(jobs_to(w, 0, 3) > 0, w->opts.nscheds > 0);
 	sw_ni_stop(w, 0);
 	assert_int_equal(w->ntx_done, n);
 	for (int i = 0; i < n; i++) {
@@ -458,6 +515,25 @@ static void socklnd_shutdown_completes_queued_txs(void **state)
 	assert_int_equal(w->ntx_done, n);
 	assert_int_equal(ul_socklnd_ops.send(&w->nis[0].lni, &w->txs[n]),
 			 -ESHUTDOWN);
+}
+
+static void socklnd_shutdown_completes_queued_txs(void **state)
+{
+	shutdown_completes_queued_txs(*state);
+}
+
+/*
+ * The same with a scheduler thread: its write waits for room that never
+ * comes, and the shutdown takes the write back (a kick) before it fails
+ * the txs.
+ */
+static void socklnd_sched_shutdown_takes_back_a_waiting_write(void **state)
+{
+	struct sw_world *w = *state;
+
+	w->opts.nscheds = 1;
+	shutdown_completes_queued_txs(w);
+	assert_true(sw_log_has(w, "1 scheduler thread(s)"));
 }
 
 static bool pred_mid_rx(struct sw_world *w, void *arg)
@@ -668,6 +744,12 @@ int main(void)
 			socklnd_two_nets_share_an_address, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_send_stall_closes_conn,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_sched_threads_write_large_puts, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_sched_shutdown_takes_back_a_waiting_write,
+			setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
