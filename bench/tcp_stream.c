@@ -4,8 +4,11 @@
  *   tcp_stream recv ADDR PORT [--mptcp]
  *	listen on ADDR:PORT, take one connection, read it to the end and
  *	print "bytes B seconds S gbit_s G" (first byte to last byte);
- *   tcp_stream send ADDR PORT SECONDS [--mptcp] [--from SRC]
- *	connect (from SRC if given) and write 128 KiB at a time for SECONDS.
+ *   tcp_stream send ADDR PORT SECONDS [--mptcp] [--from SRC] [--zerocopy]
+ *	connect (from SRC if given) and write 128 KiB at a time for SECONDS;
+ *	--zerocopy: with MSG_ZEROCOPY (SO_ZEROCOPY), reading the completions
+ *	from the error queue, and say on stderr how many the kernel
+ *	reported as copied after all (SO_EE_CODE_ZEROCOPY_COPIED).
  *
  * Goodput is measured at the receiver: what the application got, not
  * what left the sender's buffers. Not a bench_* program: `make bench`
@@ -13,6 +16,7 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
+#include <linux/errqueue.h>
 #include <netinet/in.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -26,6 +30,50 @@
 #ifndef IPPROTO_MPTCP
 #define IPPROTO_MPTCP 262
 #endif
+#ifndef SO_ZEROCOPY
+#define SO_ZEROCOPY 60
+#endif
+#ifndef MSG_ZEROCOPY
+#define MSG_ZEROCOPY 0x4000000
+#endif
+
+/* MSG_ZEROCOPY completions read so far, and those the kernel copied. */
+struct zc_count {
+	uint64_t done, copied;
+};
+
+/* Read what the error queue holds now (completion ranges). */
+static void zc_reap(int fd, struct zc_count *zc)
+{
+	for (;;) {
+		char ctrl[128];
+		struct msghdr msg;
+		struct cmsghdr *cm;
+		ssize_t n;
+
+		memset(&msg, 0, sizeof(msg));
+		msg.msg_control = ctrl;
+		msg.msg_controllen = sizeof(ctrl);
+		n = recvmsg(fd, &msg, MSG_ERRQUEUE | MSG_DONTWAIT);
+		if (n < 0)
+			return;
+		for (cm = CMSG_FIRSTHDR(&msg); cm; cm = CMSG_NXTHDR(&msg, cm)) {
+			struct sock_extended_err ee;
+
+			if (cm->cmsg_level != SOL_IP ||
+			    cm->cmsg_type != IP_RECVERR)
+				continue;
+			memcpy(&ee, CMSG_DATA(cm), sizeof(ee));
+			if (ee.ee_origin != SO_EE_ORIGIN_ZEROCOPY)
+				continue;
+			/* ee_info..ee_data: the range of sends completed */
+			zc->done += (uint64_t)(ee.ee_data - ee.ee_info) + 1;
+			if (ee.ee_code & SO_EE_CODE_ZEROCOPY_COPIED)
+				zc->copied +=
+					(uint64_t)(ee.ee_data - ee.ee_info) + 1;
+		}
+	}
+}
 
 #define CHUNK (128u * 1024u)
 
@@ -102,12 +150,13 @@ static int do_recv(const struct sockaddr_in *sa, bool is_mptcp)
 }
 
 static int do_send(const struct sockaddr_in *sa, double seconds, bool is_mptcp,
-		   const char *from)
+		   const char *from, bool is_zc)
 {
 	static uint8_t buf[CHUNK];
 	int proto = is_mptcp ? IPPROTO_MPTCP : IPPROTO_TCP;
-	uint64_t end;
-	int fd;
+	struct zc_count zc = { 0, 0 };
+	uint64_t end, nsends = 0;
+	int fd, one = 1;
 
 	fd = socket(AF_INET, SOCK_STREAM, proto);
 	if (fd < 0) {
@@ -124,6 +173,12 @@ static int do_send(const struct sockaddr_in *sa, double seconds, bool is_mptcp,
 			return 1;
 		}
 	}
+	if (is_zc &&
+	    setsockopt(fd, SOL_SOCKET, SO_ZEROCOPY, &one, sizeof(one))) {
+		perror("tcp_stream: SO_ZEROCOPY");
+		close(fd);
+		return 1;
+	}
 	if (connect(fd, (const struct sockaddr *)sa, sizeof(*sa))) {
 		perror("tcp_stream: connect");
 		close(fd);
@@ -134,10 +189,22 @@ static int do_send(const struct sockaddr_in *sa, double seconds, bool is_mptcp,
 		size_t off = 0;
 
 		while (off < sizeof(buf)) {
-			ssize_t n = write(fd, buf + off, sizeof(buf) - off);
+			ssize_t n =
+				is_zc ? send(fd, buf + off, sizeof(buf) - off,
+					     MSG_ZEROCOPY)
+				      : write(fd, buf + off, sizeof(buf) - off);
 
 			if (n < 0 && errno == EINTR)
 				continue;
+			/* Too many completions unread: read them, go on. */
+			if (n < 0 && is_zc && errno == ENOBUFS) {
+				zc_reap(fd, &zc);
+				continue;
+			}
+			if (n > 0 && is_zc) {
+				nsends++;
+				zc_reap(fd, &zc);
+			}
 			if (n <= 0) {
 				perror("tcp_stream: write");
 				close(fd);
@@ -145,6 +212,14 @@ static int do_send(const struct sockaddr_in *sa, double seconds, bool is_mptcp,
 			}
 			off += (size_t)n;
 		}
+	}
+	if (is_zc) {
+		zc_reap(fd, &zc);
+		fprintf(stderr,
+			"tcp_stream: zerocopy: %llu sends, %llu completed, "
+			"%llu of them copied by the kernel\n",
+			(unsigned long long)nsends, (unsigned long long)zc.done,
+			(unsigned long long)zc.copied);
 	}
 	close(fd);
 	return 0;
@@ -154,14 +229,14 @@ static void usage(void)
 {
 	fprintf(stderr, "usage: tcp_stream recv ADDR PORT [--mptcp]\n"
 			"       tcp_stream send ADDR PORT SECONDS [--mptcp] "
-			"[--from SRC]\n");
+			"[--from SRC] [--zerocopy]\n");
 }
 
 int main(int argc, char **argv)
 {
 	struct sockaddr_in sa;
 	const char *from = NULL;
-	bool is_mptcp = false, is_send;
+	bool is_mptcp = false, is_zc = false, is_send;
 	double seconds = 0;
 	int i, first_opt;
 
@@ -199,11 +274,13 @@ int main(int argc, char **argv)
 			is_mptcp = true;
 		} else if (!strcmp(argv[i], "--from") && i + 1 < argc) {
 			from = argv[++i];
+		} else if (is_send && !strcmp(argv[i], "--zerocopy")) {
+			is_zc = true;
 		} else {
 			usage();
 			return 2;
 		}
 	}
-	return is_send ? do_send(&sa, seconds, is_mptcp, from)
+	return is_send ? do_send(&sa, seconds, is_mptcp, from, is_zc)
 		       : do_recv(&sa, is_mptcp);
 }

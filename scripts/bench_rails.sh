@@ -18,6 +18,7 @@
 #        their sum: what N independent links give one stream each;
 #   tcp(all) the same N streams at once (what this machine's CPUs can
 #        carry; unshaped, the sum of one-at-a-time streams is not);
+#        unshaped, 1 rail: the one stream again with MSG_ZEROCOPY;
 #   mptcp one MPTCP connection (IPPROTO_MPTCP) from rail 0's address with
 #        one extra subflow endpoint per further rail (in-kernel path
 #        manager; source-routed on A so each subflow leaves on its rail);
@@ -165,14 +166,16 @@ topology() {
 	done
 }
 
-# tcp_once RAIL: one TCP stream over one rail; prints Gbit/s.
+# tcp_once RAIL [SEND OPTION...]: one TCP stream over one rail; prints
+# Gbit/s.
 tcp_once() {
 	local k=$1 out="$tmp/tcp.out"
+	shift
 	ip netns exec "$nsb" "$stream" recv "198.18.$k.2" "$port" >"$out" &
 	pids+=($!)
 	wait_line "$out" listening
 	ip netns exec "$nsa" "$stream" send "198.18.$k.2" "$port" \
-		"$sec_tcp" --from "198.18.$k.1"
+		"$sec_tcp" --from "198.18.$k.1" "$@"
 	wait "${pids[-1]}"
 	unset 'pids[-1]'
 	awk '/gbit_s/ { print $6 }' "$out"
@@ -663,6 +666,11 @@ for pass in $passes; do
 			all=$(tcp_all "$n")
 		else
 			all=$sum
+		fi
+		# Would MSG_ZEROCOPY pay here? The raw stream with it.
+		if [ "$pass" = unshaped ] && ((n == 1)); then
+			g=$(tcp_once 0 --zerocopy)
+			echo "    tcp rail 0, MSG_ZEROCOPY: $g Gbit/s"
 		fi
 		echo "    tcp, all $n rails at once: $all Gbit/s"
 		mp=$(mptcp_once "$n")
