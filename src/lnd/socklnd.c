@@ -453,7 +453,7 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 	uint64_t ka_ns = s->opts.keepalive_sec * SOCK_NS_PER_SEC;
 	struct sock_conn *conn, *ctmp;
 	struct sock_tx *st, *ttmp;
-	uint64_t last_alive;
+	uint64_t last_alive, held;
 
 	/* Txs that waited for a connection past their deadline (§3). */
 	ul_list_for_each_entry_safe(st, ttmp, &peer->txq, link)
@@ -508,13 +508,17 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 			break;
 		}
 		/*
-		 * Queued, not started, past the deadline; not while a
-		 * scheduler thread writes the head of the queue (the next
-		 * tick looks).
+		 * Queued, not started, past the deadline; not those at the
+		 * head that a scheduler thread is writing.
 		 */
-		if (conn->is_job_out)
-			continue;
-		ul_list_for_each_entry_safe(st, ttmp, &conn->txq, link)
+		held = conn->is_job_out ? conn->job_nob : 0;
+		ul_list_for_each_entry_safe(st, ttmp, &conn->txq, link) {
+			if (held) {
+				uint64_t left = st->nob - st->written;
+
+				held = held > left ? held - left : 0;
+				continue;
+			}
 			if (st->written == 0 && st->tx && st->tx->deadline_ns &&
 			    st->tx->deadline_ns <= now_ns) {
 				conn->txq_nob -= st->nob;
@@ -522,6 +526,7 @@ static void ni_tick_peer(struct sock_peer *peer, uint64_t now_ns)
 				sock_tx_complete(st, -ETIMEDOUT,
 						 UL_HSTATUS_NETWORK_TIMEOUT);
 			}
+		}
 	}
 
 	/*

@@ -277,11 +277,12 @@ struct sock_conn {
 	/*
 	 * The write a scheduler thread does for this conn (allocated at
 	 * the first one), and whether it is out: then the head of txq is
-	 * being written elsewhere and nothing here writes to fd, removes a
-	 * queued tx or closes fd before sock_sched_wait().
+	 * being written elsewhere and nothing here writes to fd, removes
+	 * one of the txs it covers or closes fd before sock_sched_wait().
 	 */
 	struct sock_job *job;
 	bool is_job_out;
+	uint64_t job_nob; /* bytes of txq's head the job out writes */
 
 	/* Receive. */
 	enum sock_rx_state rx_state;

@@ -9,31 +9,33 @@
  * there are threads (opts.nscheds), the loop thread fills the connection's
  * job with the iovec it would have written, hands it over and goes on
  * with other connections. Any thread takes any job from one FIFO, writes
- * the whole iovec (waiting in poll() while the socket is full) unless a
- * write fails or the loop thread kicks it, and puts the job on the done
- * list; the loop thread, woken through an eventfd, accounts the bytes as
- * if it had written them itself (sock_conn_job_done()). While it runs,
- * the bytes written so far are published (sock_sched_live()) for the
- * looks at TCP's progress.
+ * until the iovec is done, the socket is full (EAGAIN) or a write fails,
+ * and puts the job on the done list; the loop thread, woken through an
+ * eventfd, accounts the bytes as if it had written them itself
+ * (sock_conn_job_done()) and, after EAGAIN, waits for EPOLLOUT as after
+ * its own writes. A thread never waits for room in a socket: a peer that
+ * stops reading holds no thread, and the other connections' jobs never
+ * queue behind it. While a job runs, the bytes written so far are
+ * published (sock_sched_live()) for the looks at TCP's progress.
  *
  * Ownership: a job's inputs are written by the loop thread before it is
  * queued and its results by the thread that ran it before it is put on
  * the done list, both under the one mutex, so each side sees the other's
  * writes. While a job is out (conn->is_job_out) the memory it points at
  * (the head txs' headers and payload fragments) is not given back: the
- * loop thread writes nothing to that connection, completes none of its
- * queued txs and closes nothing before the job is back; a close takes it
- * back first (sock_sched_wait(): a queued job unstarted, a running one
- * kicked out of its poll() through its thread's eventfd).
+ * loop thread writes nothing to that connection, completes none of the
+ * queued txs the job covers and closes nothing before the job is back; a
+ * close takes it back first (sock_sched_wait(): a queued job unstarted, a
+ * running one waited for).
  *
- * Why it cannot deadlock: the threads never wait for the loop thread,
- * only for work or for room in their socket, and a kick ends that wait;
- * the loop thread waits only for a job it has kicked; the mutex is held
- * only to move a job between lists (and for the eventfd writes, which
- * never block), never across a call out.
+ * Why it cannot deadlock: the threads wait only for work, never for the
+ * loop thread or for a socket; a running job is non-blocking writes over
+ * a bounded iovec, so the loop thread's wait for one is short; the mutex
+ * is held only to move a job between lists (and for the eventfd write,
+ * which never blocks), never across a call out.
  */
 #include <errno.h>
-#include <poll.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,17 +52,10 @@ enum sock_job_state {
 	SOCK_JOB_DONE, /* on sched->done */
 };
 
-struct sock_sched_thread {
-	pthread_t id;
-	int kick; /* eventfd: give the job back now (a close waits) */
-	struct sock_sched *sc;
-};
-
 struct sock_job {
 	struct ul_list link; /* on sched->todo or sched->done */
 	struct sock_conn *conn;
-	enum sock_job_state state;	  /* under sched->lock */
-	struct sock_sched_thread *thread; /* RUNNING: who runs it */
+	enum sock_job_state state; /* under sched->lock */
 	/* Inputs, the loop thread's until queued. */
 	int fd;
 	int cnt;
@@ -84,34 +79,11 @@ struct sock_sched {
 	int efd; /* written when done goes non-empty */
 	struct ul_io io;
 	struct ul_socklnd *s;
-	unsigned int nslots;   /* threads[] */
 	unsigned int nthreads; /* started */
-	struct sock_sched_thread threads[];
+	pthread_t threads[];
 };
 
-/*
- * The socket is full: wait until it takes more (true) or the loop thread
- * wants the job back (false).
- */
-static bool wait_writable(struct sock_job *job)
-{
-	struct pollfd pfd[2] = {
-		{ .fd = job->fd, .events = POLLOUT },
-		{ .fd = job->thread->kick, .events = POLLIN },
-	};
-
-	while (poll(pfd, 2, -1) < 0)
-		if (errno != EINTR)
-			return false;
-	/* An error or hang-up shows in the next write. */
-	return pfd[1].revents == 0;
-}
-
-/*
- * Write the whole iovec, waiting for room in the socket as a blocking
- * write would, unless the loop thread kicks: then the job comes back
- * with -EAGAIN.
- */
+/* Write as much of the job's iovec as the socket takes now. */
 static void job_run(struct sock_job *job)
 {
 	struct iovec *iov = job->iov;
@@ -131,11 +103,7 @@ static void job_run(struct sock_job *job)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			int err = errno == EWOULDBLOCK ? -EAGAIN : -errno;
-
-			if (err == -EAGAIN && wait_writable(job))
-				continue;
-			job->err = err;
+			job->err = errno == EWOULDBLOCK ? -EAGAIN : -errno;
 			return;
 		}
 		job->nwritten += (uint64_t)n;
@@ -156,9 +124,8 @@ static void job_run(struct sock_job *job)
 
 static void *sched_main(void *arg)
 {
-	struct sock_sched_thread *me = arg;
-	struct sock_sched *sc = me->sc;
-	uint64_t one = 1, count;
+	struct sock_sched *sc = arg;
+	uint64_t one = 1;
 
 	pthread_mutex_lock(&sc->lock);
 	for (;;) {
@@ -171,10 +138,7 @@ static void *sched_main(void *arg)
 			break;
 		job = ul_list_first_entry(&sc->todo, struct sock_job, link);
 		ul_list_del(&job->link);
-		/* A kick left from an earlier job is not for this one. */
-		(void)!read(me->kick, &count, sizeof(count));
 		job->state = SOCK_JOB_RUNNING;
-		job->thread = me;
 		pthread_mutex_unlock(&sc->lock);
 
 		job_run(job);
@@ -217,9 +181,6 @@ static void on_done(struct ul_io *io, uint32_t events)
 
 static void sched_free(struct sock_sched *sc)
 {
-	for (unsigned int i = 0; i < sc->nslots; i++)
-		if (sc->threads[i].kick >= 0)
-			close(sc->threads[i].kick);
 	pthread_cond_destroy(&sc->done_cond);
 	pthread_cond_destroy(&sc->todo_cond);
 	pthread_mutex_destroy(&sc->lock);
@@ -236,7 +197,7 @@ static void sched_join(struct sock_sched *sc)
 	pthread_cond_broadcast(&sc->todo_cond);
 	pthread_mutex_unlock(&sc->lock);
 	for (unsigned int i = 0; i < sc->nthreads; i++)
-		pthread_join(sc->threads[i].id, NULL);
+		pthread_join(sc->threads[i], NULL);
 	sc->nthreads = 0;
 }
 
@@ -244,6 +205,7 @@ int sock_sched_start(struct ul_socklnd *s)
 {
 	unsigned int n = s->opts.nscheds;
 	struct sock_sched *sc;
+	sigset_t all, old;
 	int rc;
 
 	if (s->sched || n == 0)
@@ -258,18 +220,9 @@ int sock_sched_start(struct ul_socklnd *s)
 	pthread_mutex_init(&sc->lock, NULL);
 	pthread_cond_init(&sc->todo_cond, NULL);
 	pthread_cond_init(&sc->done_cond, NULL);
-	sc->nslots = n;
-	rc = 0;
-	for (unsigned int i = 0; i < n; i++) {
-		sc->threads[i].sc = sc;
-		sc->threads[i].kick = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-		if (sc->threads[i].kick < 0 && rc == 0)
-			rc = -errno;
-	}
 	sc->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
-	if (sc->efd < 0 && rc == 0)
+	if (sc->efd < 0) {
 		rc = -errno;
-	if (rc < 0) {
 		sched_free(sc);
 		return rc;
 	}
@@ -278,12 +231,16 @@ int sock_sched_start(struct ul_socklnd *s)
 		sched_free(sc);
 		return rc;
 	}
+	/* Signals stay with the application's threads. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (; sc->nthreads < n; sc->nthreads++) {
-		rc = -pthread_create(&sc->threads[sc->nthreads].id, NULL,
-				     sched_main, &sc->threads[sc->nthreads]);
+		rc = -pthread_create(&sc->threads[sc->nthreads], NULL,
+				     sched_main, sc);
 		if (rc < 0)
 			break;
 	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (sc->nthreads < n) {
 		sched_join(sc);
 		ul_io_stop(&sc->io);
@@ -338,13 +295,11 @@ uint64_t sock_sched_wait(struct sock_conn *conn)
 {
 	struct sock_sched *sc = conn->ni->s->sched;
 	struct sock_job *job = conn->job;
-	uint64_t n = 0, one = 1;
+	uint64_t n = 0;
 
 	if (!conn->is_job_out)
 		return 0;
 	pthread_mutex_lock(&sc->lock);
-	if (job->state == SOCK_JOB_RUNNING)
-		(void)!write(job->thread->kick, &one, sizeof(one));
 	while (job->state == SOCK_JOB_RUNNING)
 		pthread_cond_wait(&sc->done_cond, &sc->lock);
 	/* Queued: taken back unstarted. Done: off the done list. */

@@ -8,8 +8,8 @@
  * flushed from the before-sleep hook; EPOLLOUT is armed only after EAGAIN
  * and disarmed once the queue drains. With scheduler threads, a write of
  * SOCK_JOB_MIN_BYTES or more is handed to one of them instead
- * (socklnd_sched.c), which waits for room itself. Every LNet message, whatever its
- * type and size, once written whole waits on conn->tx_unacked until TCP
+ * (socklnd_sched.c). Every LNet message, whatever its type and size,
+ * once written whole waits on conn->tx_unacked until TCP
  * has acknowledged its last byte (our cumulative bytes written minus
  * SIOCOUTQ) before it completes (tx_done OK); its credits go back through
  * up->tx_sent as soon as it is written. A PUT or GET that asked for an
@@ -598,10 +598,7 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 	struct ul_socklnd *s = conn->ni->s;
 	struct iovec iov[SOCK_IOV_MAX];
 
-	/*
-	 * A scheduler thread is writing and waits for room itself: its
-	 * return flushes again.
-	 */
+	/* A scheduler thread is writing: its return flushes again. */
 	if (conn->is_job_out) {
 		ul_list_del(&conn->flush_link);
 		set_pollout(conn, false);
@@ -613,10 +610,14 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 		ssize_t n;
 		int cnt = conn_iov_fill(conn, iov, &nob);
 
+		if (s->sched && nob >= SOCK_JOB_MIN_BYTES) {
+			cnt = iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES);
+			nob = nob < SOCK_JOB_MAX_BYTES ? nob
+						       : SOCK_JOB_MAX_BYTES;
+		}
 		if (s->sched && nob >= SOCK_JOB_MIN_BYTES &&
-		    sock_sched_post(conn, iov,
-				    iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES)) ==
-			    0) {
+		    sock_sched_post(conn, iov, cnt) == 0) {
+			conn->job_nob = nob;
 			conn->stats.tx_jobs++;
 			ul_list_del(&conn->flush_link);
 			set_pollout(conn, false);

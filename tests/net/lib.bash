@@ -95,7 +95,7 @@ ul_daemon_start() { # name, ulnetd options...
 	local name=$1 pid extra
 	shift
 	read -r -a extra <<<"${UL_DAEMON_ARGS:-}"
-	set -- "$@" "${extra[@]}"
+	set -- "$@" ${extra[@]+"${extra[@]}"}
 	if [ -n "${UL_NETNS:-}" ]; then
 		ip netns exec "$UL_NETNS" "$ULNETD" --config "$tmp/$name.yaml" \
 			--ctl "$tmp/$name.ctl" --foreground "$@" \

@@ -316,6 +316,43 @@ static void socklnd_put_small_and_large_byte_exact(void **state)
 	assert_int_equal(jobs_to(w, 0, 2) > 0, w->opts.nscheds > 0);
 }
 
+/* PUT i's length: every every-th big (big + i), the others small + i. */
+static uint32_t class_len(int i, int every, uint32_t small, uint32_t big)
+{
+	return (i % every == 0 ? big : small) + (uint32_t)i;
+}
+
+/*
+ * n PUTs from NI 0 to NI 1, sized by class_len(): every one completes OK
+ * and arrives byte-exact, and each class arrives in the order it was
+ * sent.
+ */
+static void put_two_classes(struct sw_world *w, int n, int every,
+			    uint32_t small, uint32_t big)
+{
+	int rx_want[2] = { 1, n };
+	int last[2] = { -1, -1 };
+
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i,
+					     class_len(i, every, small, big)),
+				 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_true(sw_run_until(w, pred_rx_done, rx_want));
+	assert_int_equal(w->nis[1].nparse, n);
+	for (int r = 0; r < n; r++) {
+		int idx = (int)w->nis[1].rx[r].hdr.msg.put.match_bits;
+		int c = idx % every == 0;
+
+		assert_true(idx > last[c]);
+		last[c] = idx;
+		assert_true(
+			sw_rx_ok(w, 1, idx, class_len(idx, every, small, big)));
+	}
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_status[i], 0);
+}
+
 /*
  * With scheduler threads, the large writes go to them while the small
  * ones stay on the loop thread; every PUT still arrives byte-exact, and
@@ -324,35 +361,10 @@ static void socklnd_put_small_and_large_byte_exact(void **state)
 static void socklnd_sched_threads_write_large_puts(void **state)
 {
 	struct sw_world *w = *state;
-	int n = 24, rx_want[2] = { 1, n };
-	int last_small = -1, last_big = -1;
 
 	w->opts.nscheds = 2;
 	start2(w);
-	for (int i = 0; i < n; i++) {
-		uint32_t len = i % 4 == 0 ? MIB - (uint32_t)i
-					  : 100u + (uint32_t)i;
-
-		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, len),
-				 0);
-	}
-	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
-	assert_true(sw_run_until(w, pred_rx_done, rx_want));
-	for (int r = 0; r < w->nis[1].nparse; r++) {
-		int idx = (int)w->nis[1].rx[r].hdr.msg.put.match_bits;
-		bool is_big = idx % 4 == 0;
-
-		assert_true(idx > (is_big ? last_big : last_small));
-		if (is_big)
-			last_big = idx;
-		else
-			last_small = idx;
-		assert_true(sw_rx_ok(w, 1, idx,
-				     is_big ? MIB - (uint32_t)idx
-					    : 100u + (uint32_t)idx));
-	}
-	for (int i = 0; i < n; i++)
-		assert_int_equal(w->tx_status[i], 0);
+	put_two_classes(w, 24, 4, 100, MIB - 64);
 	assert_true(jobs_to(w, 0, 2) > 0);
 }
 
@@ -363,32 +375,9 @@ static void socklnd_sched_threads_write_large_puts(void **state)
 static void socklnd_many_in_flight_keep_order(void **state)
 {
 	struct sw_world *w = *state;
-	int n = 300, rx_want[2] = { 1, n };
-	int last_small = -1, last_big = -1;
 
 	start2(w);
-	for (int i = 0; i < n; i++) {
-		uint32_t len = i % 7 == 0 ? 20000u + (uint32_t)i : (uint32_t)i;
-
-		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, len),
-				 0);
-	}
-	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
-	assert_true(sw_run_until(w, pred_rx_done, rx_want));
-	for (int r = 0; r < w->nis[1].nparse; r++) {
-		int idx = (int)w->nis[1].rx[r].hdr.msg.put.match_bits;
-
-		if (idx % 7 == 0) {
-			assert_true(idx > last_big);
-			last_big = idx;
-		} else {
-			assert_true(idx > last_small);
-			last_small = idx;
-		}
-		assert_true(sw_rx_ok(w, 1, idx,
-				     idx % 7 == 0 ? 20000u + (uint32_t)idx
-						  : (uint32_t)idx));
-	}
+	put_two_classes(w, 300, 7, 0, 20000);
 }
 
 static void socklnd_dropped_payload_is_skipped_exactly(void **state)
@@ -523,11 +512,10 @@ static void socklnd_shutdown_completes_queued_txs(void **state)
 }
 
 /*
- * The same with a scheduler thread: its write waits for room that never
- * comes, and the shutdown takes the write back (a kick) before it fails
- * the txs.
+ * The same with a scheduler thread writing: the shutdown takes its job
+ * back before it fails the txs.
  */
-static void socklnd_sched_shutdown_takes_back_a_waiting_write(void **state)
+static void socklnd_sched_shutdown_takes_back_a_write(void **state)
 {
 	struct sw_world *w = *state;
 
@@ -705,6 +693,45 @@ static void socklnd_send_stall_closes_conn(void **state)
 	assert_true(sw_log_has(w, "no send progress for 1s"));
 }
 
+static bool pred_tx_idx_done(struct sw_world *w, void *arg)
+{
+	return w->tx_ndone[*(int *)arg] > 0;
+}
+
+/*
+ * One thread, a peer that never reads and 8 MiB for it: the socket fills
+ * and stays full. A PUT to another, healthy peer still goes out and
+ * completes at once: no thread waits for room in a socket, so a stuck
+ * peer holds none and no job queues behind it.
+ */
+static void socklnd_sched_slow_peer_holds_no_thread(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid stuck;
+	int lfd, n = 8, healthy = n, want[2] = { 1, 1 };
+
+	w->opts.nscheds = 1;
+	start2(w);
+	lfd = sw_raw_listen(w, 3);
+	assert_true(lfd >= 0);
+	sw_nid(w, 3, &stuck);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(sw_send_put(w, 0, &stuck, i, MIB), 0);
+	(void)raw_peer_accept_control(w, lfd, 3);
+	assert_true(sw_run_until(w, pred_wrote_some, &stuck));
+	sw_run_for(w, 100);
+	assert_true(jobs_to(w, 0, 3) > 0);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, healthy, MIB), 0);
+	assert_true(sw_run_until(w, pred_tx_idx_done, &healthy));
+	assert_int_equal(w->tx_status[healthy], 0);
+	assert_true(sw_run_until(w, pred_rx_done, want));
+	assert_true(sw_rx_ok(w, 1, healthy, MIB));
+	assert_true(jobs_to(w, 0, 2) > 0);
+	/* The stuck peer's PUTs are still held: none has completed. */
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_ndone[i], 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -748,8 +775,11 @@ int main(void)
 			socklnd_sched_threads_write_large_puts, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
-			socklnd_sched_shutdown_takes_back_a_waiting_write,
-			setup, teardown),
+			socklnd_sched_shutdown_takes_back_a_write, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_sched_slow_peer_holds_no_thread, setup,
+			teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
