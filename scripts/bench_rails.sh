@@ -265,14 +265,16 @@ ulnet_daemons() {
 	done
 	ip netns exec "$nsb" "$daemon" --config "$tmp/B.yaml" \
 		--ctl "$tmp/B.ctl" --foreground --port "$port" --accept all \
-		--src-port any ${ULNETD_ARGS:-} $ul_extra 2>"$tmp/B.log" &
+		--src-port any ${ULNETD_ARGS:-} $ul_extra >/dev/null \
+		2>"$tmp/B.log" &
 	pids+=($!)
 	ip netns exec "$nsa" "$daemon" --config "$tmp/A.yaml" \
 		--ctl "$tmp/A.ctl" --foreground --port "$port" --accept all \
-		--src-port any ${ULNETD_ARGS:-} $ul_extra 2>"$tmp/A.log" &
+		--src-port any ${ULNETD_ARGS:-} $ul_extra >/dev/null \
+		2>"$tmp/A.log" &
 	pids+=($!)
-	wait_sock "$tmp/A.ctl"
-	wait_sock "$tmp/B.ctl"
+	wait_ready A
+	wait_ready B
 }
 
 # ulnet_once N [INFLIGHT [ULNETD OPTION...]]: ulnetd on both sides, N
@@ -285,8 +287,11 @@ ulnet_once() {
 	ulnet_daemons "$n"
 	ul_extra=
 	"$ctl" --ctl "$tmp/A.ctl" perf put 198.18.0.2@tcp --size 1048576 \
-		--seconds "$sec_ulnet" --inflight "$inf" >"$tmp/perf.yaml" ||
-		die "ulnetctl perf put failed"
+		--seconds "$sec_ulnet" --inflight "$inf" >"$tmp/perf.yaml" || {
+		# In $(...): the daemons are this subshell's to stop.
+		stop_pids
+		die "ulnetctl perf put failed (logs: $tmp/A.log, $tmp/B.log)"
+	}
 	stop_pids
 	awk '/^    rails:/ { r = 1 } r && /nid:/ { nid = $NF }
 	     r && /share:/ { share = $NF }
@@ -633,12 +638,15 @@ wait_line() { # file, text
 	done
 	die "no '$2' in $1"
 }
-wait_sock() {
+# wait_ready A|B: that side's ulnetd has configured its NIs and started
+# (its control socket exists before that).
+wait_ready() {
 	for _ in $(seq 200); do
-		[ -S "$1" ] && return 0
+		[ -S "$tmp/$1.ctl" ] &&
+			grep -q 'control socket ready' "$tmp/$1.log" && return 0
 		sleep 0.05
 	done
-	die "no control socket $1"
+	die "ulnetd $1 did not start"
 }
 
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 0 }'; }
