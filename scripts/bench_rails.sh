@@ -717,12 +717,12 @@ if [ ${#cpu_results[@]} -gt 0 ]; then
 	echo "Unshaped (CPU bound), Gbit/s: ulnet as above ($inflight in flight), with"
 	echo "ksocklnd.nscheds=$nscheds scheduler threads, and with $inflight_deep PUTs in flight;"
 	echo "goal: ulnet >= tcp(all)"
-	printf '%5s %9s %7s %9s %9s %10s %12s %12s
-' rails "tcp(all)" ulnet 		"+threads" "+window" "ulnet/all" "threads/all" "window/all"
+	printf '%5s %9s %7s %9s %9s %10s %12s %12s\n' rails "tcp(all)" \
+		ulnet "+threads" "+window" "ulnet/all" "threads/all" \
+		"window/all"
 	for r in "${cpu_results[@]}"; do
 		read -r n all ul us uw <<<"$r"
-		printf '%5s %9.3f %7.3f %9.3f %9.3f %10s %12s %12s
-' "$n" \
+		printf '%5s %9.3f %7.3f %9.3f %9.3f %10s %12s %12s\n' "$n" \
 			"$all" "$ul" "$us" "$uw" "$(ratio "$ul" "$all")" \
 			"$(ratio "$us" "$all")" "$(ratio "$uw" "$all")"
 	done

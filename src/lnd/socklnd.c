@@ -871,7 +871,6 @@ int ul_socklnd_conns(const struct ul_socklnd *s, const struct ulnet_nid *ni_nid,
 			socklen_t len = sizeof(out[n].tos);
 
 			out[n] = conn->stats;
-			out[n].tx_bytes += sock_sched_live(conn);
 			if (getsockopt(conn->fd, IPPROTO_IP, IP_TOS,
 				       &out[n].tos, &len) < 0)
 				out[n].tos = -1;

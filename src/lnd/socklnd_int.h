@@ -15,7 +15,6 @@
 #ifndef UL_LND_SOCKLND_INT_H
 #define UL_LND_SOCKLND_INT_H
 
-#include <pthread.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <sys/uio.h>
@@ -460,11 +459,6 @@ int sock_sched_post(struct sock_conn *conn, const struct iovec *iov, int cnt);
  * and return the bytes it wrote; conn->is_job_out is false after it.
  */
 uint64_t sock_sched_wait(struct sock_conn *conn);
-/*
- * Bytes conn's job has written so far (0: none out), for looks at TCP's
- * progress while it runs: a job on a slow socket may run for long.
- */
-uint64_t sock_sched_live(const struct sock_conn *conn);
 /* socklnd_tx.c: a job came back with n bytes written and err (0, -errno). */
 void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err);
 /*

@@ -15,8 +15,9 @@
  * (sock_conn_job_done()) and, after EAGAIN, waits for EPOLLOUT as after
  * its own writes. A thread never waits for room in a socket: a peer that
  * stops reading holds no thread, and the other connections' jobs never
- * queue behind it. While a job runs, the bytes written so far are
- * published (sock_sched_live()) for the looks at TCP's progress.
+ * queue behind it. A job's bytes count as written when it is back; a
+ * look at TCP's progress (SIOCOUTQ) meanwhile sees less acknowledged
+ * than there is, never more.
  *
  * Ownership: a job's inputs are written by the loop thread before it is
  * queued and its results by the thread that ran it before it is put on
@@ -35,8 +36,8 @@
  * which never blocks), never across a call out.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -60,11 +61,7 @@ struct sock_job {
 	int fd;
 	int cnt;
 	struct iovec iov[SOCK_IOV_MAX];
-	/*
-	 * Results, the running thread's until done; live is nwritten as it
-	 * grows, for the loop thread's looks at progress meanwhile.
-	 */
-	atomic_uint_fast64_t live;
+	/* Results, the running thread's until done. */
 	uint64_t nwritten;
 	int err; /* 0, -EAGAIN (socket full) or the write's -errno */
 };
@@ -107,8 +104,6 @@ static void job_run(struct sock_job *job)
 			return;
 		}
 		job->nwritten += (uint64_t)n;
-		atomic_store_explicit(&job->live, job->nwritten,
-				      memory_order_relaxed);
 		left = (size_t)n;
 		while (cnt > 0 && left >= iov->iov_len) {
 			left -= iov->iov_len;
@@ -279,7 +274,6 @@ int sock_sched_post(struct sock_conn *conn, const struct iovec *iov, int cnt)
 	}
 	job->fd = conn->fd;
 	job->cnt = cnt;
-	atomic_store_explicit(&job->live, 0, memory_order_relaxed);
 	memcpy(job->iov, iov, (size_t)cnt * sizeof(iov[0]));
 	conn->is_job_out = true;
 	pthread_mutex_lock(&sc->lock);
@@ -309,11 +303,4 @@ uint64_t sock_sched_wait(struct sock_conn *conn)
 	pthread_mutex_unlock(&sc->lock);
 	conn->is_job_out = false;
 	return n;
-}
-
-uint64_t sock_sched_live(const struct sock_conn *conn)
-{
-	if (!conn->is_job_out)
-		return 0;
-	return atomic_load_explicit(&conn->job->live, memory_order_relaxed);
 }

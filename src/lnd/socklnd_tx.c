@@ -314,8 +314,7 @@ void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs)
  */
 uint64_t sock_conn_tx_unacked(struct sock_conn *conn, uint64_t now_ns)
 {
-	/* What a scheduler thread is writing counts as written. */
-	uint64_t written = conn->stats.tx_bytes + sock_sched_live(conn);
+	uint64_t written = conn->stats.tx_bytes;
 	uint64_t unacked;
 	int outq = 0;
 
@@ -417,8 +416,8 @@ static int tx_iov_fill(const struct sock_tx *st, struct iovec *iov, int n,
 }
 
 /*
- * Account n bytes just written (already in stats.tx_bytes) to the queue
- * head: a finished NOOP completes; an LNet message waits for TCP's
+ * Account n bytes just written (here or by a scheduler thread) to
+ * stats.tx_bytes and the queue head: a finished NOOP completes; an LNet message waits for TCP's
  * acknowledgement. A PUT, GET, ACK or REPLY lost with its connection
  * then fails resendably and the node sends it again (over another rail
  * when there is one) instead of leaving the requester to a response
@@ -427,7 +426,9 @@ static int tx_iov_fill(const struct sock_tx *st, struct iovec *iov, int n,
 static void tx_advance(struct sock_conn *conn, uint64_t n)
 {
 	struct ul_socklnd *s = conn->ni->s;
-	uint64_t pos = conn->stats.tx_bytes - n;
+	uint64_t pos = conn->stats.tx_bytes;
+
+	conn->stats.tx_bytes += n;
 
 	while (n && !ul_list_empty(&conn->txq)) {
 		struct sock_tx *st =
@@ -554,43 +555,38 @@ static void conn_write_failed(struct sock_conn *conn, int err)
 	sock_conn_close_siblings(conn, write_error(err), write_hstatus(err));
 }
 
-void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err)
+/*
+ * After a write that left room in the socket: done with EPOLLOUT once
+ * the queue drained, else flush again soon, without sleeping.
+ */
+static void conn_flush_again(struct sock_conn *conn)
 {
 	struct ul_socklnd *s = conn->ni->s;
 
-	if (n) {
-		conn->stats.tx_bytes += n;
-		tx_advance(conn, n);
-	}
-	if (err == -EAGAIN) {
-		set_pollout(conn, true);
-		return;
-	}
-	if (err) {
-		conn_write_failed(conn, err);
-		return;
-	}
 	if (ul_list_empty(&conn->txq)) {
+		ul_list_del(&conn->flush_link);
 		set_pollout(conn, false);
 		return;
 	}
-	/* More was queued meanwhile: the next flush hands it over. */
 	if (!conn->is_pollout && ul_list_empty(&conn->flush_link))
 		ul_list_add_tail(&s->flush, &conn->flush_link);
 	ul_loop_wake_self(s->loop);
 }
 
+void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err)
+{
+	tx_advance(conn, n);
+	if (err == -EAGAIN)
+		set_pollout(conn, true);
+	else if (err)
+		conn_write_failed(conn, err);
+	else
+		conn_flush_again(conn);
+}
+
 void sock_conn_job_reclaim(struct sock_conn *conn)
 {
-	uint64_t n;
-
-	if (!conn->is_job_out)
-		return;
-	n = sock_sched_wait(conn);
-	if (n) {
-		conn->stats.tx_bytes += n;
-		tx_advance(conn, n);
-	}
+	tx_advance(conn, sock_sched_wait(conn));
 }
 
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
@@ -612,16 +608,15 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 
 		if (s->sched && nob >= SOCK_JOB_MIN_BYTES) {
 			cnt = iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES);
-			nob = nob < SOCK_JOB_MAX_BYTES ? nob
-						       : SOCK_JOB_MAX_BYTES;
-		}
-		if (s->sched && nob >= SOCK_JOB_MIN_BYTES &&
-		    sock_sched_post(conn, iov, cnt) == 0) {
-			conn->job_nob = nob;
-			conn->stats.tx_jobs++;
-			ul_list_del(&conn->flush_link);
-			set_pollout(conn, false);
-			return;
+			if (nob > SOCK_JOB_MAX_BYTES)
+				nob = SOCK_JOB_MAX_BYTES;
+			if (sock_sched_post(conn, iov, cnt) == 0) {
+				conn->job_nob = nob;
+				conn->stats.tx_jobs++;
+				ul_list_del(&conn->flush_link);
+				set_pollout(conn, false);
+				return;
+			}
 		}
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
@@ -638,19 +633,11 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 			conn_write_failed(conn, -errno);
 			return;
 		}
-		conn->stats.tx_bytes += (uint64_t)n;
 		tx_advance(conn, (uint64_t)n);
 		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 	}
-	if (ul_list_empty(&conn->txq)) {
-		ul_list_del(&conn->flush_link);
-		set_pollout(conn, false);
-		return;
-	}
-	/* Budget spent: another turn soon, without sleeping. */
-	if (!conn->is_pollout && ul_list_empty(&conn->flush_link))
-		ul_list_add_tail(&s->flush, &conn->flush_link);
-	ul_loop_wake_self(s->loop);
+	/* Drained, or the budget spent: another turn soon. */
+	conn_flush_again(conn);
 }
 
 void sock_flush_all(struct ul_socklnd *s)
