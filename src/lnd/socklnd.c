@@ -176,6 +176,7 @@ static void free_zombies(struct ul_socklnd *s)
 	ul_list_for_each_entry_safe(conn, tmp, &s->zombies, link) {
 		ul_list_del(&conn->link);
 		free(conn->job);
+		free(conn->rjob);
 		free(conn);
 	}
 }

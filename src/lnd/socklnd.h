@@ -141,6 +141,7 @@ struct ul_socklnd_conn_info {
 	uint64_t rx_noops; /* NOOPs received */
 	size_t txq_len;	   /* messages queued, not yet fully written */
 	uint64_t tx_jobs;  /* writes handed to a scheduler thread */
+	uint64_t rx_jobs;  /* payload reads handed to a scheduler thread */
 	int tos;	   /* IP_TOS of the socket now */
 };
 

@@ -240,8 +240,12 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 		return;
 	conn->close_status = status;
 	ul_timer_cancel(ul_loop_timers(s->loop), &conn->hs_timer);
-	/* A scheduler thread's write is part of what was written. */
+	/*
+	 * A scheduler thread's write is part of what was written; its read
+	 * must be back before the receive is aborted and fd closed.
+	 */
 	sock_conn_job_reclaim(conn);
+	sock_conn_rjob_reclaim(conn);
 	/* What TCP acknowledged was delivered: it completes OK. */
 	if (was_up)
 		(void)sock_conn_tx_unacked(conn, sock_now(ni));
@@ -275,6 +279,15 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 	sock_peer_connect_next(peer, sock_now(ni));
 }
 
+int sock_conn_watch(struct sock_conn *conn, bool is_pollout)
+{
+	uint32_t events = is_pollout ? EPOLLOUT : 0;
+
+	if (!conn->is_rjob_out)
+		events |= EPOLLIN;
+	return ul_io_modify(&conn->io, events);
+}
+
 void sock_conn_drain(struct sock_conn *conn)
 {
 	uint64_t before;
@@ -286,12 +299,19 @@ void sock_conn_drain(struct sock_conn *conn)
 	 * waits for a buffer) ends it. The cap only guards a peer that
 	 * keeps the buffer full faster than we read.
 	 */
+	/*
+	 * A thread's read first; then everything here: a job could be
+	 * taken back unstarted, and reading stop before the end.
+	 */
+	sock_conn_rjob_reclaim(conn);
+	conn->is_draining = true;
 	for (i = 0; i < 1024 && conn->state == SOCK_CONN_ESTABLISHED; i++) {
 		before = conn->stats.rx_bytes;
 		sock_conn_recv(conn);
 		if (conn->stats.rx_bytes == before)
 			break;
 	}
+	conn->is_draining = false;
 }
 
 void sock_conn_close_drained(struct sock_conn *conn, int status,

@@ -296,6 +296,15 @@ struct sock_conn {
 	uint32_t rx_left;	 /* bytes left in this stage */
 	uint64_t rx_progress_ns; /* last byte read */
 	/*
+	 * The payload read a scheduler thread does for this conn, and
+	 * whether it is out: then EPOLLIN is not watched, nothing here
+	 * reads from fd, and neither rx_done nor rx_abort runs, nor a
+	 * close, before it is back (sock_conn_rjob_reclaim()).
+	 */
+	struct sock_job *rjob;
+	bool is_rjob_out;
+	bool is_draining; /* sock_conn_drain(): every read here */
+	/*
 	 * This conn's bytes in the shared read-ahead buffer s->rx_stage
 	 * (socklnd_rx.c); both 0 whenever its receive callback returns.
 	 */
@@ -418,6 +427,8 @@ struct sock_conn *sock_conn_choose(struct sock_peer *peer,
 void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st);
 void sock_peer_dispatch(struct sock_peer *peer);
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget);
+/* Cut iov[0..cnt) to at most max bytes; returns the new count. */
+int sock_iov_cap(struct iovec *iov, int cnt, uint64_t max);
 void sock_conn_fail_txs(struct sock_conn *conn, int status, enum ul_hstatus hs);
 /*
  * Bytes written, not yet acknowledged; refreshes tx_progress_ns and
@@ -450,15 +461,18 @@ int sock_sched_start(struct ul_socklnd *s);
 /* Stop and join the threads; every job must have come back. */
 void sock_sched_stop(struct ul_socklnd *s);
 /*
- * Hand conn's write of iov[0..cnt) to a thread. 0, or -ENOMEM (nothing
- * handed over: write it here).
+ * Hand conn's write (is_read false) or read of iov[0..cnt) to a thread.
+ * 0, or -ENOMEM (nothing handed over: do it here).
  */
-int sock_sched_post(struct sock_conn *conn, const struct iovec *iov, int cnt);
+int sock_sched_post(struct sock_conn *conn, bool is_read,
+		    const struct iovec *iov, int cnt);
 /*
- * Wait until conn's job is back (a queued one is taken back unstarted)
- * and return the bytes it wrote; conn->is_job_out is false after it.
+ * Wait until conn's job that way is back (a queued one is taken back
+ * unstarted) and return the bytes it moved, with its result in *err (as
+ * sock_conn_job_done()'s; -EAGAIN if it never ran); conn->is_job_out
+ * or is_rjob_out is false after it.
  */
-uint64_t sock_sched_wait(struct sock_conn *conn);
+uint64_t sock_sched_wait(struct sock_conn *conn, bool is_read, int *err);
 /* socklnd_tx.c: a job came back with n bytes written and err (0, -errno). */
 void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err);
 /*
@@ -467,8 +481,24 @@ void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err);
  */
 void sock_conn_job_reclaim(struct sock_conn *conn);
 
+/*
+ * socklnd_conn.c: watch EPOLLIN unless a read job is out, and EPOLLOUT
+ * if is_pollout; 0 or -errno.
+ */
+int sock_conn_watch(struct sock_conn *conn, bool is_pollout);
+
 /* socklnd_rx.c */
 void sock_conn_recv(struct sock_conn *conn);
 void sock_conn_rx_abort(struct sock_conn *conn, int status);
+/*
+ * A read job came back with n bytes read and err (0: its iovec is full,
+ * -EAGAIN: the socket is empty, else the end or the read's -errno).
+ */
+void sock_conn_rjob_done(struct sock_conn *conn, uint64_t n, int err);
+/*
+ * Wait for conn's read job, if one is out, and account what it read
+ * (before a close or a drain).
+ */
+void sock_conn_rjob_reclaim(struct sock_conn *conn);
 
 #endif /* UL_LND_SOCKLND_INT_H */

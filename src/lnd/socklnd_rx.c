@@ -48,6 +48,32 @@ static void rx_malformed(struct sock_conn *conn, const char *why)
 	sock_conn_close_siblings(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
 }
 
+/* n bytes came in: the peer is alive and the receive moves. */
+static void rx_note(struct sock_conn *conn, uint64_t n)
+{
+	uint64_t now = sock_now(conn->ni);
+
+	conn->stats.rx_bytes += n;
+	conn->rx_progress_ns = now;
+	conn->peer->last_rx_ns = now;
+}
+
+/* A read found the end (-ECONNRESET) or failed with err: close. */
+static void rx_failed(struct sock_conn *conn, int err, bool is_eof)
+{
+	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
+		     "socklnd %s: %s conn to %s: %s", conn->ni->nidstr,
+		     sock_ctype_name(conn->ctype), conn->peer->nidstr,
+		     is_eof ? "closed by the peer" : strerror(-err));
+	/*
+	 * An error or the end on one connection closes the others to that
+	 * address too, as the kernel's ksocknal_process_receive does
+	 * (socklnd_cb.c): a peer that restarted or went away is gone from
+	 * all of them.
+	 */
+	sock_conn_close_siblings(conn, err, sock_hstatus_of_errno(err));
+}
+
 /*
  * One recvmsg: bytes read (> 0), 0 to wait (EAGAIN), or -1 after closing
  * the connection (EOF or an error).
@@ -56,7 +82,6 @@ static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
 {
 	struct msghdr msg;
 	ssize_t n;
-	int err;
 
 	memset(&msg, 0, sizeof(msg));
 	msg.msg_iov = iov;
@@ -65,27 +90,12 @@ static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
 		n = recvmsg(conn->fd, &msg, MSG_DONTWAIT);
 	while (n < 0 && errno == EINTR);
 	if (n > 0) {
-		uint64_t now = sock_now(conn->ni);
-
-		conn->stats.rx_bytes += (uint64_t)n;
-		conn->rx_progress_ns = now;
-		conn->peer->last_rx_ns = now;
+		rx_note(conn, (uint64_t)n);
 		return n;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return 0;
-	err = n == 0 ? -ECONNRESET : -errno;
-	ul_log_limit(conn->ni->s->opts.log, UL_D_NETERROR,
-		     "socklnd %s: %s conn to %s: %s", conn->ni->nidstr,
-		     sock_ctype_name(conn->ctype), conn->peer->nidstr,
-		     n == 0 ? "closed by the peer" : strerror(-err));
-	/*
-	 * An error or the end on one connection closes the others to that
-	 * address too, as the kernel's ksocknal_process_receive does
-	 * (socklnd_cb.c): a peer that restarted or went away is gone from
-	 * all of them.
-	 */
-	sock_conn_close_siblings(conn, err, sock_hstatus_of_errno(err));
+	rx_failed(conn, n == 0 ? -ECONNRESET : -errno, n == 0);
 	return -1;
 }
 
@@ -361,6 +371,63 @@ static bool rx_from_stage(struct sock_conn *conn)
 }
 
 /*
+ * Hand the read of the rest of the payload (at most SOCK_JOB_MAX_BYTES)
+ * to a scheduler thread, when there are any and it is large enough:
+ * true if handed over, and EPOLLIN is no longer watched until it is back
+ * (sock_conn_rjob_done()).
+ */
+static bool rx_post_job(struct sock_conn *conn)
+{
+	struct iovec iov[SOCK_IOV_MAX];
+	int cnt;
+
+	if (!conn->ni->s->sched || conn->is_draining ||
+	    conn->rx_left < SOCK_JOB_MIN_BYTES)
+		return false;
+	cnt = sock_iov_cap(iov, rx_payload_iov(conn, iov), SOCK_JOB_MAX_BYTES);
+	if (sock_sched_post(conn, true, iov, cnt) < 0)
+		return false;
+	conn->stats.rx_jobs++;
+	(void)sock_conn_watch(conn, conn->is_pollout);
+	return true;
+}
+
+/* What a read job read (n bytes, err as job_run's) is accounted here. */
+static void rx_job_back(struct sock_conn *conn, uint64_t n, int err)
+{
+	if (conn->state == SOCK_CONN_ESTABLISHED)
+		(void)sock_conn_watch(conn, conn->is_pollout);
+	if (n) {
+		rx_note(conn, n);
+		rx_payload_advance(conn, (size_t)n);
+	}
+	if (conn->state != SOCK_CONN_ESTABLISHED)
+		return;
+	rx_settle(conn);
+	if (err && err != -EAGAIN && conn->state == SOCK_CONN_ESTABLISHED)
+		rx_failed(conn, err, err == -ECONNRESET);
+}
+
+void sock_conn_rjob_done(struct sock_conn *conn, uint64_t n, int err)
+{
+	rx_job_back(conn, n, err);
+	/* The payload is in: read on at once (epoll would say so too). */
+	if (err == 0 && conn->state == SOCK_CONN_ESTABLISHED)
+		sock_conn_recv(conn);
+}
+
+void sock_conn_rjob_reclaim(struct sock_conn *conn)
+{
+	uint64_t n;
+	int err;
+
+	if (!conn->is_rjob_out)
+		return;
+	n = sock_sched_wait(conn, true, &err);
+	rx_job_back(conn, n, err);
+}
+
+/*
  * Read the rest of the payload and, in the same recvmsg, whatever follows
  * it into the (empty) read-ahead buffer: the next headers, often the next
  * messages. Returns what rx_read returns; *is_drained when the socket gave
@@ -403,6 +470,9 @@ void sock_conn_recv(struct sock_conn *conn)
 	bool is_drained = false;
 	int reads = 0;
 
+	/* A thread reads this payload: its return goes on from there. */
+	if (conn->is_rjob_out)
+		return;
 	while (conn->state == SOCK_CONN_ESTABLISHED) {
 		ssize_t n = 0;
 
@@ -429,6 +499,8 @@ void sock_conn_recv(struct sock_conn *conn)
 			conn->rx_stage_len = (uint32_t)n;
 			break;
 		case SOCK_RX_PAYLOAD:
+			if (rx_post_job(conn))
+				return;
 			n = rx_read_payload(conn, &is_drained);
 			if (n <= 0)
 				return;

@@ -1,6 +1,7 @@
 /*
- * socklnd scheduler threads: the large writes of established connections
- * done off the loop thread (docs/design-notes.md, "Parallel I/O").
+ * socklnd scheduler threads: the large writes and payload reads of
+ * established connections done off the loop thread (docs/design-notes.md,
+ * "Parallel I/O").
  *
  * The loop thread keeps everything socklnd owns: queues, txs, the choice
  * of connection, closes, receives and every upcall. What moves is the
@@ -19,6 +20,15 @@
  * look at TCP's progress (SIOCOUTQ) meanwhile sees less acknowledged
  * than there is, never more.
  *
+ * Reads are the same in the other direction: once the node has said
+ * where a payload of SOCK_JOB_MIN_BYTES or more goes (parse), the loop
+ * thread hands the read of it (at most SOCK_JOB_MAX_BYTES, never past
+ * the payload) to a thread, stops watching EPOLLIN and goes on; the
+ * thread reads until the iovec is full, the socket is empty (EAGAIN),
+ * the peer closed or a read failed, and the loop thread accounts the
+ * bytes (sock_conn_rjob_done()). Headers, checksums and every upcall
+ * stay on the loop thread. A connection has at most one job each way.
+ *
  * Ownership: a job's inputs are written by the loop thread before it is
  * queued and its results by the thread that ran it before it is put on
  * the done list, both under the one mutex, so each side sees the other's
@@ -27,7 +37,10 @@
  * loop thread writes nothing to that connection, completes none of the
  * queued txs the job covers and closes nothing before the job is back; a
  * close takes it back first (sock_sched_wait(): a queued job unstarted, a
- * running one waited for).
+ * running one waited for). While a read job is out, the loop thread
+ * reads nothing from that connection and neither ends its receive
+ * (rx_done, rx_abort) nor closes it before the job is back: the node's
+ * iov it reads into stays the node's promise until then.
  *
  * Why it cannot deadlock: the threads wait only for work, never for the
  * loop thread or for a socket; a running job is non-blocking writes over
@@ -57,13 +70,18 @@ struct sock_job {
 	struct ul_list link; /* on sched->todo or sched->done */
 	struct sock_conn *conn;
 	enum sock_job_state state; /* under sched->lock */
+	bool is_read;		   /* recvmsg into iov, else sendmsg */
 	/* Inputs, the loop thread's until queued. */
 	int fd;
 	int cnt;
 	struct iovec iov[SOCK_IOV_MAX];
 	/* Results, the running thread's until done. */
-	uint64_t nwritten;
-	int err; /* 0, -EAGAIN (socket full) or the write's -errno */
+	uint64_t nob; /* bytes written or read */
+	/*
+	 * 0 (the iovec is done), -EAGAIN (the socket is full, or empty),
+	 * -ECONNRESET (a read found the end) or the call's -errno.
+	 */
+	int err;
 };
 
 struct sock_sched {
@@ -80,13 +98,13 @@ struct sock_sched {
 	pthread_t threads[];
 };
 
-/* Write as much of the job's iovec as the socket takes now. */
+/* Write or read as much of the job's iovec as the socket allows now. */
 static void job_run(struct sock_job *job)
 {
 	struct iovec *iov = job->iov;
 	int cnt = job->cnt;
 
-	job->nwritten = 0;
+	job->nob = 0;
 	job->err = 0;
 	while (cnt > 0) {
 		struct msghdr msg;
@@ -96,14 +114,21 @@ static void job_run(struct sock_job *job)
 		memset(&msg, 0, sizeof(msg));
 		msg.msg_iov = iov;
 		msg.msg_iovlen = (size_t)cnt;
-		n = sendmsg(job->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (job->is_read)
+			n = recvmsg(job->fd, &msg, MSG_DONTWAIT);
+		else
+			n = sendmsg(job->fd, &msg, MSG_NOSIGNAL | MSG_DONTWAIT);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
 			job->err = errno == EWOULDBLOCK ? -EAGAIN : -errno;
 			return;
 		}
-		job->nwritten += (uint64_t)n;
+		if (n == 0 && job->is_read) {
+			job->err = -ECONNRESET;
+			return;
+		}
+		job->nob += (uint64_t)n;
 		left = (size_t)n;
 		while (cnt > 0 && left >= iov->iov_len) {
 			left -= iov->iov_len;
@@ -168,8 +193,13 @@ static void on_done(struct ul_io *io, uint32_t events)
 			ul_list_first_entry(&todo, struct sock_job, link);
 
 		ul_list_del(&job->link);
-		job->conn->is_job_out = false;
-		sock_conn_job_done(job->conn, job->nwritten, job->err);
+		if (job->is_read) {
+			job->conn->is_rjob_out = false;
+			sock_conn_rjob_done(job->conn, job->nob, job->err);
+		} else {
+			job->conn->is_job_out = false;
+			sock_conn_job_done(job->conn, job->nob, job->err);
+		}
 	}
 	sock_deliver(sc->s);
 }
@@ -259,23 +289,29 @@ void sock_sched_stop(struct ul_socklnd *s)
 	s->sched = NULL;
 }
 
-int sock_sched_post(struct sock_conn *conn, const struct iovec *iov, int cnt)
+int sock_sched_post(struct sock_conn *conn, bool is_read,
+		    const struct iovec *iov, int cnt)
 {
 	struct sock_sched *sc = conn->ni->s->sched;
-	struct sock_job *job = conn->job;
+	struct sock_job **slot = is_read ? &conn->rjob : &conn->job;
+	struct sock_job *job = *slot;
 
 	if (!job) {
 		job = calloc(1, sizeof(*job));
 		if (!job)
 			return -ENOMEM;
 		job->conn = conn;
+		job->is_read = is_read;
 		ul_list_init(&job->link);
-		conn->job = job;
+		*slot = job;
 	}
 	job->fd = conn->fd;
 	job->cnt = cnt;
 	memcpy(job->iov, iov, (size_t)cnt * sizeof(iov[0]));
-	conn->is_job_out = true;
+	if (is_read)
+		conn->is_rjob_out = true;
+	else
+		conn->is_job_out = true;
 	pthread_mutex_lock(&sc->lock);
 	job->state = SOCK_JOB_QUEUED;
 	ul_list_add_tail(&sc->todo, &job->link);
@@ -285,22 +321,26 @@ int sock_sched_post(struct sock_conn *conn, const struct iovec *iov, int cnt)
 	return 0;
 }
 
-uint64_t sock_sched_wait(struct sock_conn *conn)
+uint64_t sock_sched_wait(struct sock_conn *conn, bool is_read, int *err)
 {
 	struct sock_sched *sc = conn->ni->s->sched;
-	struct sock_job *job = conn->job;
+	struct sock_job *job = is_read ? conn->rjob : conn->job;
+	bool *is_out = is_read ? &conn->is_rjob_out : &conn->is_job_out;
 	uint64_t n = 0;
 
-	if (!conn->is_job_out)
+	*err = -EAGAIN; /* taken back unstarted: as if the socket said so */
+	if (!*is_out)
 		return 0;
 	pthread_mutex_lock(&sc->lock);
 	while (job->state == SOCK_JOB_RUNNING)
 		pthread_cond_wait(&sc->done_cond, &sc->lock);
 	/* Queued: taken back unstarted. Done: off the done list. */
 	ul_list_del(&job->link);
-	if (job->state == SOCK_JOB_DONE)
-		n = job->nwritten;
+	if (job->state == SOCK_JOB_DONE) {
+		n = job->nob;
+		*err = job->err;
+	}
 	pthread_mutex_unlock(&sc->lock);
-	conn->is_job_out = false;
+	*is_out = false;
 	return n;
 }

@@ -498,12 +498,11 @@ static void set_pollout(struct sock_conn *conn, bool is_on)
 {
 	if (conn->is_pollout == is_on)
 		return;
-	if (ul_io_modify(&conn->io, is_on ? EPOLLIN | EPOLLOUT : EPOLLIN) == 0)
+	if (sock_conn_watch(conn, is_on) == 0)
 		conn->is_pollout = is_on;
 }
 
-/* Cut iov[0..cnt) to at most max bytes; returns the new count. */
-static int iov_cap(struct iovec *iov, int cnt, uint64_t max)
+int sock_iov_cap(struct iovec *iov, int cnt, uint64_t max)
 {
 	uint64_t nob = 0;
 
@@ -586,7 +585,9 @@ void sock_conn_job_done(struct sock_conn *conn, uint64_t n, int err)
 
 void sock_conn_job_reclaim(struct sock_conn *conn)
 {
-	tx_advance(conn, sock_sched_wait(conn));
+	int err;
+
+	tx_advance(conn, sock_sched_wait(conn, false, &err));
 }
 
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
@@ -607,10 +608,10 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 		int cnt = conn_iov_fill(conn, iov, &nob);
 
 		if (s->sched && nob >= SOCK_JOB_MIN_BYTES) {
-			cnt = iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES);
+			cnt = sock_iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES);
 			if (nob > SOCK_JOB_MAX_BYTES)
 				nob = SOCK_JOB_MAX_BYTES;
-			if (sock_sched_post(conn, iov, cnt) == 0) {
+			if (sock_sched_post(conn, false, iov, cnt) == 0) {
 				conn->job_nob = nob;
 				conn->stats.tx_jobs++;
 				ul_list_del(&conn->flush_link);

@@ -279,8 +279,11 @@ static bool pred_rx_done(struct sw_world *w, void *arg)
 	return w->nis[want[0]].nrx_done >= want[1];
 }
 
-/* Writes NI ni's conns to peer k handed to scheduler threads. */
-static uint64_t jobs_to(struct sw_world *w, int ni, int peer_k)
+/*
+ * Writes (is_rx false) or payload reads of NI ni's conns with peer k
+ * handed to scheduler threads.
+ */
+static uint64_t jobs_of(struct sw_world *w, int ni, int peer_k, bool is_rx)
 {
 	struct ul_socklnd_conn_info info[16];
 	struct ulnet_nid peer;
@@ -290,8 +293,13 @@ static uint64_t jobs_to(struct sw_world *w, int ni, int peer_k)
 	sw_nid(w, peer_k, &peer);
 	n = ul_socklnd_conns(w->s, &w->nis[ni].ni.nid, &peer, info, 16);
 	for (int i = 0; i < n && i < 16; i++)
-		jobs += info[i].tx_jobs;
+		jobs += is_rx ? info[i].rx_jobs : info[i].tx_jobs;
 	return jobs;
+}
+
+static uint64_t jobs_to(struct sw_world *w, int ni, int peer_k)
+{
+	return jobs_of(w, ni, peer_k, false);
 }
 
 static void socklnd_put_small_and_large_byte_exact(void **state)
@@ -312,8 +320,9 @@ static void socklnd_put_small_and_large_byte_exact(void **state)
 		assert_int_equal(w->tx_status[i], 0);
 		assert_true(sw_rx_ok(w, 1, i, lens[i]));
 	}
-	/* Scheduler threads (UL_TEST_NSCHEDS) wrote the large ones. */
+	/* Scheduler threads (UL_TEST_NSCHEDS) wrote and read the large ones. */
 	assert_int_equal(jobs_to(w, 0, 2) > 0, w->opts.nscheds > 0);
+	assert_int_equal(jobs_of(w, 1, 1, true) > 0, w->opts.nscheds > 0);
 }
 
 /* PUT i's length: every every-th big (big + i), the others small + i. */
@@ -354,9 +363,9 @@ static void put_two_classes(struct sw_world *w, int n, int every,
 }
 
 /*
- * With scheduler threads, the large writes go to them while the small
- * ones stay on the loop thread; every PUT still arrives byte-exact, and
- * each class in the order it was sent.
+ * With scheduler threads, the large writes and payload reads go to them
+ * while the small ones stay on the loop thread; every PUT still arrives
+ * byte-exact, and each class in the order it was sent.
  */
 static void socklnd_sched_threads_write_large_puts(void **state)
 {
@@ -366,6 +375,7 @@ static void socklnd_sched_threads_write_large_puts(void **state)
 	start2(w);
 	put_two_classes(w, 24, 4, 100, MIB - 64);
 	assert_true(jobs_to(w, 0, 2) > 0);
+	assert_true(jobs_of(w, 1, 1, true) > 0);
 }
 
 /*

@@ -554,6 +554,148 @@ static void socklnd_link_down_reads_what_tcp_acked(void **state)
 	assert_true(sw_log_has(w, "down (passive): -100"));
 }
 
+/*
+ * A raw peer on a CONTROL conn to B: the header of a PUT of len bytes and
+ * the first part bytes of its payload. Returns the fd.
+ */
+static int raw_partial_put(struct sw_world *w, uint32_t len, size_t part)
+{
+	struct ul_wire_hello reply;
+	size_t cap = 96 + (size_t)len;
+	uint8_t *buf = malloc(cap);
+	size_t n;
+	int fd;
+
+	assert_non_null(buf);
+	fd = sw_raw_connect(w, K_RAW, K_B);
+	assert_true(fd >= 0);
+	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
+					  UL_WIRE_CONN_CONTROL, &reply),
+			 0);
+	n = sw_build_put(w, K_RAW, K_B, len, 91, buf, cap);
+	assert_int_equal(n, cap);
+	n = 0;
+	/* B's loop runs only while the socket is full, to make room. */
+	while (n < 96 + part) {
+		ssize_t k = send(fd, buf + n, 96 + part - n,
+				 MSG_NOSIGNAL | MSG_DONTWAIT);
+
+		if (k < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			sw_run_for(w, 1);
+			continue;
+		}
+		assert_true(k > 0);
+		n += (size_t)k;
+	}
+	free(buf);
+	return fd;
+}
+
+static bool pred_b_parsed(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return w->nis[1].nparse > 0;
+}
+
+static bool pred_b_rx_done(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return w->nis[1].nparse > 0 && w->nis[1].rx[0].ndone > 0;
+}
+
+/*
+ * The peer goes away in the middle of a large payload (read on a
+ * scheduler thread when there are any): the receive ends once, failed,
+ * and the connection closes.
+ */
+static void socklnd_eof_mid_payload_ends_the_receive(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid raw;
+	int fd;
+
+	struct ul_socklnd_conn_info info;
+
+	start_ab(w);
+	fd = raw_partial_put(w, 1u << 20, 300000);
+	assert_true(sw_run_until(w, pred_b_parsed, NULL));
+	sw_run_for(w, 20);
+	assert_int_equal(w->nis[1].rx[0].ndone, 0);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
+	/* UL_TEST_NSCHEDS: a thread was reading when the peer went. */
+	assert_int_equal(info.rx_jobs > 0, w->opts.nscheds > 0);
+	close(fd);
+	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
+	sw_run_for(w, 20);
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].ndone, 1);
+	assert_int_equal(w->nis[1].rx[0].status, -ECONNRESET);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+	assert_true(sw_log_has(w, "closed by the peer"));
+}
+
+/*
+ * The peer stops in the middle of a large payload and stays connected:
+ * after sock_timeout the receive ends once, timed out, and the
+ * connection closes, whether a thread or the loop thread was reading.
+ */
+static void socklnd_stall_mid_payload_times_out(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid raw;
+	int fd;
+
+	start_ab(w);
+	ul_socklnd_ops.set_timeout(w->s, 1);
+	fd = raw_partial_put(w, 1u << 20, 300000);
+	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].ndone, 1);
+	assert_int_equal(w->nis[1].rx[0].status, -ETIMEDOUT);
+	assert_true(sw_log_has(w, "receive stalled inside a message"));
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+	close(fd);
+}
+
+/*
+ * As socklnd_link_down_reads_what_tcp_acked, with a payload large enough
+ * for a scheduler thread: the drain before the close waits for the
+ * thread's read and reads on to the end of the message.
+ */
+static void socklnd_link_down_reads_a_large_payload(void **state)
+{
+	struct sw_world *w = *state;
+	const uint32_t len = 120000;
+	uint8_t in[64];
+	size_t inlen = 0;
+	int fd, outq = 1;
+
+	start_ab(w);
+	fd = raw_partial_put(w, len, len);
+	for (int i = 0; i < 2000 && outq; i++) {
+		assert_int_equal(ioctl(fd, SIOCOUTQ, &outq), 0);
+		if (outq)
+			usleep(1000);
+	}
+	assert_int_equal(outq, 0);
+	assert_int_equal(w->nis[1].nparse, 0); /* the loop has not run */
+	w->lnd.ops->link_change(&w->nis[1].lni, false);
+	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].ndone, 1);
+	assert_int_equal(w->nis[1].rx[0].status, 0);
+	assert_int_equal(w->nis[1].rx[0].len, len);
+	for (uint32_t i = 0; i < len; i++)
+		if (w->nis[1].rx[0].buf[i] != 0x5a)
+			fail_msg("payload byte %u is %#x", i,
+				 w->nis[1].rx[0].buf[i]);
+}
+
 static void socklnd_keepalive_sent_after_silence(void **state)
 {
 	struct sw_world *w = *state;
@@ -1112,6 +1254,14 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(socklnd_eof_closes_the_siblings,
 						setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_eof_mid_payload_ends_the_receive, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_link_down_reads_a_large_payload, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_stall_mid_payload_times_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
 		cmocka_unit_test_setup_teardown(
