@@ -693,8 +693,8 @@ static int sock_startup(struct ul_lnd_ni *lni, struct ul_err *err)
 	rc = sock_sched_start(s);
 	if (rc < 0)
 		ul_log(s->opts.log, UL_D_WARNING,
-		       "socklnd: no scheduler threads (%s): every write on the "
-		       "loop thread",
+		       "socklnd: no scheduler threads (%s): every write and "
+		       "read on the loop thread",
 		       strerror(-rc));
 	ul_list_init(&ni->peers);
 	ul_list_init(&ni->passive);

@@ -12,8 +12,8 @@
  * our V3 hello with ctype NONE, which is how the kernel answers a version
  * it does not speak (wire.md §4.6).
  *
- * Everything runs on the loop thread but the large writes that
- * opts.nscheds scheduler threads may do (socklnd_sched.c). Every upcall
+ * Everything runs on the loop thread but the large writes and payload
+ * reads that opts.nscheds scheduler threads may do (socklnd_sched.c). Every upcall
  * comes from the loop thread, never from inside ops->send(); tx_done is
  * delivered at the end of the I/O callback, timer or before-sleep hook
  * that decided it. Do not call ops->shutdown() from inside an upcall.
@@ -76,11 +76,12 @@ struct ul_socklnd_opts {
 	 */
 	unsigned int ack_poll_idle_ms;
 	/*
-	 * Scheduler threads that write for the connections (ksocklnd's
-	 * nscheds, but in all rather than per CPT): a write of
-	 * SOCK_JOB_MIN_BYTES or more is handed to one of them, so two busy
-	 * connections write on two CPUs. 0 (the default): no thread, every
-	 * write on the loop thread. Read when the first NI starts.
+	 * Scheduler threads that write and read for the connections
+	 * (ksocklnd's nscheds, but in all rather than per CPT): a write of
+	 * SOCK_JOB_MIN_BYTES or more, or the read of a payload with that
+	 * much still to come, is handed to one of them, so two busy
+	 * connections copy on two CPUs. 0 (the default): no thread, every
+	 * write and read on the loop thread. Read when the first NI starts.
 	 */
 	unsigned int nscheds;
 	unsigned int min_reconnect_ms; /* 1000 */

@@ -461,6 +461,11 @@ int sock_sched_start(struct ul_socklnd *s);
 /* Stop and join the threads; every job must have come back. */
 void sock_sched_stop(struct ul_socklnd *s);
 /*
+ * Tests: while held, no thread starts a queued job (a close then takes
+ * it back unstarted); a stop still runs what is queued.
+ */
+void sock_sched_hold(struct ul_socklnd *s, bool is_held);
+/*
  * Hand conn's write (is_read false) or read of iov[0..cnt) to a thread.
  * 0, or -ENOMEM (nothing handed over: do it here).
  */

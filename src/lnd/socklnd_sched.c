@@ -51,6 +51,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -91,6 +92,7 @@ struct sock_sched {
 	struct ul_list todo;	  /* struct sock_job.link, FIFO */
 	struct ul_list done;	  /* struct sock_job.link */
 	bool is_stopping;
+	bool is_held; /* sock_sched_hold(): no job is started */
 	int efd; /* written when done goes non-empty */
 	struct ul_io io;
 	struct ul_socklnd *s;
@@ -152,7 +154,8 @@ static void *sched_main(void *arg)
 		struct sock_job *job;
 		bool was_empty;
 
-		while (ul_list_empty(&sc->todo) && !sc->is_stopping)
+		while ((ul_list_empty(&sc->todo) || sc->is_held) &&
+		       !sc->is_stopping)
 			pthread_cond_wait(&sc->todo_cond, &sc->lock);
 		if (ul_list_empty(&sc->todo))
 			break;
@@ -260,10 +263,16 @@ int sock_sched_start(struct ul_socklnd *s)
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	for (; sc->nthreads < n; sc->nthreads++) {
+		char name[16];
+
 		rc = -pthread_create(&sc->threads[sc->nthreads], NULL,
 				     sched_main, sc);
 		if (rc < 0)
 			break;
+		/* As the kernel names its own (one CPT here): top -H shows. */
+		snprintf(name, sizeof(name), "socknal_sd00_%02u",
+			 sc->nthreads % 100);
+		(void)pthread_setname_np(sc->threads[sc->nthreads], name);
 	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (sc->nthreads < n) {
@@ -287,6 +296,18 @@ void sock_sched_stop(struct ul_socklnd *s)
 	ul_io_stop(&sc->io);
 	sched_free(sc);
 	s->sched = NULL;
+}
+
+void sock_sched_hold(struct ul_socklnd *s, bool is_held)
+{
+	struct sock_sched *sc = s->sched;
+
+	if (!sc)
+		return;
+	pthread_mutex_lock(&sc->lock);
+	sc->is_held = is_held;
+	pthread_cond_broadcast(&sc->todo_cond);
+	pthread_mutex_unlock(&sc->lock);
 }
 
 int sock_sched_post(struct sock_conn *conn, bool is_read,

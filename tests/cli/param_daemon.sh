@@ -75,6 +75,9 @@ expect set_read_only 234 "" "$(d1 param set -1 "lnet.lock_prim_nid is read-only 
 expect set_nscheds_read_only 234 "" "$(d1 param set -1 "ksocklnd.nscheds is read-only once running (the kernel's mode 0444: a load-time option); give it to ulnetd with --param")" \
 	-- $u param set ksocklnd.nscheds=1
 check nscheds_started 'socklnd: 2 scheduler thread\(s\)' "$TMP/p1.log"
+# Named as the kernel names its schedulers, so top -H tells them apart.
+cat /proc/"${cli_pids[p1]}"/task/*/comm >"$TMP/comm"
+check nscheds_named '^socknal_sd00_01$' "$TMP/comm"
 expect get_unknown 234 "" "$(d1 param get -2 'no such parameter: bogus (ulnetctl param get lists them)')" \
 	-- $u param get bogus
 expect set_unknown 234 "" "$(d1 param set -2 'no such parameter: ksocklnd.bogus (ulnetctl param get lists them)')" \

@@ -23,6 +23,7 @@
 
 #include "helper_socklnd.h"
 #include "lnd/socklnd.h"
+#include "lnd/socklnd_int.h"
 #include "util/loop.h"
 
 #define MIB (1u << 20)
@@ -534,6 +535,37 @@ static void socklnd_sched_shutdown_takes_back_a_write(void **state)
 	assert_true(sw_log_has(w, "1 scheduler thread(s)"));
 }
 
+static bool pred_jobs_to_b(struct sw_world *w, void *arg)
+{
+	(void)arg;
+	return jobs_to(w, 0, 2) > 0;
+}
+
+/*
+ * The one scheduler thread is held, so a large write handed to it stays
+ * queued; the NI stops: the close takes the job back unstarted, the PUT
+ * ends once, failed, and not a byte of it reaches the peer.
+ */
+static void socklnd_sched_queued_write_is_taken_back(void **state)
+{
+	struct sw_world *w = *state;
+
+	w->opts.nscheds = 1;
+	start2(w);
+	sock_sched_hold(w->s, true);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, MIB), 0);
+	assert_true(sw_run_until(w, pred_jobs_to_b, NULL));
+	sw_run_for(w, 50);
+	assert_int_equal(w->tx_ndone[0], 0);
+	sw_ni_stop(w, 0);
+	assert_int_equal(w->tx_ndone[0], 1);
+	assert_int_equal(w->tx_status[0], -ESHUTDOWN);
+	sock_sched_hold(w->s, false);
+	sw_run_for(w, 50);
+	assert_int_equal(w->tx_ndone[0], 1);
+	assert_int_equal(w->nis[1].nparse, 0);
+}
+
 static bool pred_mid_rx(struct sw_world *w, void *arg)
 {
 	(void)arg;
@@ -783,6 +815,9 @@ int main(void)
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_threads_write_large_puts, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_sched_queued_write_is_taken_back, setup,
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_shutdown_takes_back_a_write, setup,

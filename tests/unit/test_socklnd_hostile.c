@@ -26,6 +26,7 @@
 #include "helper_socklnd.h"
 #include "helper_vectors.h"
 #include "lnd/socklnd.h"
+#include "lnd/socklnd_int.h"
 #include "util/loop.h"
 
 /* Addresses: A = 1, B = 2, raw peers 5 and up. */
@@ -663,6 +664,48 @@ static void socklnd_stall_mid_payload_times_out(void **state)
 }
 
 /*
+ * B's one scheduler thread is held, so the read of a payload handed to it
+ * stays queued; B's NI stops: the close takes the job back unstarted and
+ * the receive ends once, failed, with nothing read into it afterwards.
+ */
+static void socklnd_queued_read_is_taken_back(void **state)
+{
+	struct sw_world *w = *state;
+	struct ul_socklnd_conn_info info;
+	struct ulnet_nid raw;
+	uint32_t in;
+	int fd;
+
+	w->opts.nscheds = 1;
+	start_ab(w);
+	sock_sched_hold(w->s, true);
+	fd = raw_partial_put(w, 1u << 20, 100000);
+	assert_true(sw_run_until(w, pred_b_parsed, NULL));
+	sw_run_for(w, 50);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
+	assert_int_equal(info.rx_jobs, 1);
+	/* Only the read-ahead's part of the payload is in. */
+	assert_true(info.rx_bytes < 96 + 65536);
+	assert_int_equal(w->nis[1].rx[0].ndone, 0);
+	/* No thread runs the job: the rest of the buffer is ours to mark. */
+	in = (uint32_t)info.rx_bytes - 96;
+	memset(w->nis[1].rx[0].buf + in, 0, (1u << 20) - in);
+	sw_ni_stop(w, 1);
+	assert_int_equal(w->nis[1].rx[0].ndone, 1);
+	assert_int_equal(w->nis[1].rx[0].status, -ESHUTDOWN);
+	sock_sched_hold(w->s, false);
+	sw_run_for(w, 50);
+	assert_int_equal(w->nis[1].nparse, 1);
+	assert_int_equal(w->nis[1].rx[0].ndone, 1);
+	for (uint32_t i = in; i < (1u << 20); i++)
+		if (w->nis[1].rx[0].buf[i] != 0)
+			fail_msg("byte %u was read after the take-back", i);
+	close(fd);
+}
+
+/*
  * As socklnd_link_down_reads_what_tcp_acked, with a payload large enough
  * for a scheduler thread: the drain before the close waits for the
  * thread's read and reads on to the end of the message.
@@ -1262,6 +1305,8 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_stall_mid_payload_times_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_queued_read_is_taken_back, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
 		cmocka_unit_test_setup_teardown(
