@@ -93,7 +93,7 @@ struct sock_sched {
 	struct ul_list done;	  /* struct sock_job.link */
 	bool is_stopping;
 	bool is_held; /* sock_sched_hold(): no job is started */
-	int efd; /* written when done goes non-empty */
+	int efd;      /* written when done goes non-empty */
 	struct ul_io io;
 	struct ul_socklnd *s;
 	unsigned int nthreads; /* started */
