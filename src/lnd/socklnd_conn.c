@@ -674,7 +674,15 @@ void sock_conn_on_io(struct ul_io *io, uint32_t events)
 		sock_passive_on_io(conn, events);
 		break;
 	case SOCK_CONN_ESTABLISHED:
-		if (events & (EPOLLIN | EPOLLERR | EPOLLHUP))
+		/*
+		 * The end or an error: what is left is read here, where the
+		 * read finds it. epoll reports both even while a thread's
+		 * read job is out (and EPOLLIN unwatched), so handing the
+		 * read on would spin the loop thread until that job is back.
+		 */
+		if (events & (EPOLLERR | EPOLLHUP))
+			sock_conn_drain(conn);
+		else if (events & EPOLLIN)
 			sock_conn_recv(conn);
 		if (conn->state == SOCK_CONN_ESTABLISHED && (events & EPOLLOUT))
 			sock_conn_flush(conn, SOCK_IO_BUDGET);

@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 
 #include "lnd/socklnd_int.h"
@@ -379,30 +380,43 @@ static bool rx_from_stage(struct sock_conn *conn)
 static bool rx_post_job(struct sock_conn *conn)
 {
 	struct iovec iov[SOCK_IOV_MAX];
-	int cnt;
+	int cnt, avail = 0;
 
 	if (!conn->ni->s->sched || conn->is_draining ||
 	    conn->rx_left < SOCK_JOB_MIN_BYTES)
+		return false;
+	/*
+	 * Only once that much waits in the socket: on a link that brings a
+	 * segment or two per wake-up, a hand-over each time would cost more
+	 * than the copy it moves.
+	 */
+	if (ioctl(conn->fd, FIONREAD, &avail) < 0 ||
+	    avail < (int)SOCK_JOB_MIN_BYTES)
 		return false;
 	cnt = sock_iov_cap(iov, rx_payload_iov(conn, iov), SOCK_JOB_MAX_BYTES);
 	if (sock_sched_post(conn, true, iov, cnt) < 0)
 		return false;
 	conn->stats.rx_jobs++;
-	(void)sock_conn_watch(conn, conn->is_pollout);
+	/* EPOLLIN still watched would wake the loop thread for nothing. */
+	if (sock_conn_watch(conn, conn->is_pollout) < 0)
+		sock_conn_close(conn, -ENOMEM, UL_HSTATUS_LOCAL_ERROR);
 	return true;
 }
 
 /* What a read job read (n bytes, err as job_run's) is accounted here. */
 static void rx_job_back(struct sock_conn *conn, uint64_t n, int err)
 {
-	if (conn->state == SOCK_CONN_ESTABLISHED)
-		(void)sock_conn_watch(conn, conn->is_pollout);
 	if (n) {
 		rx_note(conn, n);
 		rx_payload_advance(conn, (size_t)n);
 	}
 	if (conn->state != SOCK_CONN_ESTABLISHED)
 		return;
+	/* Without EPOLLIN again, nothing would ever read this conn. */
+	if (sock_conn_watch(conn, conn->is_pollout) < 0) {
+		sock_conn_close(conn, -ENOMEM, UL_HSTATUS_LOCAL_ERROR);
+		return;
+	}
 	rx_settle(conn);
 	if (err && err != -EAGAIN && conn->state == SOCK_CONN_ESTABLISHED)
 		rx_failed(conn, err, err == -ECONNRESET);

@@ -556,8 +556,8 @@ static int raw_partial_put(struct sw_world *w, uint32_t len, size_t part)
 
 /*
  * Once TCP acknowledged everything the raw peer wrote on fd (B's kernel
- * has it; loopback acknowledges at once) and before B's loop ran, B's
- * link goes down; returns when B closed the connection.
+ * has it; loopback acknowledges at once), B's link goes down; returns
+ * when B closed the connection.
  */
 static void link_down_once_acked(struct sw_world *w, int fd)
 {
@@ -571,7 +571,6 @@ static void link_down_once_acked(struct sw_world *w, int fd)
 			usleep(1000);
 	}
 	assert_int_equal(outq, 0);
-	assert_int_equal(w->nis[1].nparse, 0); /* the loop has not run */
 	w->lnd.ops->link_change(&w->nis[1].lni, false);
 	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
 }
@@ -589,6 +588,7 @@ static void socklnd_link_down_reads_what_tcp_acked(void **state)
 
 	start_ab(w);
 	fd = raw_partial_put(w, 100, 100);
+	assert_int_equal(w->nis[1].nparse, 0); /* the loop has not run */
 	link_down_once_acked(w, fd);
 	assert_int_equal(w->nis[1].nparse, 1);
 	assert_int_equal(w->nis[1].rx[0].hdr.msg.put.match_bits, 91);
@@ -629,7 +629,10 @@ static void socklnd_eof_mid_payload_ends_the_receive(void **state)
 	sw_nid(w, K_RAW, &raw);
 	assert_int_equal(
 		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
-	/* UL_TEST_NSCHEDS: a thread was reading when the peer went. */
+	/*
+	 * UL_TEST_NSCHEDS: threads read; the one that finds the end is
+	 * handed the read after the last bytes came.
+	 */
 	assert_int_equal(info.rx_jobs > 0, w->opts.nscheds > 0);
 	close(fd);
 	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
@@ -653,15 +656,22 @@ static void socklnd_stall_mid_payload_times_out(void **state)
 	struct ulnet_nid raw;
 	int fd;
 
+	struct ul_socklnd_conn_info info;
+
 	start_ab(w);
 	ul_socklnd_ops.set_timeout(w->s, 1);
 	fd = raw_partial_put(w, 1u << 20, 300000);
+	assert_true(sw_run_until(w, pred_b_parsed, NULL));
+	sw_run_for(w, 20);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
+	assert_int_equal(info.rx_jobs > 0, w->opts.nscheds > 0);
 	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
 	assert_int_equal(w->nis[1].nparse, 1);
 	assert_int_equal(w->nis[1].rx[0].ndone, 1);
 	assert_int_equal(w->nis[1].rx[0].status, -ETIMEDOUT);
 	assert_true(sw_log_has(w, "receive stalled inside a message"));
-	sw_nid(w, K_RAW, &raw);
 	assert_int_equal(
 		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
 	close(fd);
@@ -710,18 +720,63 @@ static void socklnd_queued_read_is_taken_back(void **state)
 }
 
 /*
- * As socklnd_link_down_reads_what_tcp_acked, with a payload large enough
- * for a scheduler thread: the drain before the close waits for the
- * thread's read and reads on to the end of the message.
+ * The peer resets the connection while B's read of its payload waits
+ * for B's one scheduler thread, held: epoll reports the error although
+ * EPOLLIN is not watched, and the loop thread takes the job back, finds
+ * the reset and ends the receive at once, without the thread (and
+ * without spinning on the error until the thread comes).
+ */
+static void socklnd_reset_with_a_read_queued_closes(void **state)
+{
+	struct sw_world *w = *state;
+	struct linger lg = { 1, 0 };
+	struct ulnet_nid raw;
+	int fd;
+
+	w->opts.nscheds = 1;
+	start_ab(w);
+	sock_sched_hold(w->s, true);
+	fd = raw_partial_put(w, 1u << 20, 100000);
+	assert_true(sw_run_until(w, pred_b_parsed, NULL));
+	sw_run_for(w, 20);
+	assert_int_equal(w->nis[1].rx[0].ndone, 0);
+	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)),
+			 0);
+	close(fd);
+	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
+	assert_int_equal(w->nis[1].rx[0].ndone, 1);
+	assert_int_equal(w->nis[1].rx[0].status, -ECONNRESET);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+	sock_sched_hold(w->s, false);
+}
+
+/*
+ * As socklnd_link_down_reads_what_tcp_acked, with a payload whose read
+ * went to B's one scheduler thread, held so that the job is still
+ * queued: the drain before the close takes it back unstarted and reads
+ * on, on the loop thread, to the end of the message.
  */
 static void socklnd_link_down_reads_a_large_payload(void **state)
 {
 	struct sw_world *w = *state;
 	const uint32_t len = 120000;
+	struct ul_socklnd_conn_info info;
+	struct ulnet_nid raw;
 	int fd;
 
+	w->opts.nscheds = 1;
 	start_ab(w);
+	sock_sched_hold(w->s, true);
 	fd = raw_partial_put(w, len, len);
+	assert_true(sw_run_until(w, pred_b_parsed, NULL));
+	sw_run_for(w, 20);
+	sw_nid(w, K_RAW, &raw);
+	assert_int_equal(
+		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
+	assert_int_equal(info.rx_jobs, 1);
+	assert_int_equal(w->nis[1].rx[0].ndone, 0);
 	link_down_once_acked(w, fd);
 	assert_int_equal(w->nis[1].nparse, 1);
 	assert_int_equal(w->nis[1].rx[0].ndone, 1);
@@ -731,6 +786,8 @@ static void socklnd_link_down_reads_a_large_payload(void **state)
 		if (w->nis[1].rx[0].buf[i] != 0x5a)
 			fail_msg("payload byte %u is %#x", i,
 				 w->nis[1].rx[0].buf[i]);
+	sock_sched_hold(w->s, false);
+	close(fd);
 }
 
 static void socklnd_keepalive_sent_after_silence(void **state)
@@ -1301,6 +1358,9 @@ int main(void)
 			socklnd_stall_mid_payload_times_out, setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_queued_read_is_taken_back, setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_reset_with_a_read_queued_closes, setup,
+			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_keepalive_sent_after_silence, setup, teardown),
 		cmocka_unit_test_setup_teardown(
