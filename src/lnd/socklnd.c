@@ -186,10 +186,12 @@ static void on_before_sleep(void *arg)
 {
 	struct ul_socklnd *s = arg;
 
+	s->is_flushed = false;
 	sock_flush_all(s);
 	sock_ack_poll(s, false);
 	free_zombies(s);
 	sock_deliver(s);
+	s->is_flushed = true;
 }
 
 /* Txs wait for TCP's acknowledgement and nothing else wakes the loop. */

@@ -126,6 +126,12 @@ struct ul_socklnd {
 	bool is_privileged; /* src ports 1023..512 */
 	/* The kernel refused our routing tables (socklnd_mrroute.c). */
 	bool is_mr_denied;
+	/*
+	 * This turn's before-sleep flush is over (set at its end, cleared
+	 * at its start): a tx queued by a later hook (the node's, posting
+	 * what returned credits released) wakes the loop for another turn.
+	 */
+	bool is_flushed;
 	/* Freed tx descriptors kept for reuse (sock_tx_free()). */
 	struct sock_tx *tx_pool;
 	unsigned int tx_pool_len;

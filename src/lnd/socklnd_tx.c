@@ -252,8 +252,17 @@ void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st)
 	ul_list_add_tail(&conn->txq, &st->link);
 	conn->txq_nob += st->nob - st->written;
 	conn->stats.txq_len++;
-	if (!conn->is_pollout && ul_list_empty(&conn->flush_link))
+	if (!conn->is_pollout && ul_list_empty(&conn->flush_link)) {
 		ul_list_add_tail(&s->flush, &conn->flush_link);
+		/*
+		 * Queued by a before-sleep hook that runs after ours (the
+		 * node's, posting the messages that the credits of this
+		 * turn's writes released): without another turn it would
+		 * wait for the next wake-up, a packet or a timer.
+		 */
+		if (s->is_flushed && ul_loop_in_hooks(s->loop))
+			ul_loop_wake_self(s->loop);
+	}
 }
 
 void sock_peer_dispatch(struct sock_peer *peer)

@@ -272,6 +272,16 @@ void ul_loop_wake_self(struct ul_loop *loop)
 	loop->is_wake_self = true;
 }
 
+bool ul_loop_is_wake_self(const struct ul_loop *loop)
+{
+	return loop->is_wake_self;
+}
+
+bool ul_loop_in_hooks(const struct ul_loop *loop)
+{
+	return loop->is_in_hooks;
+}
+
 /* Wake the loop thread; the caller holds loop->lock. */
 static void wake_locked(struct ul_loop *loop)
 {

@@ -84,6 +84,14 @@ int ul_loop_hook_add(struct ul_loop *loop, ul_loop_hook_fn fn, void *arg);
 void ul_loop_hook_del(struct ul_loop *loop, ul_loop_hook_fn fn, void *arg);
 /* Loop thread: do not sleep in the next epoll_wait (more work queued). */
 void ul_loop_wake_self(struct ul_loop *loop);
+/* Loop thread: ul_loop_wake_self() was called since the last sleep. */
+bool ul_loop_is_wake_self(const struct ul_loop *loop);
+/*
+ * Loop thread: phase 3 is running. Work that a hook registered before the
+ * caller's would have done in this turn, queued now, needs
+ * ul_loop_wake_self(), or it waits for the next wake-up.
+ */
+bool ul_loop_in_hooks(const struct ul_loop *loop);
 
 /*
  * Any thread: queue fn(arg) to run on the loop thread, in posting order.

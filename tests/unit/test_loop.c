@@ -547,6 +547,8 @@ struct hook_rec {
 	int id;
 	bool is_wake_self;
 	struct ul_loop *loop;
+	bool saw_in_hooks;  /* ul_loop_in_hooks() inside the hook */
+	bool saw_wake_self; /* ul_loop_is_wake_self() after its own */
 };
 
 static void hook_fn(void *arg)
@@ -558,6 +560,10 @@ static void hook_fn(void *arg)
 		h->order[(*h->norder)++] = h->id;
 	if (h->is_wake_self)
 		ul_loop_wake_self(h->loop);
+	if (h->loop) {
+		h->saw_in_hooks = ul_loop_in_hooks(h->loop);
+		h->saw_wake_self = ul_loop_is_wake_self(h->loop);
+	}
 }
 
 static void self_del_hook(void *arg)
@@ -596,6 +602,34 @@ static void loop_hooks_run_each_iteration_in_order(void **state)
 	assert_int_equal(a.n, 3);
 	assert_int_equal(b.n, 4);
 	/* b stays registered: destroy frees it. */
+	ul_loop_destroy(loop);
+}
+
+/*
+ * ul_loop_in_hooks() is true only while phase 3 runs; the wake_self flag
+ * reads back until the epoll_wait it spares has consumed it.
+ */
+static void loop_reports_hooks_phase_and_wake_self(void **state)
+{
+	struct ul_loop *loop;
+	struct hook_rec h = { 0 };
+
+	(void)state;
+	assert_int_equal(ul_loop_create(&loop), 0);
+	h.loop = loop;
+	assert_int_equal(ul_loop_hook_add(loop, hook_fn, &h), 0);
+	assert_false(ul_loop_in_hooks(loop));
+	assert_int_equal(ul_loop_run_once(loop, 0), 0);
+	assert_true(h.saw_in_hooks);
+	assert_false(h.saw_wake_self);
+	assert_false(ul_loop_in_hooks(loop));
+	h.is_wake_self = true;
+	assert_int_equal(ul_loop_run_once(loop, -1), 0);
+	assert_true(h.saw_wake_self);
+	/* The sleep it spared consumed it. */
+	assert_false(ul_loop_is_wake_self(loop));
+	ul_loop_wake_self(loop);
+	assert_true(ul_loop_is_wake_self(loop));
 	ul_loop_destroy(loop);
 }
 
@@ -705,6 +739,7 @@ int main(void)
 		cmocka_unit_test(loop_post_after_stop_fails_with_eshutdown),
 		cmocka_unit_test(loop_destroy_runs_leftovers_with_is_shutdown),
 		cmocka_unit_test(loop_hooks_run_each_iteration_in_order),
+		cmocka_unit_test(loop_reports_hooks_phase_and_wake_self),
 		cmocka_unit_test(loop_wake_self_skips_the_sleep),
 		cmocka_unit_test(loop_thread_is_creator_then_runner),
 	};

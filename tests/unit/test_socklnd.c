@@ -535,6 +535,55 @@ static void socklnd_sched_shutdown_takes_back_a_write(void **state)
 	assert_true(sw_log_has(w, "1 scheduler thread(s)"));
 }
 
+struct later_hook {
+	struct sw_world *w;
+	bool is_armed;
+	bool was_woken; /* the loop was already told not to sleep */
+	bool is_woken;	/* after the send */
+};
+
+/* A before-sleep hook registered after socklnd's: sends PUT 1 once. */
+static void later_hook_send(void *arg)
+{
+	struct later_hook *h = arg;
+
+	if (!h->is_armed)
+		return;
+	h->is_armed = false;
+	h->was_woken = ul_loop_is_wake_self(h->w->loop);
+	h->is_woken = sw_send_put(h->w, 0, &h->w->nis[1].ni.nid, 1, 4096) ==
+			      0 &&
+		      ul_loop_is_wake_self(h->w->loop);
+}
+
+/*
+ * A tx queued by a before-sleep hook that runs after socklnd's (as the
+ * node's hook posts what returned credits released) tells the loop not
+ * to sleep, so the next turn writes it. Before, it waited for the next
+ * packet or timer: at peer_credits 8, a sleep for every 8 messages.
+ */
+static void socklnd_send_from_a_later_hook_is_not_left_asleep(void **state)
+{
+	struct sw_world *w = *state;
+	struct later_hook h = { .w = w };
+	int one = 1, two = 2;
+
+	start2(w);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 4096), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
+	assert_int_equal(ul_loop_hook_add(w->loop, later_hook_send, &h), 0);
+	/* Idle: nothing else asks for another turn. */
+	sw_run_for(w, 20);
+	h.is_armed = true;
+	ul_loop_run_once(w->loop, 0);
+	assert_false(h.is_armed);
+	assert_false(h.was_woken);
+	assert_true(h.is_woken);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &two));
+	assert_int_equal(w->tx_status[1], 0);
+	ul_loop_hook_del(w->loop, later_hook_send, &h);
+}
+
 static bool pred_jobs_to_b(struct sw_world *w, void *arg)
 {
 	(void)arg;
@@ -819,6 +868,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_queued_write_is_taken_back, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_send_from_a_later_hook_is_not_left_asleep,
+			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_shutdown_takes_back_a_write, setup,
 			teardown),
