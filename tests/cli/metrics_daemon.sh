@@ -35,8 +35,9 @@ cli_daemon a 'net:
     local NI(s):
       - nid: 127.1.31.1@tcp'
 expect ping 0 "*" "" -- $u ping 127.1.31.2@tcp
-# A stream for the rate: runs while Prometheus scrapes.
-"$u" --ctl "$TMP/a.ctl" perf put 127.1.31.2@tcp --size 64K --seconds 25 \
+# A stream for the rate: runs while Prometheus scrapes, however late a
+# loaded machine starts it (stopped at the end, not by a clock).
+"$u" --ctl "$TMP/a.ctl" perf put 127.1.31.2@tcp --size 64K --seconds 300 \
 	--inflight 4 >"$TMP/perf.out" 2>&1 &
 perf=$!
 
