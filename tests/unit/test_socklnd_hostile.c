@@ -608,6 +608,50 @@ static bool pred_b_rx_done(struct sw_world *w, void *arg)
 	return w->nis[1].nparse > 0 && w->nis[1].rx[0].ndone > 0;
 }
 
+/* B's conns from the raw peer; the first one's numbers in *info. */
+static int b_conns_from_raw(struct sw_world *w,
+			    struct ul_socklnd_conn_info *info)
+{
+	struct ulnet_nid raw;
+
+	sw_nid(w, K_RAW, &raw);
+	return ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, info,
+				info ? 1 : 0);
+}
+
+/*
+ * The raw peer sends the header and the first part bytes of a 1 MiB PUT
+ * to B; B parses it and reads on for a while, and the receive has not
+ * ended. Returns the fd, with B's conn from the peer in *info.
+ */
+static int b_mid_payload(struct sw_world *w, size_t part,
+			 struct ul_socklnd_conn_info *info)
+{
+	int fd = raw_partial_put(w, 1u << 20, part);
+
+	assert_true(sw_run_until(w, pred_b_parsed, NULL));
+	sw_run_for(w, 20);
+	assert_int_equal(w->nis[1].rx[0].ndone, 0);
+	assert_int_equal(b_conns_from_raw(w, info), 1);
+	return fd;
+}
+
+/*
+ * As b_mid_payload, with B's one scheduler thread held: the read of the
+ * payload was handed to it and stays queued.
+ */
+static int b_read_queued(struct sw_world *w, struct ul_socklnd_conn_info *info)
+{
+	int fd;
+
+	w->opts.nscheds = 1;
+	start_ab(w);
+	sock_sched_hold(w->s, true);
+	fd = b_mid_payload(w, 100000, info);
+	assert_int_equal(info->rx_jobs, 1);
+	return fd;
+}
+
 /*
  * The peer goes away in the middle of a large payload (read on a
  * scheduler thread when there are any): the receive ends once, failed,
@@ -616,19 +660,11 @@ static bool pred_b_rx_done(struct sw_world *w, void *arg)
 static void socklnd_eof_mid_payload_ends_the_receive(void **state)
 {
 	struct sw_world *w = *state;
-	struct ulnet_nid raw;
+	struct ul_socklnd_conn_info info;
 	int fd;
 
-	struct ul_socklnd_conn_info info;
-
 	start_ab(w);
-	fd = raw_partial_put(w, 1u << 20, 300000);
-	assert_true(sw_run_until(w, pred_b_parsed, NULL));
-	sw_run_for(w, 20);
-	assert_int_equal(w->nis[1].rx[0].ndone, 0);
-	sw_nid(w, K_RAW, &raw);
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
+	fd = b_mid_payload(w, 300000, &info);
 	/*
 	 * UL_TEST_NSCHEDS: threads read; the one that finds the end is
 	 * handed the read after the last bytes came.
@@ -640,8 +676,7 @@ static void socklnd_eof_mid_payload_ends_the_receive(void **state)
 	assert_int_equal(w->nis[1].nparse, 1);
 	assert_int_equal(w->nis[1].rx[0].ndone, 1);
 	assert_int_equal(w->nis[1].rx[0].status, -ECONNRESET);
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+	assert_int_equal(b_conns_from_raw(w, NULL), 0);
 	assert_true(sw_log_has(w, "closed by the peer"));
 }
 
@@ -653,27 +688,19 @@ static void socklnd_eof_mid_payload_ends_the_receive(void **state)
 static void socklnd_stall_mid_payload_times_out(void **state)
 {
 	struct sw_world *w = *state;
-	struct ulnet_nid raw;
-	int fd;
-
 	struct ul_socklnd_conn_info info;
+	int fd;
 
 	start_ab(w);
 	ul_socklnd_ops.set_timeout(w->s, 1);
-	fd = raw_partial_put(w, 1u << 20, 300000);
-	assert_true(sw_run_until(w, pred_b_parsed, NULL));
-	sw_run_for(w, 20);
-	sw_nid(w, K_RAW, &raw);
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
+	fd = b_mid_payload(w, 300000, &info);
 	assert_int_equal(info.rx_jobs > 0, w->opts.nscheds > 0);
 	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
 	assert_int_equal(w->nis[1].nparse, 1);
 	assert_int_equal(w->nis[1].rx[0].ndone, 1);
 	assert_int_equal(w->nis[1].rx[0].status, -ETIMEDOUT);
 	assert_true(sw_log_has(w, "receive stalled inside a message"));
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+	assert_int_equal(b_conns_from_raw(w, NULL), 0);
 	close(fd);
 }
 
@@ -686,23 +713,12 @@ static void socklnd_queued_read_is_taken_back(void **state)
 {
 	struct sw_world *w = *state;
 	struct ul_socklnd_conn_info info;
-	struct ulnet_nid raw;
 	uint32_t in;
 	int fd;
 
-	w->opts.nscheds = 1;
-	start_ab(w);
-	sock_sched_hold(w->s, true);
-	fd = raw_partial_put(w, 1u << 20, 100000);
-	assert_true(sw_run_until(w, pred_b_parsed, NULL));
-	sw_run_for(w, 50);
-	sw_nid(w, K_RAW, &raw);
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, &info, 1), 1);
-	assert_int_equal(info.rx_jobs, 1);
+	fd = b_read_queued(w, &info);
 	/* Only the read-ahead's part of the payload is in. */
 	assert_true(info.rx_bytes < 96 + 65536);
-	assert_int_equal(w->nis[1].rx[0].ndone, 0);
 	/* No thread runs the job: the rest of the buffer is ours to mark. */
 	in = (uint32_t)info.rx_bytes - 96;
 	memset(w->nis[1].rx[0].buf + in, 0, (1u << 20) - in);
@@ -729,26 +745,18 @@ static void socklnd_queued_read_is_taken_back(void **state)
 static void socklnd_reset_with_a_read_queued_closes(void **state)
 {
 	struct sw_world *w = *state;
+	struct ul_socklnd_conn_info info;
 	struct linger lg = { 1, 0 };
-	struct ulnet_nid raw;
 	int fd;
 
-	w->opts.nscheds = 1;
-	start_ab(w);
-	sock_sched_hold(w->s, true);
-	fd = raw_partial_put(w, 1u << 20, 100000);
-	assert_true(sw_run_until(w, pred_b_parsed, NULL));
-	sw_run_for(w, 20);
-	assert_int_equal(w->nis[1].rx[0].ndone, 0);
+	fd = b_read_queued(w, &info);
 	assert_int_equal(setsockopt(fd, SOL_SOCKET, SO_LINGER, &lg, sizeof(lg)),
 			 0);
 	close(fd);
 	assert_true(sw_run_until(w, pred_b_rx_done, NULL));
 	assert_int_equal(w->nis[1].rx[0].ndone, 1);
 	assert_int_equal(w->nis[1].rx[0].status, -ECONNRESET);
-	sw_nid(w, K_RAW, &raw);
-	assert_int_equal(
-		ul_socklnd_conns(w->s, &w->nis[1].ni.nid, &raw, NULL, 0), 0);
+	assert_int_equal(b_conns_from_raw(w, NULL), 0);
 	sock_sched_hold(w->s, false);
 }
 
