@@ -188,10 +188,11 @@ static void on_before_sleep(void *arg)
 
 	s->is_flushed = false;
 	sock_flush_all(s);
+	/* From here a queued tx wakes the loop: tx_done may send again. */
+	s->is_flushed = true;
 	sock_ack_poll(s, false);
 	free_zombies(s);
 	sock_deliver(s);
-	s->is_flushed = true;
 }
 
 /* Txs wait for TCP's acknowledgement and nothing else wakes the loop. */

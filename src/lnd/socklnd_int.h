@@ -127,8 +127,9 @@ struct ul_socklnd {
 	/* The kernel refused our routing tables (socklnd_mrroute.c). */
 	bool is_mr_denied;
 	/*
-	 * This turn's before-sleep flush is over (set at its end, cleared
-	 * at its start): a tx queued by a later hook (the node's, posting
+	 * This turn's before-sleep flush is over (set right after it,
+	 * cleared before it): a tx queued from then on (a tx_done that our
+	 * own hook delivers, or a later hook such as the node's, posting
 	 * what returned credits released) wakes the loop for another turn.
 	 */
 	bool is_flushed;

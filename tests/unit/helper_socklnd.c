@@ -81,6 +81,8 @@ static void sw_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,
 	w->tx_undelivered[idx] = tx->is_undelivered;
 	w->tx_done_ns[idx] = lni->timers->now_ns;
 	w->ntx_done++;
+	if (w->on_tx_done)
+		w->on_tx_done(w, (int)idx, w->on_tx_done_arg);
 }
 
 static const struct ul_lnd_upcalls sw_upcalls = {

@@ -75,6 +75,9 @@ struct sw_world {
 	uint64_t tx_done_ns[SW_MAX_TX]; /* loop clock at tx_done */
 	bool tx_sent[SW_MAX_TX];
 	int ntx_done;
+	/* Called at the end of every tx_done upcall, when set. */
+	void (*on_tx_done)(struct sw_world *w, int idx, void *arg);
+	void *on_tx_done_arg;
 	/* Loop clock at the first log line saying "closing"; 0: none yet. */
 	uint64_t closing_ns;
 	uint64_t deadline_ns;	  /* given to the next sw_send_put() */

@@ -584,6 +584,57 @@ static void socklnd_send_from_a_later_hook_is_not_left_asleep(void **state)
 	ul_loop_hook_del(w->loop, later_hook_send, &h);
 }
 
+struct done_send {
+	int next;      /* the PUT to send from the next tx_done in the hooks */
+	int sent;      /* that PUT, once sent; -1 before */
+	bool is_woken; /* the loop was told not to sleep after the send */
+};
+
+static void send_from_hooked_done(struct sw_world *w, int idx, void *arg)
+{
+	struct done_send *d = arg;
+
+	(void)idx;
+	if (d->sent >= 0 || !ul_loop_in_hooks(w->loop))
+		return;
+	d->sent = d->next;
+	d->is_woken = sw_send_put(w, 0, &w->nis[1].ni.nid, d->next, 4096) ==
+			      0 &&
+		      ul_loop_is_wake_self(w->loop);
+}
+
+/*
+ * A tx_done that socklnd delivers from its own before-sleep hook, after
+ * its flush, may send again (an event callback, a resend): that send
+ * tells the loop not to sleep too, or it would wait for the next wake-up.
+ */
+static void socklnd_send_from_a_hooked_tx_done_is_not_left_asleep(void **state)
+{
+	struct sw_world *w = *state;
+	struct done_send d = { .sent = -1 };
+	int n;
+
+	start2(w);
+	w->on_tx_done = send_from_hooked_done;
+	w->on_tx_done_arg = &d;
+	/* Which turn delivers a tx_done depends on TCP; try a few PUTs. */
+	for (n = 0; n < 50 && d.sent < 0; n++) {
+		int want = w->ntx_done + 1;
+
+		d.next = n + 1;
+		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, n, 4096),
+				 0);
+		assert_true(sw_run_until(w, sw_pred_tx_done, &want));
+	}
+	assert_true(d.sent >= 0);
+	assert_true(d.is_woken);
+	n = w->ntx_done + 1;
+	assert_true(sw_run_until(w, sw_pred_tx_done, &n));
+	assert_int_equal(w->tx_ndone[d.sent], 1);
+	assert_int_equal(w->tx_status[d.sent], 0);
+	w->on_tx_done = NULL;
+}
+
 static bool pred_jobs_to_b(struct sw_world *w, void *arg)
 {
 	(void)arg;
@@ -870,6 +921,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_send_from_a_later_hook_is_not_left_asleep,
+			setup, teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_send_from_a_hooked_tx_done_is_not_left_asleep,
 			setup, teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_shutdown_takes_back_a_write, setup,
