@@ -43,6 +43,7 @@ void ul_socklnd_opts_init(struct ul_socklnd_opts *opts)
 	opts->keepalive_sec = 30;
 	opts->keepalive_retry_ms = 10000;
 	opts->ack_poll_idle_ms = 5;
+	opts->sched_min_conns = 2;
 	opts->accept_timeout_ms = 5000;
 	opts->max_handshakes = 256;
 	opts->max_handshakes_per_addr = 16;

@@ -84,6 +84,12 @@ struct ul_socklnd_opts {
 	 * write and read on the loop thread. Read when the first NI starts.
 	 */
 	unsigned int nscheds;
+	/*
+	 * Hand over only while this many connections or more move bulk
+	 * data (sock_sched_wanted()): one busy connection alone copies on
+	 * the loop thread. 2; 1: always.
+	 */
+	unsigned int sched_min_conns;
 	unsigned int min_reconnect_ms; /* 1000 */
 	unsigned int max_reconnect_ms; /* 60000 */
 	int nodelay;		       /* TCP_NODELAY; 1 */

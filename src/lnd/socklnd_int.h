@@ -74,6 +74,8 @@
  * thread, where a hand-over would cost more than the write.
  */
 #define SOCK_JOB_MIN_BYTES 65536u
+/* sock_sched_wanted() counts busy connections over windows this long. */
+#define SOCK_BULK_WINDOW_NS 10000000ull
 /*
  * And at most this many: the bytes of a job are accounted (credits back,
  * txs on tx_unacked) only when it comes back.
@@ -288,7 +290,8 @@ struct sock_conn {
 	 */
 	struct sock_job *job;
 	bool is_job_out;
-	uint64_t job_nob; /* bytes of txq's head the job out writes */
+	uint64_t job_nob;     /* bytes of txq's head the job out writes */
+	uint64_t bulk_window; /* the last sock_sched_wanted() window, + 1 */
 
 	/* Receive. */
 	enum sock_rx_state rx_state;
@@ -472,6 +475,15 @@ void sock_sched_stop(struct ul_socklnd *s);
  * it back unstarted); a stop still runs what is queued.
  */
 void sock_sched_hold(struct ul_socklnd *s, bool is_held);
+/*
+ * conn is about to write or read SOCK_JOB_MIN_BYTES or more: true if
+ * that goes to a thread, because there are threads and opts.
+ * sched_min_conns or more connections moved that much in this
+ * SOCK_BULK_WINDOW_NS window or the one before. One busy connection
+ * alone keeps its copies on the loop thread, which then has nothing else
+ * to do: a hand-over would only add a wake-up.
+ */
+bool sock_sched_wanted(struct sock_conn *conn);
 /*
  * Hand conn's write (is_read false) or read of iov[0..cnt) to a thread.
  * 0, or -ENOMEM (nothing handed over: do it here).

@@ -382,8 +382,8 @@ static bool rx_post_job(struct sock_conn *conn)
 	struct iovec iov[SOCK_IOV_MAX];
 	int cnt, avail = 0;
 
-	if (!conn->ni->s->sched || conn->is_draining ||
-	    conn->rx_left < SOCK_JOB_MIN_BYTES)
+	if (conn->is_draining || conn->rx_left < SOCK_JOB_MIN_BYTES ||
+	    !sock_sched_wanted(conn))
 		return false;
 	/*
 	 * Only once that much waits in the socket: on a link that brings a

@@ -96,6 +96,14 @@ struct sock_sched {
 	int efd;      /* written when done goes non-empty */
 	struct ul_io io;
 	struct ul_socklnd *s;
+	/*
+	 * The loop thread's count of the connections that moved bulk data
+	 * (sock_sched_wanted()) in this window and the one before; the
+	 * window's number plus one (0: none yet).
+	 */
+	uint64_t bulk_window;
+	unsigned int bulk_now;
+	unsigned int bulk_before;
 	unsigned int nthreads; /* started */
 	pthread_t threads[];
 };
@@ -308,6 +316,28 @@ void sock_sched_hold(struct ul_socklnd *s, bool is_held)
 	sc->is_held = is_held;
 	pthread_cond_broadcast(&sc->todo_cond);
 	pthread_mutex_unlock(&sc->lock);
+}
+
+bool sock_sched_wanted(struct sock_conn *conn)
+{
+	struct sock_sched *sc = conn->ni->s->sched;
+	uint64_t window;
+
+	if (!sc)
+		return false;
+	window = sock_now(conn->ni) / SOCK_BULK_WINDOW_NS + 1;
+	if (window != sc->bulk_window) {
+		sc->bulk_before = window == sc->bulk_window + 1 ? sc->bulk_now
+								: 0;
+		sc->bulk_now = 0;
+		sc->bulk_window = window;
+	}
+	if (conn->bulk_window != window) {
+		conn->bulk_window = window;
+		sc->bulk_now++;
+	}
+	return sc->bulk_now >= conn->ni->s->opts.sched_min_conns ||
+	       sc->bulk_before >= conn->ni->s->opts.sched_min_conns;
 }
 
 int sock_sched_post(struct sock_conn *conn, bool is_read,

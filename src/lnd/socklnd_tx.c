@@ -601,7 +601,6 @@ void sock_conn_job_reclaim(struct sock_conn *conn)
 
 void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 {
-	struct ul_socklnd *s = conn->ni->s;
 	struct iovec iov[SOCK_IOV_MAX];
 
 	/* A scheduler thread is writing: its return flushes again. */
@@ -616,7 +615,7 @@ void sock_conn_flush(struct sock_conn *conn, uint64_t budget)
 		ssize_t n;
 		int cnt = conn_iov_fill(conn, iov, &nob);
 
-		if (s->sched && nob >= SOCK_JOB_MIN_BYTES) {
+		if (nob >= SOCK_JOB_MIN_BYTES && sock_sched_wanted(conn)) {
 			cnt = sock_iov_cap(iov, cnt, SOCK_JOB_MAX_BYTES);
 			if (nob > SOCK_JOB_MAX_BYTES)
 				nob = SOCK_JOB_MAX_BYTES;

@@ -94,6 +94,7 @@ static const struct param_def defs[] = {
 	SOCK("ulnet.max_handshakes_per_addr", true, max_handshakes_per_addr, 1,
 	     0, 1000000),
 	SOCK("ulnet.max_hello_peers", true, max_hello_peers, 1, 0, 100000000),
+	SOCK("ulnet.sched_min_conns", false, sched_min_conns, 1, 1, 1000000),
 	/* ulnet's loop (util/loop.h): spin this long after activity */
 	{ "ulnet.busy_poll", true, PK_BUSY_POLL, 0, 0, 1, 0, 1000000 },
 };

@@ -28,7 +28,7 @@ for kv in 'lnet.alive_router_check_interval: 60' \
 	'ksocklnd.min_reconnectms: 1000' 'ksocklnd.max_reconnectms: 60000' \
 	'ulnet.max_handshakes: 100' 'ulnet.max_handshakes_per_addr: 16' \
 	'ulnet.max_hello_peers: 65536' 'ulnet.busy_poll: 0' \
-	'ksocklnd.nscheds: 2'; do
+	'ksocklnd.nscheds: 2' 'ulnet.sched_min_conns: 2'; do
 	check "get_all ${kv%%:*}" "^    ${kv//./\\.}\$"
 done
 expect get_one 0 "param:

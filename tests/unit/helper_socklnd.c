@@ -139,7 +139,11 @@ struct sw_world *sw_world_new(void)
 	w->opts.src_port = ULNET_SRC_PORT_ANY;
 	w->opts.accept_port = (uint16_t)(20000 + (getpid() * 7) % 20000);
 	w->opts.accept_timeout_ms = 300;
-	/* The same tests again with scheduler threads (tests/CMakeLists). */
+	/*
+	 * The same tests again with scheduler threads (tests/CMakeLists),
+	 * handing over even for one busy connection, as most tests have.
+	 */
+	w->opts.sched_min_conns = 1;
 	if (getenv("UL_TEST_NSCHEDS"))
 		w->opts.nscheds = (unsigned int)atoi(getenv("UL_TEST_NSCHEDS"));
 	w->log.fn = sw_log_line;

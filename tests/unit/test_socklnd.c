@@ -635,6 +635,66 @@ static void socklnd_send_from_a_hooked_tx_done_is_not_left_asleep(void **state)
 	w->on_tx_done = NULL;
 }
 
+struct drain_wait {
+	int fd[2];
+	int ntx_done; /* run until this many txs are done */
+};
+
+/* Read and drop what the raw peers got; true once the txs are done. */
+static bool pred_drained(struct sw_world *w, void *arg)
+{
+	struct drain_wait *dw = arg;
+
+	for (int i = 0; i < 2; i++) {
+		size_t len = 0;
+
+		(void)sw_raw_poll(dw->fd[i], NULL, 0, &len);
+	}
+	return w->ntx_done >= dw->ntx_done;
+}
+
+/*
+ * With sched_min_conns 2 (ulnetd's default), 1 MiB PUTs to one peer are
+ * written on the loop thread: nothing else is busy, so a thread would
+ * only add a hand-over. The same PUTs to two peers at once go to the
+ * thread. The peers are raw sockets, so that the receiving side's
+ * connections of this one socklnd do not count.
+ */
+static void socklnd_sched_only_when_two_conns_are_busy(void **state)
+{
+	struct sw_world *w = *state;
+	struct ulnet_nid peer[2];
+	struct drain_wait dw;
+	int lfd[2], n = 0;
+
+	w->opts.nscheds = 1;
+	w->opts.sched_min_conns = 2;
+	start2(w);
+	for (int i = 0; i < 2; i++) {
+		lfd[i] = sw_raw_listen(w, 3 + i);
+		assert_true(lfd[i] >= 0);
+		sw_nid(w, 3 + i, &peer[i]);
+		assert_int_equal(sw_send_put(w, 0, &peer[i], n++, 4096), 0);
+		dw.fd[i] = raw_peer_accept_control(w, lfd[i], 3 + i);
+	}
+	dw.ntx_done = n;
+	assert_true(sw_run_until(w, pred_drained, &dw));
+	/* One busy connection: every write on the loop thread. */
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer[0], n++, MIB), 0);
+	dw.ntx_done = n;
+	assert_true(sw_run_until(w, pred_drained, &dw));
+	assert_int_equal(jobs_to(w, 0, 3), 0);
+	/* Two at once: handed over. */
+	for (int i = 0; i < 8; i++)
+		assert_int_equal(sw_send_put(w, 0, &peer[i % 2], n++, MIB), 0);
+	dw.ntx_done = n;
+	assert_true(sw_run_until(w, pred_drained, &dw));
+	assert_true(jobs_to(w, 0, 3) + jobs_to(w, 0, 4) > 0);
+	for (int i = 0; i < n; i++)
+		assert_int_equal(w->tx_status[i], 0);
+}
+
 static bool pred_jobs_to_b(struct sw_world *w, void *arg)
 {
 	(void)arg;
@@ -930,6 +990,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_slow_peer_holds_no_thread, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_sched_only_when_two_conns_are_busy, setup,
 			teardown),
 	};
 
