@@ -328,6 +328,20 @@ void sw_run_for(struct sw_world *w, int ms)
 		ul_loop_run_once(w->loop, 10);
 }
 
+uint64_t sw_jobs(struct sw_world *w, int ni, int peer_k, bool is_rx)
+{
+	struct ul_socklnd_conn_info info[16];
+	struct ulnet_nid peer;
+	uint64_t jobs = 0;
+	int n;
+
+	sw_nid(w, peer_k, &peer);
+	n = ul_socklnd_conns(w->s, &w->nis[ni].ni.nid, &peer, info, 16);
+	for (int i = 0; i < n && i < 16; i++)
+		jobs += is_rx ? info[i].rx_jobs : info[i].tx_jobs;
+	return jobs;
+}
+
 bool sw_pred_tx_done(struct sw_world *w, void *arg)
 {
 	return w->ntx_done >= *(int *)arg;

@@ -123,6 +123,11 @@ bool sw_run_until(struct sw_world *w, bool (*pred)(struct sw_world *, void *),
 /* Run the loop for about ms milliseconds. */
 void sw_run_for(struct sw_world *w, int ms);
 bool sw_pred_tx_done(struct sw_world *w, void *arg); /* arg: int *n */
+/*
+ * Writes (is_rx false) or payload reads that NI ni's connections with
+ * the peer of address k handed to scheduler threads.
+ */
+uint64_t sw_jobs(struct sw_world *w, int ni, int peer_k, bool is_rx);
 
 /* Raw sockets: blocking connect from address k (port any), then
  * non-blocking. Returns the fd (registered for cleanup) or -1. */

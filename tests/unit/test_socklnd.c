@@ -280,27 +280,9 @@ static bool pred_rx_done(struct sw_world *w, void *arg)
 	return w->nis[want[0]].nrx_done >= want[1];
 }
 
-/*
- * Writes (is_rx false) or payload reads of NI ni's conns with peer k
- * handed to scheduler threads.
- */
-static uint64_t jobs_of(struct sw_world *w, int ni, int peer_k, bool is_rx)
-{
-	struct ul_socklnd_conn_info info[16];
-	struct ulnet_nid peer;
-	uint64_t jobs = 0;
-	int n;
-
-	sw_nid(w, peer_k, &peer);
-	n = ul_socklnd_conns(w->s, &w->nis[ni].ni.nid, &peer, info, 16);
-	for (int i = 0; i < n && i < 16; i++)
-		jobs += is_rx ? info[i].rx_jobs : info[i].tx_jobs;
-	return jobs;
-}
-
 static uint64_t jobs_to(struct sw_world *w, int ni, int peer_k)
 {
-	return jobs_of(w, ni, peer_k, false);
+	return sw_jobs(w, ni, peer_k, false);
 }
 
 static void socklnd_put_small_and_large_byte_exact(void **state)
@@ -323,7 +305,7 @@ static void socklnd_put_small_and_large_byte_exact(void **state)
 	}
 	/* Scheduler threads (UL_TEST_NSCHEDS) wrote and read the large ones. */
 	assert_int_equal(jobs_to(w, 0, 2) > 0, w->opts.nscheds > 0);
-	assert_int_equal(jobs_of(w, 1, 1, true) > 0, w->opts.nscheds > 0);
+	assert_int_equal(sw_jobs(w, 1, 1, true) > 0, w->opts.nscheds > 0);
 }
 
 /* PUT i's length: every every-th big (big + i), the others small + i. */
@@ -376,7 +358,7 @@ static void socklnd_sched_threads_write_large_puts(void **state)
 	start2(w);
 	put_two_classes(w, 24, 4, 100, MIB - 64);
 	assert_true(jobs_to(w, 0, 2) > 0);
-	assert_true(jobs_of(w, 1, 1, true) > 0);
+	assert_true(sw_jobs(w, 1, 1, true) > 0);
 }
 
 /*
