@@ -30,6 +30,14 @@
 
 /* Headers and payload pieces handled per callback. */
 #define SOCK_RX_UNITS 256
+/*
+ * ... or this many messages while output waits for the flush at the end
+ * of the loop turn: the ACKs or replies of what was just read. Sending
+ * them before reading on lets the peer work while this node reads,
+ * instead of each side reading a whole window of small messages while
+ * the other sleeps. Large messages end at SOCK_IO_BUDGET first.
+ */
+#define SOCK_RX_MSGS_OUTPUT 16
 
 void sock_conn_rx_abort(struct sock_conn *conn, int status)
 {
@@ -481,6 +489,7 @@ void sock_conn_recv(struct sock_conn *conn)
 	struct ul_socklnd *s = conn->ni->s;
 	uint64_t budget = SOCK_IO_BUDGET;
 	struct iovec iov[1];
+	uint64_t msgs0 = conn->stats.rx_msgs;
 	bool is_drained = false;
 	int reads = 0;
 
@@ -498,7 +507,9 @@ void sock_conn_recv(struct sock_conn *conn)
 		 * only say EAGAIN (a system call per wake-up for nothing);
 		 * epoll reports the next bytes.
 		 */
-		if (is_drained || reads++ >= SOCK_RX_UNITS || !budget)
+		if (is_drained || reads++ >= SOCK_RX_UNITS || !budget ||
+		    (conn->stats.rx_msgs - msgs0 >= SOCK_RX_MSGS_OUTPUT &&
+		     !ul_list_empty(&s->flush)))
 			return;
 		switch (conn->rx_state) {
 		case SOCK_RX_KSH:

@@ -67,6 +67,9 @@ static void sw_rx_done(struct ul_lnd_ni *lni, struct ul_lnd_rx *rx, int status)
 	r->status = status;
 	r->ndone++;
 	m->nrx_done++;
+	if (m->w->on_rx_done)
+		m->w->on_rx_done(m->w, (int)(m - m->w->nis),
+				 m->w->on_rx_done_arg);
 }
 
 static void sw_tx_done(struct ul_lnd_ni *lni, struct ul_lnd_tx *tx, int status,

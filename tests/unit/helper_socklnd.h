@@ -78,6 +78,9 @@ struct sw_world {
 	/* Called at the end of every tx_done upcall, when set. */
 	void (*on_tx_done)(struct sw_world *w, int idx, void *arg);
 	void *on_tx_done_arg;
+	/* Called at the end of every rx_done upcall on NI ni, when set. */
+	void (*on_rx_done)(struct sw_world *w, int ni, void *arg);
+	void *on_rx_done_arg;
 	/* Loop clock at the first log line saying "closing"; 0: none yet. */
 	uint64_t closing_ns;
 	uint64_t deadline_ns;	  /* given to the next sw_send_put() */

@@ -677,6 +677,63 @@ static void socklnd_sched_only_when_two_conns_are_busy(void **state)
 		assert_int_equal(w->tx_status[i], 0);
 }
 
+struct echo {
+	int next;	/* index of B's next answer */
+	int a0, b0;	/* receives before the window */
+	int b_at_first; /* B's receives when A got the first answer; -1 */
+};
+
+/* B answers every PUT with a small PUT; A notes when the first is back. */
+static void echo_rx_done(struct sw_world *w, int ni, void *arg)
+{
+	struct echo *e = arg;
+
+	if (ni == 1)
+		assert_int_equal(
+			sw_send_put(w, 1, &w->nis[0].ni.nid, e->next++, 64), 0);
+	else if (e->b_at_first < 0)
+		e->b_at_first = w->nis[1].nrx_done - e->b0;
+}
+
+static bool pred_a_received(struct sw_world *w, void *arg)
+{
+	return w->nis[0].nrx_done >= *(int *)arg;
+}
+
+/*
+ * A window of 64 PUTs arrives at once: B, whose answers wait for the
+ * flush at the end of the loop turn, stops reading after 16 messages to
+ * let them go, so that A works on the first answers while B reads the
+ * rest. It used to read all that had arrived first, and each side sat
+ * idle while the other read (bench_lnet, 4 KiB at credits 64: 1.3-1.9 x
+ * raw TCP before, 2.1-2.8 x after).
+ */
+static void socklnd_answers_go_before_the_window_is_read(void **state)
+{
+	struct sw_world *w = *state;
+	struct echo e = { .next = 1, .b_at_first = -1 };
+	int n = 64, want = 1;
+
+	start2(w);
+	w->on_rx_done = echo_rx_done;
+	w->on_rx_done_arg = &e;
+	/* Connected first, so that the window leaves in one flush. */
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 4096), 0);
+	assert_true(sw_run_until(w, pred_a_received, &want));
+	e.a0 = w->nis[0].nrx_done;
+	e.b0 = w->nis[1].nrx_done;
+	e.next = 2 + n;
+	e.b_at_first = -1;
+	for (int i = 0; i < n; i++)
+		assert_int_equal(
+			sw_send_put(w, 0, &w->nis[1].ni.nid, 2 + i, 4096), 0);
+	want = e.a0 + n;
+	assert_true(sw_run_until(w, pred_a_received, &want));
+	printf("B had %d of %d when A got the first answer\n", e.b_at_first, n);
+	assert_true(e.b_at_first >= 1 && e.b_at_first < n);
+	w->on_rx_done = NULL;
+}
+
 static bool pred_jobs_to_b(struct sw_world *w, void *arg)
 {
 	(void)arg;
@@ -975,6 +1032,9 @@ int main(void)
 			teardown),
 		cmocka_unit_test_setup_teardown(
 			socklnd_sched_only_when_two_conns_are_busy, setup,
+			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_answers_go_before_the_window_is_read, setup,
 			teardown),
 	};
 

@@ -173,8 +173,8 @@ static void nomem_read_job_alloc_fails(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(nomem_thread_start_fails,
-						setup, teardown),
+		cmocka_unit_test_setup_teardown(nomem_thread_start_fails, setup,
+						teardown),
 		cmocka_unit_test_setup_teardown(nomem_job_alloc_fails, setup,
 						teardown),
 		cmocka_unit_test_setup_teardown(nomem_read_job_alloc_fails,
