@@ -35,7 +35,8 @@
  * of the loop turn: the ACKs or replies of what was just read. Sending
  * them before reading on lets the peer work while this node reads,
  * instead of each side reading a whole window of small messages while
- * the other sleeps. Large messages end at SOCK_IO_BUDGET first.
+ * the other sleeps. Large messages end at SOCK_IO_BUDGET first. Not
+ * in a drain, which reads all it can before a close.
  */
 #define SOCK_RX_MSGS_OUTPUT 16
 
@@ -509,7 +510,7 @@ void sock_conn_recv(struct sock_conn *conn)
 		 */
 		if (is_drained || reads++ >= SOCK_RX_UNITS || !budget ||
 		    (conn->stats.rx_msgs - msgs0 >= SOCK_RX_MSGS_OUTPUT &&
-		     !ul_list_empty(&s->flush)))
+		     !ul_list_empty(&s->flush) && !conn->is_draining))
 			return;
 		switch (conn->rx_state) {
 		case SOCK_RX_KSH:
