@@ -87,7 +87,7 @@ struct ul_socklnd_opts {
 	/*
 	 * Hand over only while this many connections or more move bulk
 	 * data (sock_sched_wanted()): one busy connection alone copies on
-	 * the loop thread. 2; 1: always.
+	 * the loop thread. 2; 1 (or 0): whenever there is bulk data.
 	 */
 	unsigned int sched_min_conns;
 	unsigned int min_reconnect_ms; /* 1000 */

@@ -69,18 +69,19 @@
 #define SOCK_NS_PER_SEC 1000000000ull
 
 /*
- * A write of at least this many bytes goes to a scheduler thread when
- * there are any (opts.nscheds); smaller ones are written on the loop
- * thread, where a hand-over would cost more than the write.
+ * A write or read of at least this many bytes goes to a scheduler thread
+ * when sock_sched_wanted() (there are threads, and other connections are
+ * busy too); smaller ones stay on the loop thread, where a hand-over
+ * would cost more than the copy.
  */
 #define SOCK_JOB_MIN_BYTES 65536u
-/* sock_sched_wanted() counts busy connections over windows this long. */
-#define SOCK_BULK_WINDOW_NS 10000000ull
 /*
  * And at most this many: the bytes of a job are accounted (credits back,
  * txs on tx_unacked) only when it comes back.
  */
 #define SOCK_JOB_MAX_BYTES (4u << 20)
+/* sock_sched_wanted() counts busy connections over windows this long. */
+#define SOCK_BULK_WINDOW_NS 10000000ull
 
 struct sock_ni;
 struct sock_peer;
@@ -478,8 +479,9 @@ void sock_sched_hold(struct ul_socklnd *s, bool is_held);
 /*
  * conn is about to write or read SOCK_JOB_MIN_BYTES or more: true if
  * that goes to a thread, because there are threads and opts.
- * sched_min_conns or more connections moved that much in this
- * SOCK_BULK_WINDOW_NS window or the one before. One busy connection
+ * sched_min_conns or more connections (conn included) had that much to
+ * write or read within one SOCK_BULK_WINDOW_NS window, this one or the
+ * one before. One busy connection
  * alone keeps its copies on the loop thread, which then has nothing else
  * to do: a hand-over would only add a wake-up.
  */

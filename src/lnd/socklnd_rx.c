@@ -14,7 +14,8 @@
  * buffer behind it in the same recvmsg for what follows. Bytes in the
  * buffer are always consumed before the callback returns (epoll cannot
  * report them again); socket reads per callback are bounded by
- * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS calls, and stop at the first
+ * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS calls (SOCK_RX_MSGS_OUTPUT
+ * messages while answers wait), and stop at the first
  * short read (the socket is empty), so one busy connection
  * cannot starve the others (epoll is level-triggered: the rest waits for
  * the next turn). Any malformed unit closes the connection with one log
@@ -36,7 +37,9 @@
  * them before reading on lets the peer work while this node reads,
  * instead of each side reading a whole window of small messages while
  * the other sleeps. Large messages end at SOCK_IO_BUDGET first. Not
- * in a drain, which reads all it can before a close.
+ * in a drain, which reads all it can before a close. Any connection's
+ * output counts, not only this peer's: the cost is a loop turn, and
+ * the flush is for all of them anyway.
  */
 #define SOCK_RX_MSGS_OUTPUT 16
 
@@ -382,7 +385,7 @@ static bool rx_from_stage(struct sock_conn *conn)
 
 /*
  * Hand the read of the rest of the payload (at most SOCK_JOB_MAX_BYTES)
- * to a scheduler thread, when there are any and it is large enough:
+ * to a scheduler thread, when it is large enough and sock_sched_wanted():
  * true if handed over, and EPOLLIN is no longer watched until it is back
  * (sock_conn_rjob_done()).
  */

@@ -6,8 +6,9 @@
  * The loop thread keeps everything socklnd owns: queues, txs, the choice
  * of connection, closes, receives and every upcall. What moves is the
  * system call and its copies, which is where a CPU-bound rail spends its
- * time: when a connection has SOCK_JOB_MIN_BYTES or more to write and
- * there are threads (opts.nscheds), the loop thread fills the connection's
+ * time: when a connection has SOCK_JOB_MIN_BYTES or more to write, there
+ * are threads (opts.nscheds) and other connections are busy too
+ * (sock_sched_wanted()), the loop thread fills the connection's
  * job with the iovec it would have written, hands it over and goes on
  * with other connections. Any thread takes any job from one FIFO, writes
  * until the iovec is done, the socket is full (EAGAIN) or a write fails,

@@ -255,10 +255,12 @@ void sock_conn_queue_tx(struct sock_conn *conn, struct sock_tx *st)
 	if (!conn->is_pollout && ul_list_empty(&conn->flush_link)) {
 		ul_list_add_tail(&s->flush, &conn->flush_link);
 		/*
-		 * Queued by a before-sleep hook that runs after ours (the
-		 * node's, posting the messages that the credits of this
-		 * turn's writes released): without another turn it would
-		 * wait for the next wake-up, a packet or a timer.
+		 * Queued after our before-sleep flush of this turn: by a
+		 * hook that runs after ours (the node's, posting the
+		 * messages that the credits of this turn's writes
+		 * released), or from a tx_done our own hook delivers after
+		 * its flush. Without another turn it would wait for the
+		 * next wake-up, a packet or a timer.
 		 */
 		if (s->is_flushed && ul_loop_in_hooks(s->loop))
 			ul_loop_wake_self(s->loop);
