@@ -57,8 +57,11 @@ start_node() { # name
 	"$daemon" --config "$tmp/$1.yaml" --ctl "$tmp/$1.ctl" --foreground \
 		--port "$port" --accept all --src-port any 2>"$tmp/$1.log" &
 	pids+=($!)
-	for _ in $(seq 100); do
-		[ -S "$tmp/$1.ctl" ] && return 0
+	# The socket exists before the NIs listen: wait for the log line
+	# ulnetd writes once it runs (a ping sent earlier can be refused).
+	for _ in $(seq 200); do
+		[ -S "$tmp/$1.ctl" ] &&
+			grep -q 'control socket ready' "$tmp/$1.log" && return 0
 		sleep 0.05
 	done
 	echo "ulnetd $1 did not start:" >&2
