@@ -168,6 +168,14 @@ int sw_world_start(struct sw_world *w)
 	return 0;
 }
 
+int sw_world_start2(struct sw_world *w)
+{
+	if (sw_world_start(w) < 0 || sw_ni_start(w, 0, 1) < 0 ||
+	    sw_ni_start(w, 1, 2) < 0)
+		return -1;
+	return 0;
+}
+
 void sw_world_free(struct sw_world *w)
 {
 	if (!w)

@@ -98,6 +98,8 @@ struct sw_world {
 struct sw_world *sw_world_new(void);
 /* Create the loop and the socklnd from w->opts. 0 or -1. */
 int sw_world_start(struct sw_world *w);
+/* sw_world_start(), then NI 0 on address 1 and NI 1 on 2. 0 or -1. */
+int sw_world_start2(struct sw_world *w);
 /* Shut every NI down, destroy everything, close raw sockets. */
 void sw_world_free(struct sw_world *w);
 

@@ -61,13 +61,6 @@ static int teardown(void **state)
 }
 
 /* Start the world and NIs 0 and 1 on addresses 1 and 2. */
-static void start2(struct sw_world *w)
-{
-	assert_int_equal(sw_world_start(w), 0);
-	assert_int_equal(sw_ni_start(w, 0, 1), 0);
-	assert_int_equal(sw_ni_start(w, 1, 2), 0);
-}
-
 struct conns_want {
 	int ni, peer_k, n;
 };
@@ -91,7 +84,7 @@ static void put_and_connect(struct sw_world *w, int n)
 	struct conns_want a = { 0, 2, n }, b = { 1, 1, n };
 	int one = 1;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
 	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
 	assert_true(sw_run_until(w, pred_conns, &a));
@@ -292,7 +285,7 @@ static void socklnd_put_small_and_large_byte_exact(void **state)
 	int n = (int)(sizeof(lens) / sizeof(lens[0]));
 	int rx_want[2] = { 1, n };
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	for (int i = 0; i < n; i++)
 		assert_int_equal(
 			sw_send_put(w, 0, &w->nis[1].ni.nid, i, lens[i]), 0);
@@ -355,7 +348,7 @@ static void socklnd_sched_threads_write_large_puts(void **state)
 	struct sw_world *w = *state;
 
 	w->opts.nscheds = 2;
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	put_two_classes(w, 24, 4, 100, MIB - 64);
 	assert_true(jobs_to(w, 0, 2) > 0);
 	assert_true(sw_jobs(w, 1, 1, true) > 0);
@@ -369,7 +362,7 @@ static void socklnd_many_in_flight_keep_order(void **state)
 {
 	struct sw_world *w = *state;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	put_two_classes(w, 300, 7, 0, 20000);
 }
 
@@ -379,7 +372,7 @@ static void socklnd_dropped_payload_is_skipped_exactly(void **state)
 	int two = 2, rx_want[2] = { 1, 2 };
 	const struct sw_rx *r;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	w->nis[1].drop_next = 1;
 	/* Both large: the same BULK_OUT connection carries them in order. */
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 300000), 0);
@@ -404,7 +397,7 @@ static void socklnd_parse_error_closes_conn(void **state)
 	struct sw_world *w = *state;
 	int one = 1;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	w->nis[1].parse_rc = -EPROTO;
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 10), 0);
 	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
@@ -468,7 +461,7 @@ static void shutdown_completes_queued_txs(struct sw_world *w)
 	int n = 12, nfail = 0, lfd;
 	struct ulnet_nid peer;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	lfd = sw_raw_listen(w, 3);
 	assert_true(lfd >= 0);
 	sw_nid(w, 3, &peer);
@@ -550,7 +543,7 @@ static void socklnd_send_from_a_later_hook_is_not_left_asleep(void **state)
 	struct later_hook h = { .w = w };
 	int one = 1, two = 2;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 4096), 0);
 	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
 	assert_int_equal(ul_loop_hook_add(w->loop, later_hook_send, &h), 0);
@@ -596,7 +589,7 @@ static void socklnd_send_from_a_hooked_tx_done_is_not_left_asleep(void **state)
 	struct done_send d = { .sent = -1 };
 	int n;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	w->on_tx_done = send_from_hooked_done;
 	w->on_tx_done_arg = &d;
 	/* Which turn delivers a tx_done depends on TCP; try a few PUTs. */
@@ -651,7 +644,7 @@ static void socklnd_sched_only_when_two_conns_are_busy(void **state)
 
 	w->opts.nscheds = 1;
 	w->opts.sched_min_conns = 2;
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	for (int i = 0; i < 2; i++) {
 		lfd[i] = sw_raw_listen(w, 3 + i);
 		assert_true(lfd[i] >= 0);
@@ -714,7 +707,7 @@ static void socklnd_answers_go_before_the_window_is_read(void **state)
 	struct echo e = { .next = 1, .b_at_first = -1 };
 	int n = 64, want = 1;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	w->on_rx_done = echo_rx_done;
 	w->on_rx_done_arg = &e;
 	/* Connected first, so that the window leaves in one flush. */
@@ -755,7 +748,7 @@ static void socklnd_sched_queued_write_is_taken_back(void **state)
 	struct sw_world *w = *state;
 
 	w->opts.nscheds = 1;
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	sock_sched_hold(w->s, true);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, MIB), 0);
 	assert_true(sw_run_until(w, pred_jobs_to_b, NULL));
@@ -781,7 +774,7 @@ static void socklnd_peer_shutdown_fails_txs_once(void **state)
 	struct sw_world *w = *state;
 	int n = 12;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	for (int i = 0; i < n; i++)
 		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i, MIB),
 				 0);
@@ -811,7 +804,7 @@ static void socklnd_connect_refused_is_remote_dropped(void **state)
 	struct ulnet_nid nobody;
 	int one = 1;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	sw_nid(w, 9, &nobody);
 	assert_int_equal(sw_send_put(w, 0, &nobody, 0, 10), 0);
 	/* Never from inside send(). */
@@ -826,7 +819,7 @@ static void socklnd_send_refuses_other_nets(void **state)
 	struct sw_world *w = *state;
 	struct ulnet_nid other;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	sw_nid(w, 2, &other);
 	other.nid_num = 7; /* tcp7 */
 	assert_int_equal(sw_send_put(w, 0, &other, 0, 10), -EHOSTUNREACH);
@@ -843,7 +836,7 @@ static void socklnd_untyped_uses_one_any_conn(void **state)
 	int n = 3, counts[4], npassive, rx_want[2] = { 1, 3 };
 
 	w->opts.typed_conns = 0;
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 10), 0);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 1, 200000), 0);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 2, 3), 0);
@@ -867,7 +860,7 @@ static void socklnd_connect_race_settles(void **state)
 	int n = 40, counts[4], npassive;
 	int rx0[2] = { 0, 20 }, rx1[2] = { 1, 20 };
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	for (int i = 0; i < 20; i++) {
 		assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, i,
 					     i % 2 ? 5000u : 10u),
@@ -897,7 +890,7 @@ static void socklnd_tx_deadline_while_connecting(void **state)
 	int one = 1;
 	struct ulnet_nid silent;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	/* A listener that accepts TCP but never answers the hello. */
 	assert_true(sw_raw_listen(w, 3) >= 0);
 	sw_nid(w, 3, &silent);
@@ -915,7 +908,7 @@ static void socklnd_send_stall_closes_conn(void **state)
 	struct ulnet_nid peer;
 	int lfd, n = 16, ntimeout = 0;
 
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	/* The default 50 s, then what `net set --lnd-timeout 1` sets. */
 	assert_int_equal(ul_socklnd_timeout(w->s), 50);
 	ul_socklnd_ops.set_timeout(w->s, 1);
@@ -957,7 +950,7 @@ static void socklnd_sched_slow_peer_holds_no_thread(void **state)
 	int lfd, n = 8, healthy = n, want[2] = { 1, 1 };
 
 	w->opts.nscheds = 1;
-	start2(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	lfd = sw_raw_listen(w, 3);
 	assert_true(lfd >= 0);
 	sw_nid(w, 3, &stuck);

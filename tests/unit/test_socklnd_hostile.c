@@ -29,7 +29,7 @@
 #include "lnd/socklnd_int.h"
 #include "util/loop.h"
 
-/* Addresses: A = 1, B = 2, raw peers 5 and up. */
+/* Addresses: A = 1, B = 2 (as sw_world_start2() starts them), raw peers 5 and up. */
 #define K_A 1
 #define K_B 2
 #define K_RAW 5
@@ -58,13 +58,6 @@ static int teardown(void **state)
 					 w->nis[n].rx[i].parse_rc ? 0 : 1);
 	sw_world_free(w);
 	return 0;
-}
-
-static void start_ab(struct sw_world *w)
-{
-	assert_int_equal(sw_world_start(w), 0);
-	assert_int_equal(sw_ni_start(w, 0, K_A), 0);
-	assert_int_equal(sw_ni_start(w, 1, K_B), 0);
 }
 
 /*
@@ -330,7 +323,7 @@ static void socklnd_hostile_peers_are_closed(void **state)
 	struct sw_world *w = *state;
 	size_t ncases = sizeof(hostile_cases) / sizeof(hostile_cases[0]);
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	check_good_put(w, 0);
 	for (size_t c = 0; c < ncases; c++) {
 		const struct hostile_case *hc = &hostile_cases[c];
@@ -405,7 +398,7 @@ static void keepalive_is_ignored(struct sw_world *w, bool is_on_put,
 	int rx[2] = { 1, 1 }, fd;
 	struct ulnet_nid raw;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
 	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
@@ -461,7 +454,7 @@ static void socklnd_protocol_error_closes_the_siblings(void **state)
 	struct ulnet_nid raw;
 	int ctl, bulk;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	ctl = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(ctl >= 0);
 	assert_int_equal(sw_raw_handshake(w, ctl, K_RAW, K_B,
@@ -497,7 +490,7 @@ static void socklnd_eof_closes_the_siblings(void **state)
 	struct ulnet_nid raw;
 	int ctl, bulk;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	ctl = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(ctl >= 0);
 	assert_int_equal(sw_raw_handshake(w, ctl, K_RAW, K_B,
@@ -586,7 +579,7 @@ static void socklnd_link_down_reads_what_tcp_acked(void **state)
 	struct sw_world *w = *state;
 	int fd;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = raw_partial_put(w, 100, 100);
 	assert_int_equal(w->nis[1].nparse, 0); /* the loop has not run */
 	link_down_once_acked(w, fd);
@@ -645,7 +638,7 @@ static int b_read_queued(struct sw_world *w, struct ul_socklnd_conn_info *info)
 	int fd;
 
 	w->opts.nscheds = 1;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	sock_sched_hold(w->s, true);
 	fd = b_mid_payload(w, 100000, info);
 	assert_int_equal(info->rx_jobs, 1);
@@ -663,7 +656,7 @@ static void socklnd_eof_mid_payload_ends_the_receive(void **state)
 	struct ul_socklnd_conn_info info;
 	int fd;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = b_mid_payload(w, 300000, &info);
 	/*
 	 * UL_TEST_NSCHEDS: threads read; the one that finds the end is
@@ -691,7 +684,7 @@ static void socklnd_stall_mid_payload_times_out(void **state)
 	struct ul_socklnd_conn_info info;
 	int fd;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	ul_socklnd_ops.set_timeout(w->s, 1);
 	fd = b_mid_payload(w, 300000, &info);
 	assert_int_equal(info.rx_jobs > 0, w->opts.nscheds > 0);
@@ -775,7 +768,7 @@ static void socklnd_link_down_reads_a_large_payload(void **state)
 	int fd;
 
 	w->opts.nscheds = 1;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	sock_sched_hold(w->s, true);
 	fd = raw_partial_put(w, len, len);
 	assert_true(sw_run_until(w, pred_b_parsed, NULL));
@@ -807,7 +800,7 @@ static void socklnd_keepalive_sent_after_silence(void **state)
 	int fd;
 
 	w->opts.keepalive_sec = 1;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
 	/* Our BULK_OUT is B's BULK_IN: where B's NOOPs go (§4.3). */
@@ -843,7 +836,7 @@ static void socklnd_keepalive_waits_for_ack_silence(void **state)
 
 	w->opts.keepalive_sec = 2;
 	w->opts.keepalive_retry_ms = 300;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
 	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
@@ -866,7 +859,7 @@ static void socklnd_zero_copy_request_is_acked(void **state)
 	size_t len;
 	int fd, rx[2] = { 1, 1 };
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
 	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B,
@@ -894,7 +887,7 @@ static void socklnd_incarnation_change_closes_old_conns(void **state)
 	size_t inlen = 0;
 	int fd1, fd2;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd1 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL,
 		       UL_WIRE_CONN_CONTROL);
 	/* The "peer" restarted: same NID, new incarnation (§4.4). */
@@ -915,7 +908,7 @@ static void socklnd_duplicate_conn_is_refused(void **state)
 	size_t inlen = 0;
 	int fd1, fd2;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd1 = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd1 >= 0);
 	assert_int_equal(sw_raw_handshake(w, fd1, K_RAW, K_B,
@@ -942,7 +935,7 @@ static void socklnd_accepted_peer_is_not_dialled(void **state)
 	uint8_t in[UL_WIRE_KSOCK_HDR_SIZE + UL_WIRE_LNET_HDR_NID4_SIZE + 4096];
 	int lfd, fd, one = 1;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	lfd = sw_raw_listen(w, K_RAW);
 	assert_true(lfd >= 0);
 	fd = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL,
@@ -989,7 +982,7 @@ static void socklnd_hello_peers_are_capped_and_forgotten(void **state)
 	w->opts.max_hello_peers = 3;
 	/* A dialled peer would be kept this long after its last conn. */
 	w->opts.sock_timeout_sec = 600;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	for (int i = 0; i < 4; i++) {
 		fd[i] = sw_raw_connect(w, K_RAW + i, K_B);
 		assert_true(fd[i] >= 0);
@@ -1019,7 +1012,7 @@ static void socklnd_request_for_another_local_ni_is_taken(void **state)
 	struct ul_wire_hello reply;
 	int fd;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_A); /* A's address ... */
 	assert_true(fd >= 0);
 	assert_int_equal(sw_raw_handshake(w, fd, K_RAW, K_B, /* ... B's NID */
@@ -1041,7 +1034,7 @@ static void socklnd_hello_with_own_nid_is_refused(void **state)
 	size_t inlen = 0;
 	int fd;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
 	assert_int_equal(sw_raw_handshake(w, fd, K_B, K_B, UL_WIRE_CONN_CONTROL,
@@ -1099,7 +1092,7 @@ static void socklnd_hello_from_another_net_is_closed(void **state)
 	size_t inlen = 0;
 	int fd;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	w->raw_src_net = 1;
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
@@ -1122,7 +1115,7 @@ static void socklnd_pid_change_under_live_conns_is_refused(void **state)
 	size_t inlen = 0;
 	int fd1, fd2;
 
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd1 = raw_conn(w, K_RAW, K_B, UL_WIRE_CONN_CONTROL,
 		       UL_WIRE_CONN_CONTROL);
 	w->raw_pid = 4242;
@@ -1170,7 +1163,7 @@ static void socklnd_secure_refuses_unprivileged_port(void **state)
 	w->opts.accept = ULNET_ACCEPT_SECURE;
 	/* Far beyond the wait's safety net: only the port rule closes. */
 	w->opts.accept_timeout_ms = 600000;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	fd = sw_raw_connect(w, K_RAW, K_B);
 	assert_true(fd >= 0);
 	assert_true(sw_raw_wait_closed(w, fd, in, sizeof(in), &inlen));
@@ -1203,7 +1196,7 @@ static void socklnd_handshake_flood_evicts_the_oldest(void **state)
 	w->opts.max_handshakes_per_addr = 2;
 	/* Far beyond the waits: only eviction closes a handshake here. */
 	w->opts.accept_timeout_ms = 600000;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	for (int i = 0; i < 3; i++) {
 		fd[i] = sw_raw_connect(w, K_RAW, K_B);
 		assert_true(fd[i] >= 0);
@@ -1247,7 +1240,7 @@ static void socklnd_privileged_ports_pass_secure(void **state)
 	}
 	w->opts.accept = ULNET_ACCEPT_SECURE;
 	w->opts.src_port = ULNET_SRC_PORT_PRIVILEGED;
-	start_ab(w);
+	assert_int_equal(sw_world_start2(w), 0);
 	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 10), 0);
 	assert_true(sw_run_until(w, sw_pred_tx_done, &one));
 	assert_int_equal(w->tx_status[0], 0);
