@@ -29,7 +29,10 @@
 #include "lnd/socklnd_int.h"
 #include "util/loop.h"
 
-/* Addresses: A = 1, B = 2 (as sw_world_start2() starts them), raw peers 5 and up. */
+/*
+ * Addresses: A = 1, B = 2 (as sw_world_start2() starts them), raw peers
+ * 5 and up.
+ */
 #define K_A 1
 #define K_B 2
 #define K_RAW 5
