@@ -79,7 +79,8 @@ struct ul_socklnd_opts {
 	 * Scheduler threads that write and read for the connections
 	 * (ksocklnd's nscheds, but in all rather than per CPT): a write of
 	 * SOCK_JOB_MIN_BYTES or more, or the read of a payload with that
-	 * much still to come, is handed to one of them, so two busy
+	 * much still to come, is handed to one of them while
+	 * sched_min_conns connections are that busy, so two busy
 	 * connections copy on two CPUs. 0 (the default): no thread, every
 	 * write and read on the loop thread. Read when the first NI starts.
 	 */
