@@ -176,6 +176,7 @@ static void free_zombies(struct ul_socklnd *s)
 
 	ul_list_for_each_entry_safe(conn, tmp, &s->zombies, link) {
 		ul_list_del(&conn->link);
+		sock_conn_unhot(s, conn);
 		free(conn->job);
 		free(conn->rjob);
 		free(conn);
@@ -241,6 +242,12 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
 		free(s);
 		return rc;
 	}
+	rc = ul_loop_poll_add(loop, sock_busy_poll, s);
+	if (rc < 0) {
+		ul_loop_hook_del(loop, on_before_sleep, s);
+		free(s);
+		return rc;
+	}
 	*out = s;
 	return 0;
 }
@@ -250,6 +257,7 @@ void ul_socklnd_destroy(struct ul_socklnd *s)
 	if (!s)
 		return;
 	ul_loop_hook_del(s->loop, on_before_sleep, s);
+	ul_loop_poll_del(s->loop, sock_busy_poll, s);
 	ul_timer_cancel(ul_loop_timers(s->loop), &s->ack_timer);
 	sock_sched_stop(s);
 	free_zombies(s);

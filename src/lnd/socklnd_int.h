@@ -104,6 +104,9 @@ struct sock_listener {
 	int refs; /* NIs using it */
 };
 
+/* Connections a busy-polling loop reads without asking epoll. */
+#define SOCK_HOT_CONNS 2
+
 struct ul_socklnd {
 	struct ul_loop *loop;
 	struct ul_socklnd_opts opts;
@@ -141,6 +144,13 @@ struct ul_socklnd {
 	unsigned int tx_pool_len;
 	/* Scheduler threads (socklnd_sched.c); NULL: every write here. */
 	struct sock_sched *sched;
+	/*
+	 * The connections that read bytes last (socklnd_rx.c), which a
+	 * busy-polling loop reads directly (sock_busy_poll). A slot is
+	 * cleared when its connection is freed.
+	 */
+	struct sock_conn *hot[SOCK_HOT_CONNS];
+	unsigned int hot_next; /* the slot the next newcomer takes */
 };
 
 /* Freed tx descriptors one socklnd keeps for the next messages. */
@@ -515,6 +525,10 @@ int sock_conn_watch(struct sock_conn *conn, bool is_pollout);
 
 /* socklnd_rx.c */
 void sock_conn_recv(struct sock_conn *conn);
+/* The loop's busy-poll function (util/loop.h): read the hot conns. */
+bool sock_busy_poll(void *arg);
+/* conn is being freed (its NI may be gone): no hot slot may keep it. */
+void sock_conn_unhot(struct ul_socklnd *s, const struct sock_conn *conn);
 void sock_conn_rx_abort(struct sock_conn *conn, int status);
 /*
  * A read job came back with n bytes read and err (0: its iovec is full,

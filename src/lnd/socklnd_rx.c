@@ -61,6 +61,51 @@ static void rx_malformed(struct sock_conn *conn, const char *why)
 	sock_conn_close_siblings(conn, -EPROTO, UL_HSTATUS_REMOTE_ERROR);
 }
 
+/* conn read bytes: make it one of the hot conns if it is not. */
+static void rx_mark_hot(struct sock_conn *conn)
+{
+	struct ul_socklnd *s = conn->ni->s;
+
+	for (unsigned int i = 0; i < SOCK_HOT_CONNS; i++) {
+		if (s->hot[i] == conn)
+			return;
+	}
+	s->hot[s->hot_next++ % SOCK_HOT_CONNS] = conn;
+}
+
+void sock_conn_unhot(struct ul_socklnd *s, const struct sock_conn *conn)
+{
+	for (unsigned int i = 0; i < SOCK_HOT_CONNS; i++) {
+		if (s->hot[i] == conn)
+			s->hot[i] = NULL;
+	}
+}
+
+/*
+ * A spinning turn of a busy-polling loop: read the hot conns as epoll
+ * would have reported them, one recvmsg each (EAGAIN when nothing came),
+ * and deliver what that completed. True when bytes came in.
+ */
+bool sock_busy_poll(void *arg)
+{
+	struct ul_socklnd *s = arg;
+	bool is_found = false;
+
+	for (unsigned int i = 0; i < SOCK_HOT_CONNS; i++) {
+		struct sock_conn *conn = s->hot[i];
+		uint64_t before;
+
+		if (!conn || conn->state != SOCK_CONN_ESTABLISHED)
+			continue;
+		before = conn->stats.rx_bytes;
+		sock_conn_recv(conn);
+		is_found |= conn->stats.rx_bytes != before;
+	}
+	if (is_found)
+		sock_deliver(s);
+	return is_found;
+}
+
 /* n bytes came in: the peer is alive and the receive moves. */
 static void rx_note(struct sock_conn *conn, uint64_t n)
 {
@@ -104,6 +149,7 @@ static ssize_t rx_read(struct sock_conn *conn, struct iovec *iov, int cnt)
 	while (n < 0 && errno == EINTR);
 	if (n > 0) {
 		rx_note(conn, (uint64_t)n);
+		rx_mark_hot(conn);
 		return n;
 	}
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

@@ -51,6 +51,12 @@ struct loop_hook {
 	void *arg;
 };
 
+struct loop_poll {
+	struct ul_list link; /* on ul_loop.polls, registration order */
+	ul_loop_poll_fn fn;
+	void *arg;
+};
+
 struct ul_loop {
 	int epfd;
 	int evfd;
@@ -73,6 +79,8 @@ struct ul_loop {
 	bool is_wake_self;	/* next epoll_wait must not sleep */
 	uint64_t busy_poll_ns;	/* 0: sleep whenever idle (default) */
 	uint64_t busy_until_ns; /* spin, not sleep, until then */
+	struct ul_list polls;	/* struct loop_poll.link */
+	unsigned int spins;	/* spinning turns, for UL_LOOP_EPOLL_EVERY */
 	int nready;		/* entries in ready[] during phase 5, else 0 */
 	int ready_pos;		/* the entry being dispatched */
 	struct epoll_event ready[LOOP_MAX_EVENTS];
@@ -111,6 +119,7 @@ int ul_loop_create(struct ul_loop **out)
 	atomic_init(&loop->is_stop, false);
 	atomic_init(&loop->owner, pthread_self());
 	ul_list_init(&loop->hooks);
+	ul_list_init(&loop->polls);
 	ul_loop_update_time(loop);
 	*out = loop;
 	return 0;
@@ -162,6 +171,7 @@ static void cmd_run_list(struct loop_cmd *c, bool is_shutdown)
 void ul_loop_destroy(struct ul_loop *loop)
 {
 	struct loop_hook *h, *tmp;
+	struct loop_poll *p, *ptmp;
 	struct loop_cmd *c;
 
 	if (!loop)
@@ -172,6 +182,10 @@ void ul_loop_destroy(struct ul_loop *loop)
 	ul_list_for_each_entry_safe(h, tmp, &loop->hooks, link) {
 		ul_list_del(&h->link);
 		free(h);
+	}
+	ul_list_for_each_entry_safe(p, ptmp, &loop->polls, link) {
+		ul_list_del(&p->link);
+		free(p);
 	}
 	ul_timer_heap_fini(&loop->timers);
 	pthread_mutex_destroy(&loop->lock);
@@ -264,6 +278,31 @@ void ul_loop_hook_del(struct ul_loop *loop, ul_loop_hook_fn fn, void *arg)
 			free(h);
 		}
 		return;
+	}
+}
+
+int ul_loop_poll_add(struct ul_loop *loop, ul_loop_poll_fn fn, void *arg)
+{
+	struct loop_poll *p = malloc(sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	p->fn = fn;
+	p->arg = arg;
+	ul_list_add_tail(&loop->polls, &p->link);
+	return 0;
+}
+
+void ul_loop_poll_del(struct ul_loop *loop, ul_loop_poll_fn fn, void *arg)
+{
+	struct loop_poll *p;
+
+	ul_list_for_each_entry(p, &loop->polls, link) {
+		if (p->fn == fn && p->arg == arg) {
+			ul_list_del(&p->link);
+			free(p);
+			return;
+		}
 	}
 }
 
@@ -390,6 +429,27 @@ static int sleep_timeout_ms(struct ul_loop *loop, int timeout_ms)
 	return (int)ms;
 }
 
+/*
+ * Phase 4 while spinning: the busy-poll functions instead of epoll_wait,
+ * but not on every UL_LOOP_EPOLL_EVERY-th turn (nor without any), so
+ * what they do not watch is still seen. True when this turn polled.
+ */
+static bool spin_polls(struct ul_loop *loop)
+{
+	struct loop_poll *p;
+	bool is_found = false;
+
+	if (ul_list_empty(&loop->polls) ||
+	    ++loop->spins % UL_LOOP_EPOLL_EVERY == 0)
+		return false;
+	ul_list_for_each_entry(p, &loop->polls, link)
+		is_found |= p->fn(p->arg);
+	if (is_found)
+		loop->busy_until_ns =
+			ul_loop_update_time(loop) + loop->busy_poll_ns;
+	return true;
+}
+
 /* Phase 5: callbacks for the ready descriptors that are still watched. */
 static void dispatch(struct ul_loop *loop, int n)
 {
@@ -414,7 +474,7 @@ static void dispatch(struct ul_loop *loop, int n)
 int ul_loop_run_once(struct ul_loop *loop, int timeout_ms)
 {
 	struct loop_cmd *cmds;
-	int n;
+	int n, timeout;
 
 	atomic_store(&loop->owner, pthread_self());
 	/* 1. timers */
@@ -426,11 +486,16 @@ int ul_loop_run_once(struct ul_loop *loop, int timeout_ms)
 	cmd_run_list(cmds, false);
 	/* 3. before-sleep hooks */
 	run_hooks(loop);
-	/* 4. sleep */
-	n = epoll_wait(loop->epfd, loop->ready, LOOP_MAX_EVENTS,
-		       sleep_timeout_ms(loop, timeout_ms));
+	/* 4. sleep, or spin */
+	timeout = sleep_timeout_ms(loop, timeout_ms);
+	if (!timeout && loop->busy_poll_ns &&
+	    loop->timers.now_ns < loop->busy_until_ns && spin_polls(loop))
+		return 0;
+	n = epoll_wait(loop->epfd, loop->ready, LOOP_MAX_EVENTS, timeout);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+	if (!n && !timeout)
+		return 0; /* no sleep, nothing to call back: phase 1 reads the time */
 	/*
 	 * The sleep may have lasted seconds: callbacks that arm timers
 	 * relative to "now" must see the time after it, not before.

@@ -10,7 +10,8 @@
  *   3. before-sleep hooks, in registration order (flush queued writes,
  *      deliver deferred events): bounded work each;
  *   4. epoll_wait until the next timer (0 if a hook asked for another
- *      turn with ul_loop_wake_self(), or while busy-polling);
+ *      turn with ul_loop_wake_self(), or while busy-polling, when most
+ *      turns call the busy-poll functions instead);
  *   5. heap.now_ns refreshed after the sleep, then I/O callbacks for the
  *      ready descriptors (a timer they arm is relative to the wake-up).
  *
@@ -35,6 +36,8 @@ typedef void (*ul_io_cb)(struct ul_io *io, uint32_t events);
 /* A command run on the loop thread; is_shutdown when the loop is gone. */
 typedef void (*ul_loop_cmd_fn)(void *arg, bool is_shutdown);
 typedef void (*ul_loop_hook_fn)(void *arg);
+/* A busy-poll function: true when it found (and handled) work. */
+typedef bool (*ul_loop_poll_fn)(void *arg);
 
 /*
  * A watched descriptor, embedded in its owner. The loop never closes fd.
@@ -119,6 +122,20 @@ int ul_loop_run_once(struct ul_loop *loop, int timeout_ms);
  */
 void ul_loop_set_busy_poll(struct ul_loop *loop, uint32_t usec);
 uint32_t ul_loop_busy_poll(const struct ul_loop *loop);
+/*
+ * Register a busy-poll function. While the busy-poll window is open,
+ * phase 4 calls the poll functions instead of epoll_wait on all but
+ * every UL_LOOP_EPOLL_EVERY-th spinning turn: an owner that knows where
+ * the next input comes from (the sockets that just had traffic) reads it
+ * with one system call instead of two (epoll_wait, then the read), and
+ * epoll still reports everything else a few turns later. Work a poll
+ * function found keeps the window open, as a ready descriptor does.
+ * Never called while busy-poll is off. 0 or -ENOMEM; not to be added or
+ * deleted from inside a poll function.
+ */
+#define UL_LOOP_EPOLL_EVERY 4
+int ul_loop_poll_add(struct ul_loop *loop, ul_loop_poll_fn fn, void *arg);
+void ul_loop_poll_del(struct ul_loop *loop, ul_loop_poll_fn fn, void *arg);
 /* Any thread: make ul_loop_run() return after the current iteration. */
 void ul_loop_stop(struct ul_loop *loop);
 /*

@@ -700,6 +700,70 @@ static void loop_busy_poll_spins_after_activity_then_sleeps(void **state)
 	ul_loop_destroy(loop);
 }
 
+struct poll_rec {
+	int n;
+};
+
+static bool poll_fn(void *arg)
+{
+	struct poll_rec *r = arg;
+
+	r->n++;
+	return false;
+}
+
+/*
+ * Busy-poll functions: on spinning turns the loop calls them instead of
+ * epoll_wait, but every UL_LOOP_EPOLL_EVERY-th spinning turn still asks
+ * epoll, so a descriptor they do not read (the pipe here) is reported
+ * within that many turns. With busy-poll off, or once deleted, they are
+ * never called and every turn asks epoll.
+ */
+static void loop_busy_poll_functions_then_epoll(void **state)
+{
+	const int every = UL_LOOP_EPOLL_EVERY;
+	struct ul_loop *loop;
+	struct cmd_rec c = { 0 };
+	struct poll_rec r = { 0 };
+	struct pipe_io p;
+	struct safety s;
+	char x = 'x';
+
+	(void)state;
+	assert_int_equal(ul_loop_create(&loop), 0);
+	safety_arm(&s, loop);
+	pipe_open(&p);
+	assert_int_equal(ul_io_start(loop, &p.io, p.fds[0], EPOLLIN, pipe_cb),
+			 0);
+	assert_int_equal(ul_loop_poll_add(loop, poll_fn, &r), 0);
+	assert_int_equal(write(p.fds[1], &x, 1), 1);
+
+	/* Off: epoll on every turn (the pipe stays readable), no polls. */
+	for (int i = 0; i < every; i++)
+		assert_int_equal(ul_loop_run_once(loop, 0), 0);
+	assert_int_equal(p.ncalls, every);
+	assert_int_equal(r.n, 0);
+
+	/* On, a window no stall of this machine outlasts, opened by c. */
+	ul_loop_set_busy_poll(loop, 20u * 1000000u);
+	assert_int_equal(ul_loop_post(loop, rec_cmd, &c), 0);
+	for (int i = 0; i < 2 * every; i++)
+		assert_int_equal(ul_loop_run_once(loop, -1), 0);
+	assert_int_equal(r.n, 2 * (every - 1));
+	assert_int_equal(p.ncalls, every + 2);
+
+	/* Deleted: epoll on every turn again. */
+	ul_loop_poll_del(loop, poll_fn, &r);
+	for (int i = 0; i < every; i++)
+		assert_int_equal(ul_loop_run_once(loop, -1), 0);
+	assert_int_equal(r.n, 2 * (every - 1));
+	assert_int_equal(p.ncalls, 2 * every + 2);
+	safety_check(&s);
+	ul_io_stop(&p.io);
+	pipe_close(&p);
+	ul_loop_destroy(loop);
+}
+
 static void *is_loop_thread_main(void *arg)
 {
 	return ul_loop_is_loop_thread(arg) ? arg : NULL;
@@ -727,6 +791,7 @@ int main(void)
 		cmocka_unit_test(loop_calls_back_readable_pipe),
 		cmocka_unit_test(
 			loop_busy_poll_spins_after_activity_then_sleeps),
+		cmocka_unit_test(loop_busy_poll_functions_then_epoll),
 		cmocka_unit_test(loop_now_is_refreshed_after_the_sleep),
 		cmocka_unit_test(loop_reports_writable_then_modify),
 		cmocka_unit_test(loop_stop_inside_callback_returns_run),

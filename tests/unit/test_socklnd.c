@@ -693,6 +693,11 @@ static bool pred_a_received(struct sw_world *w, void *arg)
 	return w->nis[0].nrx_done >= *(int *)arg;
 }
 
+static bool pred_b_received(struct sw_world *w, void *arg)
+{
+	return w->nis[1].nrx_done >= *(int *)arg;
+}
+
 /*
  * A window of 64 PUTs arrives at once: B, whose answers wait for the
  * flush at the end of the loop turn, stops reading after 16 messages to
@@ -730,6 +735,40 @@ static void socklnd_answers_go_before_the_window_is_read(void **state)
 	printf("B had %d of %d when A got the first answer\n", e.b_at_first, n);
 	assert_true(e.b_at_first >= 1 && e.b_at_first < n);
 	w->on_rx_done = NULL;
+}
+
+/*
+ * Busy-poll: the connection that read last is hot, and a spinning turn
+ * (sock_busy_poll, what the loop calls instead of epoll_wait) reads it
+ * directly: a PUT written after the first one arrives whole with no
+ * epoll at all, and a turn with nothing to read finds nothing. A hot
+ * connection that closes and is freed leaves no slot behind: the turns
+ * after read no freed memory (ASan would stop there) and find nothing.
+ */
+static void socklnd_busy_poll_reads_the_hot_conn(void **state)
+{
+	struct sw_world *w = *state;
+	int want = 1;
+
+	assert_int_equal(sw_world_start2(w), 0);
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 0, 100), 0);
+	assert_true(sw_run_until(w, sw_pred_tx_done, &want));
+	assert_true(sw_run_until(w, pred_b_received, &want));
+	assert_false(sock_busy_poll(w->s));
+
+	assert_int_equal(sw_send_put(w, 0, &w->nis[1].ni.nid, 1, 200), 0);
+	sock_flush_all(w->s); /* what phase 3 does, without epoll after it */
+	for (int i = 0; i < 1000 && w->nis[1].nrx_done < 2; i++)
+		sock_busy_poll(w->s);
+	assert_int_equal(w->nis[1].nrx_done, 2);
+	assert_true(sw_rx_ok(w, 1, 1, 200));
+	assert_false(sock_busy_poll(w->s));
+
+	sw_ni_stop(w, 1);
+	sw_ni_stop(w, 0);
+	sw_run_for(w, 10); /* the before-sleep hook frees the closed conns */
+	assert_int_equal(ul_socklnd_nconns(w->s), 0);
+	assert_false(sock_busy_poll(w->s));
 }
 
 static bool pred_jobs_to_b(struct sw_world *w, void *arg)
@@ -984,6 +1023,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(
 			socklnd_dropped_payload_is_skipped_exactly, setup,
 			teardown),
+		cmocka_unit_test_setup_teardown(
+			socklnd_busy_poll_reads_the_hot_conn, setup, teardown),
 		cmocka_unit_test_setup_teardown(socklnd_parse_error_closes_conn,
 						setup, teardown),
 		cmocka_unit_test_setup_teardown(
