@@ -15,7 +15,10 @@
  *    wire per peer NI and direction), C-D has peer_credits = WINDOW;
  *  - raw TCP baselines over one loopback connection between two threads
  *    (TCP_NODELAY, blocking calls): 8-byte ping-pong (median, p99), and
- *    4 KiB messages one way, one write() each, read in 64 KiB gulps.
+ *    4 KiB messages one way, one write() each, read in 64 KiB gulps;
+ *    and the ping-pong with each end waiting in epoll_wait() before its
+ *    recv(), the floor of any design that sleeps in epoll as ulnet's
+ *    loop does (printed, not a goal).
  *
  * The machine is shared and noisy, so the kinds are interleaved: ROUNDS
  * rounds, each running a slice of every measurement, and the figures are
@@ -41,6 +44,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -377,26 +381,37 @@ fail:
 
 /* ---- raw TCP -------------------------------------------------------- */
 
+enum tcp_wait {
+	TCP_BLOCK, /* blocking recv() */
+	TCP_SPIN,  /* recv(MSG_DONTWAIT) in a loop: both ends poll */
+	TCP_EPOLL, /* epoll_wait(), then recv(): what an event loop pays */
+};
+
 struct tcp_pair {
 	int srv, cli, acc;
 	pthread_t th;
-	bool is_echo; /* the peer thread answers each 8-byte message */
-	bool is_spin; /* both ends poll (MSG_DONTWAIT) instead of blocking */
-	int cpu;      /* where the peer thread runs */
+	bool is_echo;	    /* the peer thread answers each 8-byte message */
+	enum tcp_wait wait; /* how both ends wait for the next message */
+	int ep_cli, ep_acc; /* TCP_EPOLL: each end's epoll set, else -1 */
+	int cpu;	    /* where the peer thread runs */
 	/* The sink thread's byte count, for the stream baseline. */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t rx_bytes;
 };
 
-static int read_full(int fd, void *buf, size_t n, bool is_spin)
+static int read_full(int fd, void *buf, size_t n, enum tcp_wait wait, int ep)
 {
 	uint8_t *b = buf;
 
 	while (n) {
-		ssize_t k = recv(fd, b, n, is_spin ? MSG_DONTWAIT : 0);
+		struct epoll_event ev;
+		ssize_t k;
 
-		if (k < 0 && is_spin && errno == EAGAIN)
+		if (wait == TCP_EPOLL && epoll_wait(ep, &ev, 1, -1) < 0)
+			return -1;
+		k = recv(fd, b, n, wait == TCP_BLOCK ? 0 : MSG_DONTWAIT);
+		if (k < 0 && wait != TCP_BLOCK && errno == EAGAIN)
 			continue;
 		if (k <= 0)
 			return -1;
@@ -433,7 +448,8 @@ static void *tcp_peer(void *arg)
 		ssize_t k;
 
 		if (p->is_echo) {
-			if (read_full(p->acc, buf, sizeof(buf), p->is_spin) ||
+			if (read_full(p->acc, buf, sizeof(buf), p->wait,
+				      p->ep_acc) ||
 			    write_full(p->acc, buf, sizeof(buf)))
 				break;
 			continue;
@@ -449,7 +465,20 @@ static void *tcp_peer(void *arg)
 	return NULL;
 }
 
-static int tcp_pair_open(struct tcp_pair *p, bool is_echo, bool is_spin,
+/* An epoll set watching fd for input, or -1. */
+static int epoll_for(int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int ep = epoll_create1(EPOLL_CLOEXEC);
+
+	if (ep >= 0 && epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		close(ep);
+		return -1;
+	}
+	return ep;
+}
+
+static int tcp_pair_open(struct tcp_pair *p, bool is_echo, enum tcp_wait wait,
 			 int cpu)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET };
@@ -458,7 +487,8 @@ static int tcp_pair_open(struct tcp_pair *p, bool is_echo, bool is_spin,
 
 	memset(p, 0, sizeof(*p));
 	p->is_echo = is_echo;
-	p->is_spin = is_spin;
+	p->wait = wait;
+	p->ep_cli = p->ep_acc = -1;
 	p->cpu = cpu;
 	p->acc = -1;
 	sa.sin_addr.s_addr = htonl(0x7f000709);
@@ -475,6 +505,12 @@ static int tcp_pair_open(struct tcp_pair *p, bool is_echo, bool is_spin,
 		goto fail;
 	setsockopt(p->cli, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 	setsockopt(p->acc, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (wait == TCP_EPOLL) {
+		p->ep_cli = epoll_for(p->cli);
+		p->ep_acc = epoll_for(p->acc);
+		if (p->ep_cli < 0 || p->ep_acc < 0)
+			goto fail;
+	}
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->cond, NULL);
 	if (pthread_create(&p->th, NULL, tcp_peer, p) == 0)
@@ -483,6 +519,10 @@ static int tcp_pair_open(struct tcp_pair *p, bool is_echo, bool is_spin,
 	pthread_mutex_destroy(&p->lock);
 fail:
 	perror("bench_lnet: TCP baseline");
+	if (p->ep_cli >= 0)
+		close(p->ep_cli);
+	if (p->ep_acc >= 0)
+		close(p->ep_acc);
 	if (p->acc >= 0)
 		close(p->acc);
 	if (p->cli >= 0)
@@ -499,6 +539,10 @@ static void tcp_pair_close(struct tcp_pair *p)
 	close(p->cli);
 	close(p->acc);
 	close(p->srv);
+	if (p->ep_cli >= 0)
+		close(p->ep_cli);
+	if (p->ep_acc >= 0)
+		close(p->ep_acc);
 	pthread_cond_destroy(&p->cond);
 	pthread_mutex_destroy(&p->lock);
 }
@@ -512,7 +556,7 @@ static int tcp_pingpong(struct tcp_pair *p, uint64_t *samples, unsigned n)
 		uint64_t t = now_ns();
 
 		if (write_full(p->cli, buf, 8) ||
-		    read_full(p->cli, buf, 8, p->is_spin))
+		    read_full(p->cli, buf, 8, p->wait, p->ep_cli))
 			return -1;
 		samples[i] = now_ns() - t;
 	}
@@ -543,7 +587,8 @@ static int tcp_stream(struct tcp_pair *p, unsigned n, uint64_t *ns)
 
 struct rtt_figures {
 	double put_med, put_p99, get_med, get_p99, tcp_med, tcp_p99;
-	bool is_tcp_spin; /* the TCP baseline polled instead of blocking */
+	double ep_med, ep_p99; /* TCP waiting in epoll_wait; not when spin */
+	bool is_tcp_spin;      /* the TCP baseline polled instead of blocking */
 };
 
 struct figures {
@@ -574,13 +619,18 @@ static int bench_rtt(const struct node_pair *ab, int cpu_b, bool is_spin,
 	uint64_t *put = calloc(n, sizeof(*put));
 	uint64_t *get = calloc(n, sizeof(*get));
 	uint64_t *tcp = calloc(n, sizeof(*tcp));
-	struct tcp_pair tp;
+	uint64_t *ep = calloc(n, sizeof(*ep));
+	struct tcp_pair tp, tpe;
 	uint64_t ns = 0;
 	int rc = -1;
 
 	r->is_tcp_spin = is_spin;
-	if (!put || !get || !tcp || tcp_pair_open(&tp, true, is_spin, cpu_b))
+	if (!put || !get || !tcp || !ep ||
+	    tcp_pair_open(&tp, true, is_spin ? TCP_SPIN : TCP_BLOCK, cpu_b))
 		goto out;
+	/* Without busy-poll, also the floor of any epoll loop. */
+	if (!is_spin && tcp_pair_open(&tpe, true, TCP_EPOLL, cpu_b))
+		goto close;
 	for (unsigned i = 0; i < ROUNDS; i++) {
 		size_t at = (size_t)i * RTT_SLICE;
 
@@ -588,19 +638,26 @@ static int bench_rtt(const struct node_pair *ab, int cpu_b, bool is_spin,
 			    failed) ||
 		    measure(ab, RUN_GET_RTT, 8, RTT_SLICE, get + at, &ns,
 			    failed) ||
-		    tcp_pingpong(&tp, tcp + at, RTT_SLICE))
-			goto close;
+		    tcp_pingpong(&tp, tcp + at, RTT_SLICE) ||
+		    (!is_spin && tcp_pingpong(&tpe, ep + at, RTT_SLICE)))
+			goto close_e;
 	}
 	pcts(put, n, &r->put_med, &r->put_p99);
 	pcts(get, n, &r->get_med, &r->get_p99);
 	pcts(tcp, n, &r->tcp_med, &r->tcp_p99);
+	if (!is_spin)
+		pcts(ep, n, &r->ep_med, &r->ep_p99);
 	rc = 0;
+close_e:
+	if (!is_spin)
+		tcp_pair_close(&tpe);
 close:
 	tcp_pair_close(&tp);
 out:
 	free(put);
 	free(get);
 	free(tcp);
+	free(ep);
 	return rc;
 }
 
@@ -616,7 +673,7 @@ static int bench_rate(const struct node_pair *ab, const struct node_pair *cd,
 	const unsigned n = ROUNDS * RATE_SLICE;
 	struct tcp_pair tp;
 
-	if (tcp_pair_open(&tp, false, false, cpu_b))
+	if (tcp_pair_open(&tp, false, TCP_BLOCK, cpu_b))
 		return -1;
 	for (unsigned i = 0; i < ROUNDS; i++) {
 		if (measure(ab, RUN_PUT_RATE, BIG, RATE_SLICE, NULL, &ns[0],
@@ -657,6 +714,11 @@ static void print_rtt(const struct rtt_figures *r, const char *where,
 	       r->is_tcp_spin ? "raw TCP 8 B ping-pong, both polling"
 			      : "raw TCP 8 B ping-pong",
 	       r->tcp_med, r->tcp_p99);
+	if (!r->is_tcp_spin)
+		printf("  %-36s %9.1f %9.1f  %+.1f us (an epoll loop's "
+		       "floor)\n",
+		       "raw TCP ping-pong, epoll_wait first", r->ep_med,
+		       r->ep_p99, r->ep_med - r->tcp_med);
 }
 
 static void print_rate(const struct figures *f, const char *where)
