@@ -316,7 +316,9 @@ int ul_msg_route(struct ul_node *n, struct ul_msg *m,
 	msg_bind(n, m, nni, lpni);
 	m->tx.target_pid = hdr->dest_pid;
 	m->tx.deadline_ns = m->deadline_ns;
-	m->t_start_ns = ul_msg_clock_ns(n);
+	/* Only a PUT's egress is timed (msg_stats.c): no clock read else. */
+	if (m->type == UL_MSG_PUT)
+		m->t_start_ns = ul_msg_clock_ns(n);
 	m->is_tx = true;
 	return 0;
 }

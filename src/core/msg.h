@@ -193,7 +193,7 @@ struct ul_msg {
 	struct ul_md *md;	 /* attached (nmsgs) or NULL */
 	struct ul_md_event mev;	 /* its event on md, prepared early */
 	uint64_t deadline_ns;
-	uint64_t t_start_ns;   /* tx: committed to its NI (latency) */
+	uint64_t t_start_ns;   /* tx PUT: committed to its NI (latency) */
 	uint64_t rtt_start_ns; /* rx ACK/REPLY: its tracked request sent */
 	bool is_rtt_timed;     /* rtt_start_ns is set */
 	struct ul_lnd_tx tx;
