@@ -177,6 +177,7 @@ static void free_zombies(struct ul_socklnd *s)
 	ul_list_for_each_entry_safe(conn, tmp, &s->zombies, link) {
 		ul_list_del(&conn->link);
 		sock_conn_unhot(s, conn);
+		sock_conn_unkeep(conn);
 		free(conn->job);
 		free(conn->rjob);
 		free(conn);
@@ -195,6 +196,8 @@ static void on_before_sleep(void *arg)
 	sock_ack_poll(s, false);
 	free_zombies(s);
 	sock_deliver(s);
+	/* Messages kept for this flush: read on (their answers wake us). */
+	sock_rx_kept_run(s);
 }
 
 /* Txs wait for TCP's acknowledgement and nothing else wakes the loop. */
@@ -235,6 +238,7 @@ int ul_socklnd_create(struct ul_loop *loop, const struct ul_socklnd_opts *opts,
 	ul_list_init(&s->listeners);
 	ul_list_init(&s->ack_wait);
 	ul_list_init(&s->news);
+	ul_list_init(&s->kept);
 	ul_timer_init(&s->ack_timer, on_ack_timer);
 	s->timeout_sec = opts->sock_timeout_sec;
 	rc = ul_loop_hook_add(loop, on_before_sleep, s);

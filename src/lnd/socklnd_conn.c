@@ -136,6 +136,7 @@ struct sock_conn *sock_conn_alloc(struct sock_ni *ni, int fd, bool is_passive,
 	conn->rx_state = SOCK_RX_KSH;
 	ul_list_init(&conn->link);
 	ul_list_init(&conn->flush_link);
+	ul_list_init(&conn->kept_link);
 	ul_list_init(&conn->txq);
 	ul_list_init(&conn->tx_unacked);
 	ul_list_init(&conn->ack_link);
@@ -255,6 +256,7 @@ void sock_conn_close(struct sock_conn *conn, int status, enum ul_hstatus hs)
 		conn->fd = -1;
 	}
 	ul_list_del(&conn->flush_link);
+	sock_conn_unkeep(conn);
 	ul_list_del(&conn->link);
 	ul_list_add_tail(&s->zombies, &conn->link);
 	if (!was_up)

@@ -117,14 +117,16 @@ struct ul_socklnd {
 	struct ul_list listeners;  /* struct sock_listener.link */
 	struct ul_list ack_wait;   /* conns with tx_unacked: ack_link */
 	struct ul_list news;	   /* struct sock_news for peer_down */
+	struct ul_list kept;	   /* conns with rx_kept: kept_link */
 	struct ul_timer ack_timer; /* armed while ack_wait is not empty */
 	/* Stall timeout of established conns (net set --lnd-timeout). */
 	unsigned int timeout_sec;
 	uint8_t skip_buf[65536]; /* sink for skipped payload bytes */
 	/*
 	 * Read-ahead buffer of the connection being read (socklnd_rx.c).
-	 * One for all: a receive callback always consumes what it staged
-	 * before it returns, and callbacks never nest, so a connection
+	 * One for all: a receive callback consumes what it staged before
+	 * it returns (or copies the rest to the conn's rx_kept when it
+	 * stops for output), and callbacks never nest, so a connection
 	 * costs no buffer while it waits (thousands of peers, three
 	 * connections each).
 	 */
@@ -326,11 +328,19 @@ struct sock_conn {
 	bool is_rjob_out;
 	bool is_draining; /* sock_conn_drain(): every read here */
 	/*
-	 * This conn's bytes in the shared read-ahead buffer s->rx_stage
-	 * (socklnd_rx.c); both 0 whenever its receive callback returns.
+	 * This conn's bytes in the read-ahead buffer: the shared
+	 * s->rx_stage, or rx_kept when set (socklnd_rx.c). In the shared
+	 * one only during a receive callback.
 	 */
 	uint32_t rx_stage_off; /* first unused byte */
 	uint32_t rx_stage_len; /* bytes read into rx_stage */
+	/*
+	 * Staged bytes this conn kept when it stopped for output (their
+	 * own copy, as rx_stage is shared), or NULL; then the conn is on
+	 * s->kept and the before-sleep hook reads on from them.
+	 */
+	uint8_t *rx_kept;
+	struct ul_list kept_link;
 
 	struct ul_socklnd_conn_info stats;
 };
@@ -525,6 +535,10 @@ int sock_conn_watch(struct sock_conn *conn, bool is_pollout);
 
 /* socklnd_rx.c */
 void sock_conn_recv(struct sock_conn *conn);
+/* The before-sleep hook, after the flush: read on from kept bytes. */
+void sock_rx_kept_run(struct ul_socklnd *s);
+/* conn is being freed or closed: its kept bytes go. */
+void sock_conn_unkeep(struct sock_conn *conn);
 /* The loop's busy-poll function (util/loop.h): read the hot conns. */
 bool sock_busy_poll(void *arg);
 /* conn is being freed (its NI may be gone): no hot slot may keep it. */

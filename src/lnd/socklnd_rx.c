@@ -12,8 +12,11 @@
  * holds, instead of one call per header. A payload takes what the buffer
  * already holds, then is read straight into the node's iov, with the
  * buffer behind it in the same recvmsg for what follows. Bytes in the
- * buffer are always consumed before the callback returns (epoll cannot
- * report them again); socket reads per callback are bounded by
+ * buffer are consumed before the callback returns (epoll cannot report
+ * them again), or, when the callback stops for output inside them
+ * (SOCK_RX_MSGS_OUTPUT), copied to the connection's own rx_kept, which
+ * the before-sleep hook reads on from after its flush; socket reads per
+ * callback are bounded by
  * SOCK_IO_BUDGET bytes and SOCK_RX_UNITS calls (SOCK_RX_MSGS_OUTPUT
  * messages while answers wait), and stop at the first
  * short read (the socket is empty), so one busy connection
@@ -23,6 +26,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
@@ -360,6 +364,63 @@ static void rx_settle(struct sock_conn *conn)
 	}
 }
 
+/* Where conn's staged bytes are: its kept copy, or the shared buffer. */
+static const uint8_t *stage_bytes(const struct sock_conn *conn)
+{
+	return conn->rx_kept ? conn->rx_kept : conn->ni->s->rx_stage;
+}
+
+void sock_conn_unkeep(struct sock_conn *conn)
+{
+	free(conn->rx_kept);
+	conn->rx_kept = NULL;
+	ul_list_del(&conn->kept_link);
+}
+
+/*
+ * Stop reading staged messages for now (output waits, see
+ * SOCK_RX_MSGS_OUTPUT): copy what is left of them out of the shared
+ * buffer, and the before-sleep hook reads on from there after its flush.
+ * False (read on now) if there is no memory for the copy.
+ */
+static bool rx_keep(struct sock_conn *conn)
+{
+	struct ul_socklnd *s = conn->ni->s;
+	uint32_t n = conn->rx_stage_len - conn->rx_stage_off;
+
+	if (!conn->rx_kept) {
+		uint8_t *b = malloc(n);
+
+		if (!b)
+			return false;
+		memcpy(b, s->rx_stage + conn->rx_stage_off, n);
+		conn->rx_kept = b;
+		conn->rx_stage_off = 0;
+		conn->rx_stage_len = n;
+	}
+	if (ul_list_empty(&conn->kept_link))
+		ul_list_add_tail(&s->kept, &conn->kept_link);
+	return true;
+}
+
+void sock_rx_kept_run(struct ul_socklnd *s)
+{
+	struct ul_list batch;
+
+	if (ul_list_empty(&s->kept))
+		return;
+	/* Popped one by one: a read may close (and unkeep) another. */
+	ul_list_take(&s->kept, &batch);
+	while (!ul_list_empty(&batch)) {
+		struct sock_conn *conn = ul_list_first_entry(
+			&batch, struct sock_conn, kept_link);
+
+		ul_list_del(&conn->kept_link);
+		sock_conn_recv(conn);
+	}
+	sock_deliver(s);
+}
+
 /* Copy up to max staged bytes into the iov list; returns how many. */
 static size_t stage_to_iov(struct sock_conn *conn, const struct iovec *iov,
 			   int cnt, size_t max)
@@ -374,8 +435,8 @@ static size_t stage_to_iov(struct sock_conn *conn, const struct iovec *iov,
 			len = max - done;
 		if (len > avail)
 			len = avail;
-		memcpy(iov[i].iov_base,
-		       conn->ni->s->rx_stage + conn->rx_stage_off, len);
+		memcpy(iov[i].iov_base, stage_bytes(conn) + conn->rx_stage_off,
+		       len);
 		conn->rx_stage_off += (uint32_t)len;
 		done += len;
 		if (len < iov[i].iov_len)
@@ -402,7 +463,7 @@ static bool rx_from_stage(struct sock_conn *conn)
 		       conn->rx_hlen;
 		n = want < avail ? want : avail;
 		memcpy(conn->rx_hbuf + conn->rx_hlen,
-		       conn->ni->s->rx_stage + conn->rx_stage_off, n);
+		       stage_bytes(conn) + conn->rx_stage_off, n);
 		conn->rx_stage_off += (uint32_t)n;
 		conn->rx_hlen += n;
 		if (n == want) {
@@ -423,8 +484,11 @@ static bool rx_from_stage(struct sock_conn *conn)
 		conn->rx_left -= (uint32_t)n;
 		break;
 	}
-	if (conn->rx_stage_off == conn->rx_stage_len)
+	if (conn->rx_stage_off == conn->rx_stage_len) {
 		conn->rx_stage_off = conn->rx_stage_len = 0;
+		if (conn->rx_kept)
+			sock_conn_unkeep(conn);
+	}
 	rx_settle(conn);
 	return true;
 }
@@ -534,6 +598,16 @@ static ssize_t rx_read_payload(struct sock_conn *conn, bool *is_drained)
 	return n;
 }
 
+/*
+ * This callback completed SOCK_RX_MSGS_OUTPUT messages and their answers
+ * wait for the flush: stop, so they leave before the rest is read.
+ */
+static bool is_output_waiting(const struct sock_conn *conn, uint64_t msgs0)
+{
+	return conn->stats.rx_msgs - msgs0 >= SOCK_RX_MSGS_OUTPUT &&
+	       !ul_list_empty(&conn->ni->s->flush) && !conn->is_draining;
+}
+
 void sock_conn_recv(struct sock_conn *conn)
 {
 	struct ul_socklnd *s = conn->ni->s;
@@ -549,7 +623,14 @@ void sock_conn_recv(struct sock_conn *conn)
 	while (conn->state == SOCK_CONN_ESTABLISHED) {
 		ssize_t n = 0;
 
-		/* Staged bytes first, always all of them (see the top). */
+		/*
+		 * Staged bytes first, all of them unless answers wait: then
+		 * they are kept and the before-sleep hook reads on from
+		 * them after its flush (see the top).
+		 */
+		if (conn->rx_stage_off < conn->rx_stage_len &&
+		    is_output_waiting(conn, msgs0) && rx_keep(conn))
+			return;
 		if (rx_from_stage(conn))
 			continue;
 		/*
@@ -558,8 +639,7 @@ void sock_conn_recv(struct sock_conn *conn)
 		 * epoll reports the next bytes.
 		 */
 		if (is_drained || reads++ >= SOCK_RX_UNITS || !budget ||
-		    (conn->stats.rx_msgs - msgs0 >= SOCK_RX_MSGS_OUTPUT &&
-		     !ul_list_empty(&s->flush) && !conn->is_draining))
+		    is_output_waiting(conn, msgs0))
 			return;
 		switch (conn->rx_state) {
 		case SOCK_RX_KSH:
@@ -597,4 +677,6 @@ void sock_conn_recv(struct sock_conn *conn)
 	}
 	/* Closed with bytes staged: they die with it, the buffer is free. */
 	conn->rx_stage_off = conn->rx_stage_len = 0;
+	if (conn->rx_kept)
+		sock_conn_unkeep(conn);
 }
