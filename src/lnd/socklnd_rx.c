@@ -419,6 +419,13 @@ void sock_rx_kept_run(struct ul_socklnd *s)
 		sock_conn_recv(conn);
 	}
 	sock_deliver(s);
+	/*
+	 * Stopped again: the answers of this run usually wake the loop
+	 * (queued after the flush), but kept bytes must never wait for
+	 * the next packet or timer, so ask for another turn regardless.
+	 */
+	if (!ul_list_empty(&s->kept))
+		ul_loop_wake_self(s->loop);
 }
 
 /* Copy up to max staged bytes into the iov list; returns how many. */
