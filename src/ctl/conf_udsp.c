@@ -195,7 +195,8 @@ static int walk_old_rule(struct ul_conf_walk *w, const struct ul_ynode *m,
 	v = rc ? NULL : old_find(m, "idx");
 	if (v) {
 		rc = ul_conf_walk_get_int(w, v, INT_MIN, INT_MAX, &val);
-		u->idx = (int)val;
+		/* LNet appends for any negative index: -1 says so here. */
+		u->idx = val < 0 ? -1 : (int)val;
 	}
 	v = rc ? NULL : old_find(m, "priority");
 	if (v) {

@@ -287,20 +287,24 @@ static void udsp_rules_as_the_netlink_import_submits_them(void **state)
 	ul_conf_fini(&c);
 }
 
-/* The legacy parser: one rule per item, keys found anywhere in it. */
+/*
+ * The legacy parser: one rule per item, keys found anywhere in it; no
+ * idx, or any negative one (LNet appends for all of them), is -1.
+ */
 static void udsp_rules_as_the_legacy_parser_reads_them(void **state)
 {
 	static const struct want_rule want[] = {
 		{ 0, "tcp", NULL, true, 1 },
 		{ -1, "tcp2", NULL, false, 0 },
+		{ -1, "tcp3", NULL, false, 0 },
 	};
 	struct ul_conf c;
 
 	(void)state;
 	read_ok("udsp: [{idx: 0, src: tcp, action: {priority: 1}}, "
-		"{src: tcp2}]\n",
+		"{src: tcp2}, {idx: -2, src: tcp3}]\n",
 		UL_CONF_OLD_API, &c);
-	check_rules(c.udsps, c.nr_udsps, want, 2);
+	check_rules(c.udsps, c.nr_udsps, want, 3);
 	ul_conf_fini(&c);
 }
 
