@@ -177,7 +177,6 @@ static void free_zombies(struct ul_socklnd *s)
 	ul_list_for_each_entry_safe(conn, tmp, &s->zombies, link) {
 		ul_list_del(&conn->link);
 		sock_conn_unhot(s, conn);
-		sock_conn_unkeep(conn);
 		free(conn->job);
 		free(conn->rjob);
 		free(conn);

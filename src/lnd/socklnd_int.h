@@ -537,7 +537,7 @@ int sock_conn_watch(struct sock_conn *conn, bool is_pollout);
 void sock_conn_recv(struct sock_conn *conn);
 /* The before-sleep hook, after the flush: read on from kept bytes. */
 void sock_rx_kept_run(struct ul_socklnd *s);
-/* conn is being freed or closed: its kept bytes go. */
+/* conn is closing (sock_conn_close) or read its kept bytes: they go. */
 void sock_conn_unkeep(struct sock_conn *conn);
 /* The loop's busy-poll function (util/loop.h): read the hot conns. */
 bool sock_busy_poll(void *arg);

@@ -682,8 +682,9 @@ void sock_conn_recv(struct sock_conn *conn)
 		}
 		budget = (uint64_t)n >= budget ? 0 : budget - (uint64_t)n;
 	}
-	/* Closed with bytes staged: they die with it, the buffer is free. */
+	/*
+	 * Closed with bytes staged: they die with it, the buffer is free
+	 * (kept ones went at the close, sock_conn_close()).
+	 */
 	conn->rx_stage_off = conn->rx_stage_len = 0;
-	if (conn->rx_kept)
-		sock_conn_unkeep(conn);
 }
